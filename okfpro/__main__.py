@@ -1,0 +1,29 @@
+"""Entry point for ``okfpro`` and ``python -m okfpro``.
+
+The hook door (``okfpro hook ...``) is dispatched before click is imported: an
+agent host starts a fresh process per event, so that path stays light.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "hook":
+        from okfpro.hooks.protocol import main as hook_main
+
+        return hook_main(args[1:])
+    if args in (["--version"], ["-V"], ["version"]):
+        from okfpro import __version__
+
+        print(f"okfpro {__version__}")
+        return 0
+    from okfpro.cli import run
+
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

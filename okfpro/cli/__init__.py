@@ -1,0 +1,78 @@
+"""The command line: one table names every verb and the module that implements it.
+
+Commands are imported lazily, so ``okfpro --help`` does not pay for every verb's
+dependencies.  To add a verb: write a click command in a module under
+``okfpro/cli/``, then add one row here (and one line in README's command list).
+
+Exit codes (every verb): 0 ok, 1 findings, 2 usage / could not run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from okfpro import __version__
+
+# name -> (module, attribute, one-line help).  Keep sorted by family, not alphabet.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    # kernel: format and curation
+    "validate": ("okfpro.cli.kernel", "validate_cmd", "Check a bundle against OKF v0.2 (errors and warnings)."),
+    "lint": ("okfpro.cli.kernel", "lint_cmd", "Curation report: the 26 lint checks."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        row = COMMANDS.get(name)
+        if row is None:
+            return None
+        module = importlib.import_module(row[0])
+        return getattr(module, row[1])
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_) for name, (_, _, help_) in COMMANDS.items()]
+        rows.append(("hook", "Agent-host hook door: okfpro hook EVENT|check NAME (JSON event on stdin)."))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="okfpro", message="%(prog)s %(version)s")
+def cli() -> None:
+    """okfpro — a Git-backed knowledge workspace for coding agents and their humans."""
+
+
+def run(args: list[str]) -> int:
+    """Run the click app and return its exit code (usage errors are 2, as click has them)."""
+    try:
+        cli.main(args=args, prog_name="okfpro", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code or 0)
+    except click.ClickException as exc:
+        exc.show()
+        return 2 if exc.exit_code not in (0, 1) else exc.exit_code
+    except click.Abort:
+        click.echo("okfpro: aborted", err=True)
+        return 2
+    except SystemExit as exc:  # a command that calls sys.exit / ctx.exit
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 2)
+    return _last_code
+
+
+_last_code = 0
+
+
+def finish(code: int) -> None:
+    """Commands call this to set the process exit code (0 / 1 / 2)."""
+    raise SystemExit(code)
+
+
+def main() -> None:  # pragma: no cover - console-script shim
+    sys.exit(run(sys.argv[1:]))

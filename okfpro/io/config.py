@@ -1,0 +1,77 @@
+"""``okfpro.toml``: the workspace's configuration file (see README, "Configuration")."""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CONFIG_NAME = "okfpro.toml"
+
+DEFAULTS: dict[str, Any] = {
+    "bundle": {"path": ".okf"},
+    "memory": {
+        "root": ".okf-memory",
+        "mode": "local",
+        "capture": False,
+        "capture_tier": "user",
+        "tiers": ["session", "user", "agent", "tenant"],
+        "budget_tokens": 2000,
+        "knowledge_share": 0.6,
+        "memory_share": 0.4,
+        "session_cleanup": True,
+    },
+    "identity": {"tenant": "", "user": "", "agent": ""},
+}
+
+
+class ConfigError(ValueError):
+    """The configuration file exists but cannot be used (bad TOML, wrong types)."""
+
+
+@dataclass
+class Config:
+    workspace: Path
+    data: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(DEFAULTS))
+    source: Path | None = None
+
+    def get(self, section: str, key: str, default: Any = None) -> Any:
+        return self.data.get(section, {}).get(key, default)
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def find_workspace(start: str | os.PathLike) -> Path | None:
+    """Walk up from ``start`` to the first directory holding ``okfpro.toml``."""
+    here = Path(start).resolve()
+    if here.is_file():
+        here = here.parent
+    for level in (here, *here.parents):
+        if (level / CONFIG_NAME).is_file():
+            return level
+    return None
+
+
+def load(workspace: str | os.PathLike) -> Config:
+    """Read ``<workspace>/okfpro.toml`` over the defaults; a missing file means defaults."""
+    import tomllib
+
+    root = Path(workspace)
+    path = root / CONFIG_NAME
+    if not path.is_file():
+        return Config(workspace=root)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
+    return Config(workspace=root, data=_merge(DEFAULTS, raw), source=path)

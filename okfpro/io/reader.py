@@ -1,0 +1,97 @@
+"""Read a bundle from disk: walk, contain, parse — one bad file never breaks the read.
+
+The walk lists every non-hidden ``*.md`` file below the root (dot-prefixed files
+and anything under a dot-directory are outside the bundle), sorted by relative
+path.  Every read is contained by realpath: a symlink whose target leaves the
+root is reported as unparseable, never followed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from okfpro.core.concept import Bundle, Concept, Entry, parse_entry
+
+ESCAPES = "symlink target escapes bundle root"
+
+
+def walk(root: str | os.PathLike) -> list[str]:
+    """Relative paths of the bundle's ``.md`` files (non-hidden, files or symlinks), sorted."""
+    base = os.fspath(root)
+    out: list[str] = []
+    stack = [("", base)]
+    while stack:
+        rel_dir, abs_dir = stack.pop()
+        try:
+            entries = list(os.scandir(abs_dir))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((rel, entry.path))
+                    continue
+            except OSError:
+                continue
+            if name.endswith(".md"):
+                if entry.is_symlink():
+                    out.append(rel)
+                else:
+                    try:
+                        if entry.is_file(follow_symlinks=False):
+                            out.append(rel)
+                    except OSError:
+                        continue
+    out.sort()
+    return out
+
+
+def read_bytes(root_real: str, rel: str) -> bytes:
+    """Read ``rel`` under ``root_real``, refusing a realpath outside the root."""
+    full = os.path.join(root_real, rel)
+    real = os.path.realpath(full)
+    if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+        raise PermissionError(ESCAPES)
+    if os.path.isdir(real):
+        raise IsADirectoryError("is a directory, not a file")
+    with open(real, "rb") as handle:
+        return handle.read()
+
+
+def load_entry(root_real: str, rel: str) -> Concept | Entry:
+    try:
+        raw = read_bytes(root_real, rel)
+    except PermissionError as exc:
+        return Entry(rel, "", error=str(exc) if str(exc) == ESCAPES else f"cannot read: {exc.strerror or exc}")
+    except FileNotFoundError:
+        return Entry(rel, "", error="cannot read: dangling symlink or file vanished during the read")
+    except OSError as exc:
+        return Entry(rel, "", error=f"cannot read: {exc.strerror or exc}")
+    return parse_entry(rel, raw)
+
+
+def read_bundle(root: str | os.PathLike) -> Bundle:
+    """Parse every file of the bundle at ``root`` (no cache)."""
+    root_real = os.path.realpath(os.fspath(root))
+    bundle = Bundle(root=os.fspath(root))
+    for rel in walk(root_real):
+        add(bundle, load_entry(root_real, rel))
+    return bundle
+
+
+def add(bundle: Bundle, item: Concept | Entry) -> None:
+    if isinstance(item, Concept):
+        bundle.concepts.append(item)
+    elif item.error is None:
+        bundle.reserved.append(item)
+    else:
+        bundle.unparseable.append(item)
+
+
+def is_bundle_dir(path: Path) -> bool:
+    return (path / "index.md").is_file()
