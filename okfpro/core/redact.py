@@ -1,0 +1,463 @@
+"""The capture safety layer: find secrets in text and replace them, deterministically.
+
+Pure (no I/O).  Three kinds of protection, applied before captured text goes anywhere:
+
+* **Tier A** — provider-prefixed secrets with a recognisable shape (cloud keys, Git host
+  tokens, chat tokens, payment keys, private key blocks, JWTs, credentials in URLs …).
+  These are precise, so they are always replaced.
+* **Tier B** — a secret-sounding keyword (``password=``, ``token:``, ``api_key is`` …)
+  followed by a value that looks like a secret: passwords need a mixed shape, other
+  values need length and Shannon entropy, and UUIDs, templates (``$VAR``, ``${X}``,
+  ``<x>``, ``{{x}}``), paths and plain words are left alone.  A line carrying the inline
+  marker ``okfpro:allow-secret`` is exempt from tier B (never from tier A).
+* **Refusal** — text that *is* a credential file (dotenv, ``.aws/credentials``, ``.netrc``,
+  ``.pgpass``, a private key, a kubeconfig, a Docker auth file) or raw shell output
+  (terminal escape codes, an environment dump, a long ``ls -l`` listing) is not stored at
+  all: :func:`refusal` names the reason.
+
+Every replacement is ``[REDACTED:<rule>:<first 8 hex of sha256(secret)>]``: the same secret
+always gives the same placeholder, and nothing of the secret is kept.  Rule ids are stable
+strings (they go to telemetry and to ``okfpro secrets`` output, values never do).
+
+Our own recall blocks (between :data:`RECALL_BEGIN` and :data:`RECALL_END`, or bare
+``<okf-context …>`` fences) are stripped by :func:`strip_recall`, so memory never feeds on
+itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+# --------------------------------------------------------------------------------------
+# Recall framing: one definition, shared with okfpro.core.budget (which renders it).
+RECALL_BEGIN = "<okfpro-recall>"
+RECALL_END = "</okfpro-recall>"
+RECALL_MARKERS = (RECALL_BEGIN, RECALL_END)
+BLOCK_OPEN = "<okf-context"
+BLOCK_CLOSE = "</okf-context>"
+
+ALLOW_MARKER = "okfpro:allow-secret"
+PLACEHOLDER_PREFIX = "[REDACTED:"
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    pattern: re.Pattern[str]
+    group: int = 0  # the capture group holding the secret (0 = whole match)
+    tier: str = "A"
+
+
+def _r(rule_id: str, regex: str, group: int = 0, flags: int = 0) -> Rule:
+    return Rule(rule_id, re.compile(regex, flags), group)
+
+
+# Word-ish boundaries that also work next to '_' and '-' (\b treats '_' as a word char).
+_L = r"(?<![A-Za-z0-9_\-])"
+_R = r"(?![A-Za-z0-9_\-])"
+
+# Order matters only for overlaps: the earlier rule wins when two matches start together.
+TIER_A: tuple[Rule, ...] = (
+    _r(
+        "private-key",
+        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s:,\-]*)",
+    ),
+    _r("aws-access-key-id", _L + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}" + _R),
+    _r(
+        "aws-secret-access-key",
+        r"(?i:aws_?secret_?access_?key|aws_?secret)[\"']?\s*(?:=|:|=>)\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
+        1,
+    ),
+    _r("aws-session-token", r"(?i:aws_?session_?token)[\"']?\s*(?:=|:|=>)\s*[\"']?([A-Za-z0-9/+=]{100,})", 1),
+    _r("github-pat", _L + r"ghp_[A-Za-z0-9]{36}" + _R),
+    _r("github-oauth", _L + r"gho_[A-Za-z0-9]{36}" + _R),
+    _r("github-app-token", _L + r"(?:ghu|ghs)_[A-Za-z0-9]{36}" + _R),
+    _r("github-refresh-token", _L + r"ghr_[A-Za-z0-9]{36,76}" + _R),
+    _r("github-fine-grained-pat", _L + r"github_pat_[A-Za-z0-9_]{50,255}" + _R),
+    _r("gitlab-token", _L + r"(?:glpat|gldt|glrt|glptt|glcbt|glsoat|glffct|glagent|gloas)-[A-Za-z0-9_\-]{20,}" + _R),
+    _r("gitlab-runner-registration", _L + r"GR1348941[A-Za-z0-9_\-]{20,}" + _R),
+    _r("slack-token", _L + r"xox[abposre]-(?:[0-9]+-)?[A-Za-z0-9\-]{10,}" + _R),
+    _r("slack-app-token", _L + r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+" + _R),
+    _r("slack-webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{20,}"),
+    _r("anthropic-api-key", _L + r"sk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_\-]{32,}" + _R),
+    _r("openai-api-key", _L + r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{32,}" + _R),
+    _r("openai-api-key", _L + r"sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}" + _R),
+    _r("openai-api-key", _L + r"sk-[A-Za-z0-9]{40,64}" + _R),
+    _r("stripe-secret-key", _L + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _R),
+    _r("stripe-webhook-secret", _L + r"whsec_[A-Za-z0-9]{24,}" + _R),
+    _r("twilio-api-key", _L + r"SK[0-9a-fA-F]{32}" + _R),
+    _r("sendgrid-api-key", _L + r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _R),
+    _r("mailchimp-api-key", _L + r"[0-9a-f]{32}-us[0-9]{1,2}" + _R),
+    _r("npm-token", _L + r"npm_[A-Za-z0-9]{36}" + _R),
+    _r("pypi-token", _L + r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}" + _R),
+    _r("google-api-key", _L + r"AIza[0-9A-Za-z_\-]{35}" + _R),
+    _r("gcp-oauth-client-secret", _L + r"GOCSPX-[A-Za-z0-9_\-]{28}" + _R),
+    _r("google-oauth-token", _L + r"ya29\.[0-9A-Za-z_\-]{30,}" + _R),
+    _r("gcp-service-account-key", r"\"private_key_id\"\s*:\s*\"([a-f0-9]{40})\"", 1),
+    _r("azure-storage-key", r"(?i:AccountKey)\s*=\s*([A-Za-z0-9+/]{86}==)", 1),
+    _r("azure-sas-signature", r"[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})", 1),
+    _r("azure-ad-client-secret", _L + r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}" + _R),
+    _r("discord-bot-token", _L + r"[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}" + _R),
+    _r("discord-webhook", r"https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{20,}"),
+    _r("telegram-bot-token", r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}" + _R),
+    _r("huggingface-token", _L + r"hf_[A-Za-z0-9]{34,40}" + _R),
+    _r("digitalocean-token", _L + r"do[opr]_v1_[a-f0-9]{64}" + _R),
+    _r("shopify-token", _L + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _R),
+    _r("hashicorp-vault-token", _L + r"hv[sb]\.[A-Za-z0-9_\-]{90,}" + _R),
+    _r("terraform-cloud-token", _L + r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}" + _R),
+    _r("databricks-token", _L + r"dapi[a-f0-9]{32}(?:-\d)?" + _R),
+    _r("linear-api-key", _L + r"lin_api_[A-Za-z0-9]{40}" + _R),
+    _r("square-token", _L + r"(?:sq0atp-[A-Za-z0-9_\-]{22}|sq0csp-[A-Za-z0-9_\-]{43})" + _R),
+    _r("grafana-token", _L + r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})" + _R),
+    _r("postman-api-key", _L + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _R),
+    _r("doppler-token", _L + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}" + _R),
+    _r("age-secret-key", _L + r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _R),
+    _r("atlassian-api-token", _L + r"ATATT3[A-Za-z0-9_\-=]{150,}" + _R),
+    _r("sentry-token", _L + r"sntr[yu]s?_[A-Za-z0-9+/=_\-]{40,}" + _R),
+    _r("jwt", _L + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}" + _R),
+    _r("auth-header", r"(?i:\bauthorization\s*:\s*(?:bearer|basic|token|digest)\s+)([A-Za-z0-9._~+/\-]{16,}=*)", 1),
+    _r("bearer-token", r"(?i:\bbearer\s+)([A-Za-z0-9._~+/\-]{24,}=*)", 1),
+    _r("url-credentials", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@\"'<>]+:([^\s/@\"'<>]+)@[A-Za-z0-9.\-\[\]]+", 1),
+)
+
+# --------------------------------------------------------------------------------------
+# Tier B: keyword-gated assignments.
+_PASSWORD_WORDS = r"password|passwd|passphrase|passcode|pass_?word"
+_SECRET_WORDS = (
+    r"secret|token|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|client[_\-]?secret"
+    r"|credentials?|auth[_\-]?key|session[_\-]?key|signing[_\-]?key|encryption[_\-]?key|master[_\-]?key"
+)
+_KEYWORD_ASSIGN = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(?P<name>[A-Za-z0-9_.\-]{0,40}?(?P<kw>" + _PASSWORD_WORDS + "|" + _SECRET_WORDS + r")"
+    r"[A-Za-z0-9_.\-]{0,24})[\"'`]?\s*(?P<sep>:=|=>|->|=|:|\bis\b|\bwas\b)\s*"
+    r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;<>]{1,256})"
+)
+_UUID = re.compile(r"(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_PLACEHOLDER_WORDS = {
+    "none", "null", "nil", "true", "false", "undefined", "empty", "required", "optional", "changeme",
+    "change_me", "example", "redacted", "secret", "password", "token", "string", "str", "bytes", "int",
+    "xxx", "todo", "tbd", "hidden", "masked", "dummy", "placeholder", "your_password", "your_token",
+}
+_TRAILING = ".,;:)]}!?"
+
+
+def shannon_entropy(text: str) -> float:
+    """Bits per character of ``text`` (0.0 for the empty string)."""
+    if not text:
+        return 0.0
+    counts = Counter(text)
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _classes(value: str) -> int:
+    return sum(
+        (
+            any(ch.islower() for ch in value),
+            any(ch.isupper() for ch in value),
+            any(ch.isdigit() for ch in value),
+            any(not ch.isalnum() for ch in value),
+        )
+    )
+
+
+def _looks_like_template_or_word(value: str) -> bool:
+    low = value.lower()
+    if low in _PLACEHOLDER_WORDS or low.strip("_-.*x") == "":
+        return True
+    if value[0] in "$%{<[(*/~#@&!" or value.startswith(("./", "../")):
+        return True  # $VAR, ${X}, %(x)s, {{x}}, <x>, [REDACTED…], (…), paths, refs
+    if "(" in value or "://" in value or value.startswith("os.") or value.startswith("env."):
+        return True  # a call, a URL (the url rule handles credentials), an indirection
+    if re.fullmatch(r"[A-Za-z]+(?:[_\-.][A-Za-z]+)*", value) and _classes(value) <= 2 and not any(
+        ch.isdigit() for ch in value
+    ):
+        # plain words / identifiers (``required``, ``env.DB_PASSWORD`` handled above, ``get_token``)
+        if not (len(value) >= 20 and shannon_entropy(value) >= 4.0):
+            return True
+    if len(set(value)) <= 2:
+        return True  # ******, xxxxxx, 000000
+    return False
+
+
+def _url_placeholder(value: str) -> bool:
+    low = value.lower()
+    return (
+        low in _PLACEHOLDER_WORDS
+        or low in {"pass", "pw", "pwd", "passwd", "pass123", "user", "admin"}
+        or value[0] in "$%{<*"
+        or len(set(value)) <= 2
+    )
+
+
+def _is_sequential(value: str) -> bool:
+    low = value.lower()
+    return low in "abcdefghijklmnopqrstuvwxyz0123456789" or low in "0123456789abcdef" or low in "1234567890"
+
+
+def tier_b_accepts(keyword: str, value: str) -> bool:
+    """Does ``value`` after a secret-sounding ``keyword`` look like a real secret?"""
+    if not value or value.startswith(PLACEHOLDER_PREFIX):
+        return False
+    if _looks_like_template_or_word(value) or _is_sequential(value):
+        return False
+    if _UUID.match(value):
+        return False
+    kw = keyword.lower()
+    if re.fullmatch(_PASSWORD_WORDS, kw):
+        # people choose passwords: low entropy, but a mixed shape
+        if len(value) < 6:
+            return False
+        if value.isdigit():
+            return len(value) >= 8
+        return _classes(value) >= 2 or (len(value) >= 12 and shannon_entropy(value) >= 3.0)
+    # tokens, keys, secrets: machine-made, long and random-looking
+    if len(value) < 16:
+        return False
+    if re.fullmatch(r"[0-9]+", value):
+        return False
+    if not (any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value)):
+        return False
+    return shannon_entropy(value) >= 3.5
+
+
+# --------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    line: int  # 1-based line of the secret's first character
+    placeholder: str
+
+
+@dataclass
+class Redaction:
+    text: str
+    findings: list[tuple[str, int]] = field(default_factory=list)  # (rule, count), sorted by rule
+
+    @property
+    def count(self) -> int:
+        return sum(n for _, n in self.findings)
+
+
+def placeholder(rule: str, secret: str) -> str:
+    digest = hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"[REDACTED:{rule}:{digest}]"
+
+
+@dataclass(frozen=True)
+class _Hit:
+    start: int
+    end: int
+    rule: str
+    secret: str
+    order: int
+
+
+def _allowed_lines(text: str) -> set[int]:
+    if ALLOW_MARKER not in text:
+        return set()
+    out: set[int] = set()
+    for number, line in enumerate(text.split("\n"), 1):
+        if ALLOW_MARKER in line:
+            out.add(number)
+    return out
+
+
+def _line_of(text: str, offset: int, starts: list[int]) -> int:
+    lo, hi = 0, len(starts)
+    while lo + 1 < hi:
+        mid = (lo + hi) // 2
+        if starts[mid] <= offset:
+            lo = mid
+        else:
+            hi = mid
+    return lo + 1
+
+
+def _hits(text: str) -> list[_Hit]:
+    raw: list[_Hit] = []
+    order = 0
+    for rule in TIER_A:
+        for m in rule.pattern.finditer(text):
+            start, end = m.span(rule.group)
+            if start < 0 or end <= start:
+                continue
+            secret = m.group(rule.group)
+            if rule.id == "url-credentials" and _url_placeholder(secret):
+                continue  # user:password@host, user:${PASS}@host in docs
+            if secret.startswith(PLACEHOLDER_PREFIX):
+                continue
+            raw.append(_Hit(start, end, rule.id, secret, order))
+        order += 1
+    allowed = _allowed_lines(text)
+    starts = _line_starts(text) if allowed else []
+    for m in _KEYWORD_ASSIGN.finditer(text):
+        value = m.group("value")
+        if m.group("q"):
+            value = value.rstrip(_TRAILING)
+        else:
+            value = value.rstrip(_TRAILING)
+        if not tier_b_accepts(m.group("kw"), value):
+            continue
+        start = m.start("value")
+        if allowed and _line_of(text, start, starts) in allowed:
+            continue
+        rule_id = "generic-password" if re.fullmatch(_PASSWORD_WORDS, m.group("kw").lower()) else "generic-secret"
+        raw.append(_Hit(start, start + len(value), rule_id, value, order))
+    # never touch an existing placeholder (redaction is idempotent)
+    if PLACEHOLDER_PREFIX in text:
+        spans = [m.span() for m in _PLACEHOLDER_RE.finditer(text)]
+        raw = [h for h in raw if not any(a < h.end and h.start < b for a, b in spans)]
+    # resolve overlaps: earliest start, then earlier rule, then longer
+    raw.sort(key=lambda h: (h.start, h.order, -(h.end - h.start)))
+    out: list[_Hit] = []
+    for hit in raw:
+        if out and hit.start < out[-1].end:
+            continue
+        out.append(hit)
+    return out
+
+
+_PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z0-9\-]+:[0-9a-f]{8}\]")
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+def redact(text: str) -> Redaction:
+    """Replace every detectable secret in ``text`` with its stable placeholder."""
+    hits = _hits(text)
+    if not hits:
+        return Redaction(text, [])
+    parts: list[str] = []
+    pos = 0
+    counts: Counter[str] = Counter()
+    for hit in hits:
+        parts.append(text[pos : hit.start])
+        parts.append(placeholder(hit.rule, hit.secret))
+        pos = hit.end
+        counts[hit.rule] += 1
+    parts.append(text[pos:])
+    return Redaction("".join(parts), sorted(counts.items()))
+
+
+def scan(text: str) -> list[Finding]:
+    """Every secret in ``text`` as (rule, line, placeholder): never the value itself."""
+    hits = _hits(text)
+    if not hits:
+        return []
+    starts = _line_starts(text)
+    return [Finding(h.rule, _line_of(text, h.start, starts), placeholder(h.rule, h.secret)) for h in hits]
+
+
+# --------------------------------------------------------------------------------------
+# Our own recall blocks
+
+
+_RECALL_SPAN = re.compile(re.escape(RECALL_BEGIN) + r"[\s\S]*?(?:" + re.escape(RECALL_END) + r"|\Z)")
+_BLOCK_SPAN = re.compile(re.escape(BLOCK_OPEN) + r"\b[^>\n]*>[\s\S]*?(?:" + re.escape(BLOCK_CLOSE) + r"|\Z)")
+
+
+def strip_recall(text: str) -> str:
+    """Remove our injected recall (whole framed answer, or stray context blocks)."""
+    if RECALL_BEGIN not in text and BLOCK_OPEN not in text and RECALL_END not in text:
+        return text
+    out = _RECALL_SPAN.sub("", text)
+    out = _BLOCK_SPAN.sub("", out)
+    out = out.replace(RECALL_END, "")
+    return re.sub(r"\n{3,}", "\n\n", out).strip("\n")
+
+
+# --------------------------------------------------------------------------------------
+# Refusal: credential files and raw shell output
+
+_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+_SECRETISH_NAME = re.compile(r"(?i)(" + _PASSWORD_WORDS + "|" + _SECRET_WORDS + r"|dsn|database_url|auth)")
+_AWS_SECTION = re.compile(r"(?m)^\s*\[[^\]\n]+\]\s*$")
+_AWS_KEYS = re.compile(r"(?mi)^\s*(aws_access_key_id|aws_secret_access_key|aws_session_token)\s*=")
+_NETRC = re.compile(r"(?m)^\s*(?:machine\s+\S+|default)\b.*\bpassword\s+\S+|^\s*password\s+\S+\s*$")
+_NETRC_MACHINE = re.compile(r"(?m)^\s*machine\s+\S+")
+_PGPASS = re.compile(r"(?m)^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:\S+$")
+_KUBECONFIG = re.compile(r"(?m)^\s*(client-key-data|client-certificate-data|token|password):\s*\S+")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_LS_LONG = re.compile(r"(?m)^[dlcbps\-][rwxsStT\-]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+\d+\s")
+_ENV_DUMP_NAMES = {"PATH", "HOME", "SHELL", "USER", "PWD", "LANG", "TERM", "HOSTNAME", "LOGNAME", "SHLVL", "OLDPWD"}
+
+
+def refusal(text: str) -> str | None:
+    """The reason ``text`` must not be captured at all, or None.
+
+    Reasons are rule ids: ``credential-file:<kind>`` or ``shell-output:<kind>``.
+    """
+    if not text:
+        return None
+    if re.search(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY", text):
+        return "credential-file:private-key"
+    if _AWS_SECTION.search(text) and len(_AWS_KEYS.findall(text)) >= 1 and re.search(
+        r"(?mi)^\s*aws_(secret_access_key|session_token)\s*=", text
+    ):
+        return "credential-file:aws-credentials"
+    if _NETRC_MACHINE.search(text) and _NETRC.search(text):
+        return "credential-file:netrc"
+    if len(_PGPASS.findall(text)) >= 1 and all(
+        _PGPASS.match(line) or not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
+    ):
+        return "credential-file:pgpass"
+    if re.search(r"(?m)^kind:\s*Config\s*$", text) and re.search(r"(?m)^(clusters|users):", text) and _KUBECONFIG.search(
+        text
+    ):
+        return "credential-file:kubeconfig"
+    if re.search(r"\"auths\"\s*:\s*\{", text) and re.search(r"\"auth\"\s*:\s*\"[A-Za-z0-9+/=]{8,}\"", text):
+        return "credential-file:docker-config"
+    if _ANSI.search(text):
+        return "shell-output:ansi-escapes"
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    env_lines = [m for m in (_ENV_LINE.match(line) for line in lines) if m]
+    if len(env_lines) >= 3 and len(env_lines) * 10 >= len(lines) * 6:
+        names = {m.group(1) for m in env_lines}
+        if len(names & _ENV_DUMP_NAMES) >= 3:
+            return "shell-output:env-dump"
+        if any(_SECRETISH_NAME.search(name) and m.group(2).strip() for name, m in ((m.group(1), m) for m in env_lines)):
+            return "credential-file:dotenv"
+    if len(_LS_LONG.findall(text)) >= 5:
+        return "shell-output:directory-listing"
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# The whole layer, as capture uses it
+
+
+@dataclass
+class Sanitised:
+    text: str
+    findings: list[tuple[str, int]]
+    refused: str | None = None
+    stripped_recall: bool = False
+
+
+def sanitise(text: str) -> Sanitised:
+    """strip our recall blocks, refuse credential files / shell output, then redact."""
+    stripped = strip_recall(text)
+    did_strip = stripped != text
+    reason = refusal(stripped)
+    if reason is not None:
+        return Sanitised("", [], reason, did_strip)
+    red = redact(stripped)
+    return Sanitised(red.text, red.findings, None, did_strip)
+
+
+RULE_IDS: tuple[str, ...] = tuple(sorted({r.id for r in TIER_A} | {"generic-password", "generic-secret"}))
