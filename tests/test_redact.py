@@ -290,3 +290,53 @@ def test_entropy():
     assert R.shannon_entropy("") == 0.0
     assert R.shannon_entropy("aaaa") == 0.0
     assert abs(R.shannon_entropy("abcd") - 2.0) < 1e-9
+
+
+# ---------------------------------------------------------------------------------------
+# the pre-commit door: `okfpro secrets`, as a real process
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _okfpro(args, cwd, **extra):
+    env = dict(os.environ, PYTHONPATH=str(REPO), **extra)
+    return subprocess.run([sys.executable, "-m", "okfpro", *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def test_secrets_cli_on_files(tmp_path):
+    key = "ghp_" + rs(ALNUM, 36)
+    dirty = tmp_path / "config.py"
+    dirty.write_text(f"# settings\nTOKEN = '{key}'\n")
+    clean = tmp_path / "notes.md"
+    clean.write_text("\n".join(prose_lines()[:50]))
+    res = _okfpro(["secrets", str(dirty), str(clean)], tmp_path)
+    assert res.returncode == 1, res.stderr
+    assert res.stdout.strip() == f"{dirty}:2: github-pat"
+    assert key not in res.stdout + res.stderr
+    assert _okfpro(["secrets", str(clean)], tmp_path).returncode == 0
+    assert _okfpro(["secrets", str(tmp_path / "missing.txt")], tmp_path).returncode == 2
+
+
+def test_secrets_cli_on_staged_content(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    token = "xoxb-" + rs("0123456789", 11) + "-" + rs(ALNUM, 24)
+    (tmp_path / "a.txt").write_text(f"slack {token}\n")
+    (tmp_path / "b.txt").write_text("nothing to see\n")
+    subprocess.run(["git", "add", "b.txt"], cwd=tmp_path, check=True)
+    assert _okfpro(["secrets"], tmp_path).returncode == 0  # a.txt is not staged
+    subprocess.run(["git", "add", "a.txt"], cwd=tmp_path, check=True)
+    res = _okfpro(["secrets"], tmp_path)
+    assert res.returncode == 1 and res.stdout.strip() == "a.txt:1: slack-token"
+    # the staged blob is what counts, not the working tree
+    (tmp_path / "a.txt").write_text("cleaned\n")
+    assert _okfpro(["secrets"], tmp_path).returncode == 1
+
+
+def test_secrets_cli_outside_a_repository_is_a_usage_error(tmp_path):
+    res = _okfpro(["secrets"], tmp_path, GIT_DIR=str(tmp_path / "no-such-repo"))
+    assert res.returncode == 2

@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     # kernel: format and curation
     "validate": ("okfpro.cli.kernel", "validate_cmd", "Check a bundle against OKF v0.2 (errors and warnings)."),
     "lint": ("okfpro.cli.kernel", "lint_cmd", "Curation report: the 26 lint checks."),
+    # memory safety
+    "secrets": ("okfpro.cli.secrets", "secrets_cmd", "Refuse files holding a detectable secret (pre-commit door)."),
 }
 
 
