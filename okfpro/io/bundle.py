@@ -2,7 +2,8 @@
 
 ``load(root)`` returns a :class:`okfpro.core.concept.Bundle`.  It goes through the
 persistent parse cache (``okfpro.io.cache``) when that is available; the cache is
-never the source of truth — deleting it changes no answer.
+never the source of truth — deleting it changes no answer.  ``OKFPRO_NO_CACHE=1``
+turns the cache off (benchmarks use it to measure cold runs).
 """
 
 from __future__ import annotations
@@ -10,6 +11,10 @@ from __future__ import annotations
 import os
 
 from okfpro.core.concept import Bundle
+
+
+def cache_enabled(requested: bool = True) -> bool:
+    return requested and os.environ.get("OKFPRO_NO_CACHE", "") not in ("1", "true", "yes")
 
 
 def load(root: str | os.PathLike, *, cache: bool = True) -> Bundle:

@@ -8,7 +8,9 @@ root is reported as unparseable, never followed.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 from okfpro.core.concept import Bundle, Concept, Entry, parse_entry
@@ -52,14 +54,24 @@ def walk(root: str | os.PathLike) -> list[str]:
 
 
 def read_bytes(root_real: str, rel: str) -> bytes:
-    """Read ``rel`` under ``root_real``, refusing a realpath outside the root."""
+    """Read ``rel`` under ``root_real``, refusing a realpath outside the root.
+
+    The walk never descends into symlinked directories, so a plain file is
+    opened with ``O_NOFOLLOW`` directly; only a symlink pays for realpath.
+    """
     full = os.path.join(root_real, rel)
-    real = os.path.realpath(full)
-    if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
-        raise PermissionError(ESCAPES)
-    if os.path.isdir(real):
-        raise IsADirectoryError("is a directory, not a file")
-    with open(real, "rb") as handle:
+    try:
+        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        real = os.path.realpath(full)
+        if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+            raise PermissionError(ESCAPES) from None
+        fd = os.open(real, os.O_RDONLY)
+    with os.fdopen(fd, "rb") as handle:
+        if stat.S_ISDIR(os.fstat(handle.fileno()).st_mode):
+            raise IsADirectoryError("is a directory, not a file")
         return handle.read()
 
 
