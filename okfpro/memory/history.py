@@ -1,0 +1,439 @@
+"""Per-scope Git history of the memory root.
+
+The memory root holds a bare Git repository of its own (``<root>/.okf-history.git``,
+created on first use; named so that a workspace repository around the memory root
+does not mistake it for a nested ``.git``).  Nothing here touches a HEAD, an index
+or a working tree, of this repository or any other.
+
+Every write and every delete of one scope in one tier is one commit on that scope's
+own ref, ``refs/okfpro/memory/<tier>/<scope prefix>``.  A commit's tree holds only
+that scope's subtree (``memory-user/<T>/<U>/<day>.md`` …), built from the parent's
+tree plus the one changed file, so the cost of a commit depends on neither the
+length of the history nor the number of other scopes.  Ref updates are
+compare-and-swap; the caller (:mod:`okfpro.memory.store`) holds the scope's
+cross-process lock around the file write and the commit.
+
+Hard erasure (:meth:`History.purge`) deletes the scope's ref, expires reflogs,
+repacks and prunes unreachable objects with the git command line, then scans every
+object left for the erased text.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import FileMode, ObjectType, RepositoryOpenFlag
+
+from okfpro import __version__
+from okfpro.core.scope import Scope, history_ref, memory_path, scope_key
+from okfpro.io.atomic import atomic_write, locked
+
+HISTORY_DIR = ".okf-history.git"
+LOCK_DIR = ".okf-locks"
+TOOL = f"okfpro/{__version__}"
+ENTRIES_TRAILER = "Entries"
+
+_fsync_enabled = False
+
+
+class HistoryError(RuntimeError):
+    """The history could not be read or written (the message says what and where)."""
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    commit: str
+    tier: str
+    scope_key: str
+    time: str  # ISO 8601 UTC
+    author: str
+    summary: str
+    trailers: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "commit": self.commit,
+            "tier": self.tier,
+            "scope_key": self.scope_key,
+            "time": self.time,
+            "author": self.author,
+            "summary": self.summary,
+            "trailers": dict(self.trailers),
+        }
+
+
+@dataclass
+class PurgeReport:
+    ref_deleted: bool = False
+    pruned: bool = False
+    residual: list[str] = field(default_factory=list)  # object ids still holding erased text
+    error: str | None = None
+
+    @property
+    def verified(self) -> bool:
+        return self.pruned and not self.residual and self.error is None
+
+
+def _iso(ts: int) -> str:
+    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_trailers(message: str) -> dict[str, str]:
+    """``Key: value`` lines of the last paragraph of a commit message."""
+    paragraphs = message.strip("\n").split("\n\n")
+    if len(paragraphs) < 2:
+        return {}
+    out: dict[str, str] = {}
+    for line in paragraphs[-1].splitlines():
+        key, sep, value = line.partition(": ")
+        if sep and key and " " not in key:
+            out[key] = value.strip()
+    return out
+
+
+class History:
+    """The memory root's Git repository.  Methods that change a ref expect the caller to
+    hold that scope's lock (and the shared repository lock, see the store)."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root)
+        self.gitdir = self.root / HISTORY_DIR
+        self._repo: pygit2.Repository | None = None
+
+    # -- repository -------------------------------------------------------------------
+
+    def exists(self) -> bool:
+        return (self.gitdir / "HEAD").is_file()
+
+    def repo(self, create: bool = True) -> pygit2.Repository:
+        """Open the repository, creating it (bare, no search upwards) on first use."""
+        global _fsync_enabled
+        if self._repo is not None:
+            return self._repo
+        if not _fsync_enabled:
+            pygit2.settings.enable_fsync_gitdir(True)  # refs and objects survive power loss
+            _fsync_enabled = True
+        if not self.exists():
+            if not create:
+                raise HistoryError(f"no memory history at {self.gitdir}")
+            with locked(self.root / LOCK_DIR / "init.lock"):
+                if not self.exists():
+                    self._init()
+        flags = RepositoryOpenFlag.NO_SEARCH | RepositoryOpenFlag.BARE
+        try:
+            self._repo = pygit2.Repository(str(self.gitdir), flags)
+        except pygit2.GitError as exc:
+            raise HistoryError(f"cannot open memory history {self.gitdir}: {exc}") from exc
+        return self._repo
+
+    def _init(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        ignore = self.root / ".gitignore"
+        if not ignore.exists():
+            # keeps a workspace repository around the memory root from listing it
+            atomic_write(ignore, "# okfpro memory root: history lives in .okf-history.git\n*\n")
+        tmp = self.root / f".okf-history.{os.getpid()}.tmp"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        repo = pygit2.init_repository(str(tmp), bare=True)
+        cfg = repo.config
+        cfg["gc.auto"] = 0  # never an implicit gc: erasure is explicit (purge)
+        cfg["core.logAllRefUpdates"] = False
+        cfg["core.fsync"] = "all"
+        del repo
+        os.replace(tmp, self.gitdir)  # appears complete or not at all
+
+    # -- commits ----------------------------------------------------------------------
+
+    def _signature(self, actor: str | None, when: _dt.datetime) -> tuple[pygit2.Signature, pygit2.Signature]:
+        ts = int(when.timestamp())
+        who = actor or "local"
+        author = pygit2.Signature(f"{who} via {TOOL}", "okfpro@localhost", ts, 0)
+        committer = pygit2.Signature(TOOL, "okfpro@localhost", ts, 0)
+        return author, committer
+
+    def _tip(self, repo: pygit2.Repository, name: str) -> tuple[pygit2.Reference | None, pygit2.Commit | None]:
+        ref = repo.references.get(name)
+        if ref is None:
+            return None, None
+        commit = repo.get(ref.target)
+        if not isinstance(commit, pygit2.Commit):
+            raise HistoryError(f"{name} points to {ref.target}, which is not a commit")
+        return ref, commit
+
+    def _clear_stale_ref_lock(self, name: str) -> None:
+        # A writer killed between libgit2 locking the ref file and renaming it leaves
+        # "<ref>.lock" behind.  We hold the scope's lock, so nobody else is updating
+        # this ref: the file is stale.
+        stale = self.gitdir / (name + ".lock")
+        try:
+            stale.unlink()
+        except FileNotFoundError:
+            pass
+
+    def _scope_tree(self, repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str) -> pygit2.Tree | None:
+        if commit is None:
+            return None
+        try:
+            obj = commit.tree[prefix]
+        except KeyError:
+            return None
+        tree = repo.get(obj.id)
+        return tree if isinstance(tree, pygit2.Tree) else None
+
+    def _wrap(self, repo: pygit2.Repository, prefix: str, inner: pygit2.Oid | None) -> pygit2.Oid:
+        """The commit tree: only ``prefix`` leading down to the scope's tree."""
+        if inner is None:
+            return repo.TreeBuilder().write()
+        oid = inner
+        for name in reversed(prefix.split("/")):
+            tb = repo.TreeBuilder()
+            tb.insert(name, oid, FileMode.TREE)
+            oid = tb.write()
+        return oid
+
+    def _commit(
+        self,
+        repo: pygit2.Repository,
+        name: str,
+        ref: pygit2.Reference | None,
+        parent: pygit2.Commit | None,
+        tree: pygit2.Oid,
+        message: str,
+        actor: str | None,
+        when: _dt.datetime,
+    ) -> str:
+        author, committer = self._signature(actor, when)
+        parents = [parent.id] if parent is not None else []
+        oid = repo.create_commit(None, author, committer, message, tree, parents)
+        self._clear_stale_ref_lock(name)
+        try:
+            if ref is None:
+                repo.references.create(name, oid, force=False)  # fails if it appeared meanwhile
+            else:
+                ref.set_target(oid)  # fails if it moved since we read it
+        except (pygit2.GitError, pygit2.AlreadyExistsError) as exc:
+            raise HistoryError(f"{name} changed under us ({exc}); commit {oid} not recorded") from exc
+        return str(oid)
+
+    @staticmethod
+    def _message(tier: str, key: str, what: str, entries: int, trailers: dict[str, str | None]) -> str:
+        lines = [f"memory {tier} {key}: {what} ({entries} entr{'y' if entries == 1 else 'ies'})", ""]
+        lines.append(f"{ENTRIES_TRAILER}: {entries}")
+        for k, v in trailers.items():
+            if v:
+                lines.append(f"{k}: {v}")
+        return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def _trailers(scope: Scope, actor: str | None) -> dict[str, str | None]:
+        return {"Session-Id": scope.session, "Agent": scope.agent, "Actor": actor}
+
+    def record_write(
+        self,
+        tier: str,
+        scope: Scope,
+        filename: str,
+        data: bytes,
+        what: str,
+        added: int,
+        actor: str | None,
+        when: _dt.datetime,
+    ) -> str:
+        """Commit the new bytes of ``<prefix>/<filename>``; returns the commit id."""
+        repo = self.repo()
+        name = history_ref(tier, scope)
+        prefix = memory_path(tier, scope)
+        ref, parent = self._tip(repo, name)
+        old = self._scope_tree(repo, parent, prefix)
+        blob = repo.create_blob(data)
+        tb = repo.TreeBuilder(old) if old is not None else repo.TreeBuilder()
+        tb.insert(filename, blob, FileMode.BLOB)
+        tree = self._wrap(repo, prefix, tb.write())
+        count = self.entry_count(parent) + added
+        msg = self._message(tier, scope_key(tier, scope), what, count, self._trailers(scope, actor))
+        return self._commit(repo, name, ref, parent, tree, msg, actor, when)
+
+    def record_delete(self, tier: str, scope: Scope, actor: str | None, when: _dt.datetime) -> str | None:
+        """Commit an empty tree for the scope (history kept).  ``None`` if it never had one."""
+        if not self.exists():
+            return None
+        repo = self.repo()
+        name = history_ref(tier, scope)
+        ref, parent = self._tip(repo, name)
+        if parent is None or len(parent.tree) == 0:
+            return None  # nothing recorded, or already forgotten
+        removed = self.entry_count(parent)
+        what = f"forget {removed} entr{'y' if removed == 1 else 'ies'}"
+        msg = self._message(tier, scope_key(tier, scope), what, 0, self._trailers(scope, actor))
+        return self._commit(repo, name, ref, parent, self._wrap(repo, "", None), msg, actor, when)
+
+    @staticmethod
+    def entry_count(commit: pygit2.Commit | None) -> int:
+        if commit is None:
+            return 0
+        try:
+            return int(parse_trailers(commit.message).get(ENTRIES_TRAILER, "0"))
+        except ValueError:
+            return 0
+
+    # -- reading ----------------------------------------------------------------------
+
+    def tip(self, tier: str, scope: Scope) -> str | None:
+        if not self.exists():
+            return None
+        ref = self.repo().references.get(history_ref(tier, scope))
+        return str(ref.target) if ref is not None else None
+
+    def log(self, tier: str, scope: Scope, limit: int | None = None) -> list[LogEntry]:
+        """The scope's commits, newest first (first-parent chain of its ref)."""
+        if not self.exists():
+            return []
+        repo = self.repo()
+        _, commit = self._tip(repo, history_ref(tier, scope))
+        key = scope_key(tier, scope)
+        out: list[LogEntry] = []
+        while commit is not None and (limit is None or len(out) < limit):
+            out.append(
+                LogEntry(
+                    commit=str(commit.id),
+                    tier=tier,
+                    scope_key=key,
+                    time=_iso(commit.commit_time),
+                    author=commit.author.name,
+                    summary=commit.message.split("\n", 1)[0],
+                    trailers=parse_trailers(commit.message),
+                )
+            )
+            commit = commit.parents[0] if commit.parents else None
+        return out
+
+    def check(self, tier: str, scope: Scope) -> str | None:
+        """A problem with the scope's ref (dangling, missing tree or blob), or ``None``."""
+        if not self.exists():
+            return None
+        repo = self.repo()
+        name = history_ref(tier, scope)
+        ref = repo.references.get(name)
+        if ref is None:
+            return None
+        obj = repo.get(ref.target)
+        if not isinstance(obj, pygit2.Commit):
+            return f"{name} points to a missing object {ref.target}"
+        try:
+            stack = [obj.tree]
+            while stack:
+                tree = stack.pop()
+                for item in tree:
+                    child = repo.get(item.id)
+                    if child is None:
+                        return f"{name}: object {item.id} ({item.name}) is missing"
+                    if child.type == ObjectType.TREE:
+                        stack.append(child)
+        except (KeyError, pygit2.GitError) as exc:
+            return f"{name}: {exc}"
+        return None
+
+    def erased_needles(self, tier: str, scope: Scope, split) -> list[bytes]:
+        """Every entry ever recorded on the scope's ref, as the bytes stored for it.
+
+        Walks history once; a day file's blob is read only at its newest version in each
+        stretch between two forgets (files are append-only in between), so the cost is
+        history length plus stored size, not their product.  ``split`` turns a day
+        file's text into its stored sections.
+        """
+        if not self.exists():
+            return []
+        repo = self.repo()
+        _, commit = self._tip(repo, history_ref(tier, scope))
+        prefix = memory_path(tier, scope)
+        seen: set[str] = set()
+        needles: set[bytes] = set()
+        while commit is not None:
+            tree = self._scope_tree(repo, commit, prefix)
+            if tree is None or len(tree) == 0:
+                seen.clear()  # a forget: older versions of a name are new content again
+            else:
+                for item in tree:
+                    if item.name in seen:
+                        continue
+                    seen.add(item.name)
+                    blob = repo.get(item.id)
+                    if isinstance(blob, pygit2.Blob):
+                        text = blob.data.decode("utf-8", "replace")
+                        needles.update(s.encode("utf-8") for s in split(text))
+            commit = commit.parents[0] if commit.parents else None
+        return sorted(needles)
+
+    # -- erasure ----------------------------------------------------------------------
+
+    def _git(self, *args: str) -> subprocess.CompletedProcess:
+        git = shutil.which("git")
+        if git is None:
+            raise HistoryError("the git command is needed to prune erased objects and was not found")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        proc = subprocess.run(
+            [git, f"--git-dir={self.gitdir}", *args],
+            capture_output=True,
+            env=env,
+            check=False,
+        )
+        if proc.returncode != 0:
+            detail = proc.stderr.decode("utf-8", "replace").strip()
+            raise HistoryError(f"git {' '.join(args)} failed: {detail}")
+        return proc
+
+    def purge(self, tier: str, scope: Scope, needles: list[bytes]) -> PurgeReport:
+        """Delete the scope's ref and every object only it reached; then look for
+        ``needles`` in every object left.  Caller holds the exclusive repository lock."""
+        report = PurgeReport()
+        if not self.exists():
+            report.pruned = True
+            return report
+        repo = self.repo()
+        name = history_ref(tier, scope)
+        try:
+            self._clear_stale_ref_lock(name)
+            stale_packed = self.gitdir / "packed-refs.lock"
+            if stale_packed.exists():
+                stale_packed.unlink()
+            ref = repo.references.get(name)
+            if ref is not None:
+                ref.delete()
+                report.ref_deleted = True
+            reflog = self.gitdir / "logs" / name
+            if reflog.exists():
+                reflog.unlink()
+            self._repo = None  # objects are about to move; reopen afterwards
+            self._git("reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
+            self._git("repack", "-a", "-d", "-q")
+            self._git("prune", "--expire=now")
+            report.pruned = True
+            report.residual = self.objects_containing(needles)
+        except (HistoryError, pygit2.GitError, OSError) as exc:
+            report.error = str(exc)
+        return report
+
+    def objects_containing(self, needles: list[bytes]) -> list[str]:
+        """Ids of every object in the repository whose content holds one of ``needles``."""
+        if not needles or not self.exists():
+            return []
+        proc = self._git("cat-file", "--batch-all-objects", "--batch")
+        data = proc.stdout
+        found: list[str] = []
+        pos = 0
+        while pos < len(data):
+            nl = data.index(b"\n", pos)
+            header = data[pos:nl].split()
+            size = int(header[2])
+            body = data[nl + 1 : nl + 1 + size]
+            if any(n in body for n in needles):
+                found.append(header[0].decode())
+            pos = nl + 1 + size + 1
+        return found

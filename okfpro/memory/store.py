@@ -1,0 +1,698 @@
+"""The scoped memory store: read, write, delete and enumerate one scope's memory.
+
+Layout under the memory root (outside the knowledge bundle)::
+
+    memory-<tier>/<encoded scope segments>/<YYYY-MM-DD>.md   one OKF concept per UTC day
+    .okf-history.git/                                          per-scope history (history.py)
+    .okf-locks/                                                cross-process lock files
+
+Each write appends one section to the day's concept (created with OKF frontmatter on
+the first write of the day), under the scope's cross-process lock, through a temp file
+and ``os.replace``, then records one commit on the scope's own ref.  Symlinks between
+the memory root and the target are refused, before taking the lock and again inside it.
+
+Every data problem comes back as data (``written=False`` / ``error`` / diagnostics);
+only programming errors (a non-Scope, a bug) raise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import yaml
+
+from okfpro import __version__
+from okfpro.core.scope import (
+    TIERS,
+    Scope,
+    applicable_tiers,
+    check_tier,
+    memory_path,
+    scope_key,
+    write_problem,
+)
+from okfpro.io.atomic import atomic_write, locked
+
+from .history import LOCK_DIR, TOOL, History, HistoryError, LogEntry
+
+CONCEPT_TYPE = "AgentMemory"
+MAX_ENTRY_CHARS = 64 * 1024
+_SECTION_RE = re.compile(r"^## (\d\d:\d\d:\d\d) UTC$")
+_DAY_RE = re.compile(r"^(\d{4}-\d\d-\d\d)\.md$")
+
+
+# ---------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    """What to remember: free text (quoted on disk so it can never become structure)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str  # "SourceUnavailable"
+    source: str  # "memory:<tier>"
+    message: str
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "source": self.source, "message": self.message}
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """One entry as stored: ``id`` = ``<scope prefix>/<date>#<n>`` (n = section number)."""
+
+    tier: str
+    id: str
+    concept_id: str
+    date: str
+    time: str
+    title: str
+    text: str
+    path: str  # relative to the memory root
+
+    def to_json(self) -> dict:
+        return {
+            "tier": self.tier,
+            "id": self.id,
+            "title": self.title,
+            "date": self.date,
+            "time": self.time,
+            "path": self.path,
+        }
+
+
+@dataclass(frozen=True)
+class Passage:
+    entry: StoredEntry
+    score: int
+    excerpt: str
+
+    @property
+    def source_id(self) -> str:
+        return f"memory:{self.entry.tier}"
+
+    def to_json(self) -> dict:
+        out = self.entry.to_json()
+        out.update(source_id=self.source_id, score=self.score, excerpt=self.excerpt, text=self.entry.text)
+        return out
+
+
+@dataclass
+class ReadResult:
+    passages: list[Passage] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+@dataclass
+class EnumerateResult:
+    entries: list[StoredEntry] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+@dataclass
+class WriteResult:
+    written: bool
+    error: str | None = None
+    tier: str | None = None
+    scope_key: str | None = None
+    id: str | None = None
+    path: str | None = None
+    commit: str | None = None
+
+
+@dataclass
+class DeleteResult:
+    tiers_deleted: int = 0
+    error: str | None = None
+    commits: dict[str, str] = field(default_factory=dict)  # tier -> forget commit
+    purged: bool = False
+    verified: bool = False  # purge only: no object left holds an erased entry
+    residual: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LogResult:
+    entries: list[LogEntry] = field(default_factory=list)
+    error: str | None = None
+
+
+# ---------------------------------------------------------------------------- scorer
+
+
+def score(query: str, text: str, title: str = "", description: str = "") -> int:
+    """Lexical score: per whitespace term, case-insensitive substring in the title +3,
+    in the description +2, in the text +1.  0 means no match.
+
+    Placeholder for the shared ranked engine (okfpro.core.search); see :func:`_rank`.
+    """
+    terms = [t.casefold() for t in query.split()]
+    if not terms:
+        return 0
+    title_f, desc_f, text_f = title.casefold(), description.casefold(), text.casefold()
+    total = 0
+    for term in terms:
+        total += 3 * (term in title_f) + 2 * (term in desc_f) + (term in text_f)
+    return total
+
+
+def _excerpt(text: str, query: str) -> str:
+    terms = [t.casefold() for t in query.split()]
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for line in lines:
+        low = line.casefold()
+        if any(t in low for t in terms):
+            return line
+    return lines[0] if lines else ""
+
+
+def _rank(query: str, entries: list[StoredEntry]) -> list[Passage]:
+    """The one place memory is ranked (within one tier): score desc, newest first on ties."""
+    scored = [Passage(e, score(query, e.text, e.title), "") for e in entries]
+    hits = [p for p in scored if p.score > 0]
+    hits.sort(key=lambda p: (-p.score, _neg_order(p.entry)))
+    return [Passage(p.entry, p.score, _excerpt(p.entry.text, query)) for p in hits]
+
+
+def _neg_order(entry: StoredEntry) -> tuple:
+    n = int(entry.id.rsplit("#", 1)[1])
+    return (tuple(-ord(c) for c in entry.date), -n)
+
+
+# ---------------------------------------------------------------------------- format
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def _day(now: _dt.datetime) -> str:
+    pinned = os.environ.get("OKFPRO_TODAY", "").strip()
+    if pinned:
+        return _dt.date.fromisoformat(pinned).isoformat()
+    return now.astimezone(_dt.timezone.utc).date().isoformat()
+
+
+def _frontmatter(day: str, now: _dt.datetime) -> str:
+    at = now.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return (
+        "---\n"
+        f"type: {CONCEPT_TYPE}\n"
+        f"title: Agent memory {day}\n"
+        f"description: Scoped memory entries recorded on {day} (UTC).\n"
+        "generated:\n"
+        f"  by: {TOOL}\n"
+        f"  at: '{at}'\n"
+        "---\n"
+    )
+
+
+def _quote(text: str) -> str:
+    text = text.replace("\x00", "\ufffd").replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return "\n".join(f"> {ln}" if ln else ">" for ln in lines)
+
+
+def render_section(text: str, now: _dt.datetime) -> str:
+    clock = now.astimezone(_dt.timezone.utc).strftime("%H:%M:%S")
+    return f"## {clock} UTC\n\n{_quote(text)}\n"
+
+
+class MalformedConcept(ValueError):
+    pass
+
+
+def split_concept(raw: bytes) -> tuple[str, str]:
+    """(frontmatter block including fences, body) of a day concept; raises MalformedConcept."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MalformedConcept(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    if text.startswith("\ufeff"):
+        raise MalformedConcept("starts with a byte-order mark")
+    if "\x00" in text:
+        raise MalformedConcept("contains a NUL character")
+    if not text.startswith("---\n"):
+        raise MalformedConcept("does not start with a '---' frontmatter line")
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        if text.endswith("\n---"):
+            end = len(text) - 4
+        else:
+            raise MalformedConcept("frontmatter is not closed by a '---' line")
+    head = text[: end + 5]
+    body = text[end + 5 :]
+    try:
+        data = yaml.safe_load(text[4:end + 1])
+    except yaml.YAMLError as exc:
+        raise MalformedConcept(f"frontmatter is not valid YAML ({exc.__class__.__name__})") from exc
+    if not isinstance(data, dict):
+        raise MalformedConcept("frontmatter is not a mapping")
+    for key in ("type", "title", "description"):
+        value = data.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise MalformedConcept(f"frontmatter has no non-empty {key!r}")
+    return head, body
+
+
+def sections(body: str) -> list[tuple[str, str]]:
+    """(HH:MM:SS, text) for each ``## HH:MM:SS UTC`` section of a day concept body."""
+    out: list[tuple[str, list[str]]] = []
+    for line in body.split("\n"):
+        m = _SECTION_RE.match(line)
+        if m:
+            out.append((m.group(1), []))
+        elif out:
+            if line.startswith("> "):
+                out[-1][1].append(line[2:])
+            elif line == ">":
+                out[-1][1].append("")
+    return [(clock, "\n".join(lines)) for clock, lines in out]
+
+
+def stored_sections(text: str) -> list[str]:
+    """Each section of a day concept exactly as stored (heading + quoted lines)."""
+    chunks: list[str] = []
+    current: list[str] | None = None
+    for line in text.split("\n"):
+        if _SECTION_RE.match(line):
+            if current is not None:
+                chunks.append("\n".join(current).rstrip("\n"))
+            current = [line]
+        elif current is not None:
+            current.append(line)
+    if current is not None:
+        chunks.append("\n".join(current).rstrip("\n"))
+    return chunks
+
+
+def _title(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line if len(line) <= 80 else line[:79] + "…"
+    return "(empty)"
+
+
+# ---------------------------------------------------------------------------- roots
+
+
+def resolve_memory_root(workspace: str | os.PathLike, config=None) -> tuple[Path | None, str | None]:
+    """The memory root of ``workspace`` and, when unusable, why (``(None, message)``).
+
+    ``[memory] root`` in okfpro.toml (default ``.okf-memory``), relative to the
+    workspace.  It must not be, contain, or lie inside the knowledge bundle directory
+    (``[bundle] path``), nor contain the workspace itself.
+    """
+    from okfpro.io import config as config_mod
+
+    ws = Path(workspace).resolve()
+    try:
+        cfg = config if config is not None else config_mod.load(ws)
+    except (config_mod.ConfigError, OSError) as exc:
+        return None, str(exc)
+    raw_root = cfg.get("memory", "root", ".okf-memory")
+    raw_bundle = cfg.get("bundle", "path", ".okf")
+    if not isinstance(raw_root, str) or not raw_root.strip():
+        return None, "okfpro.toml: [memory] root must be a non-empty path"
+    if not isinstance(raw_bundle, str) or not raw_bundle.strip():
+        return None, "okfpro.toml: [bundle] path must be a non-empty path"
+    root = Path(os.path.realpath(ws / os.path.expanduser(raw_root)))
+    bundle = Path(os.path.realpath(ws / os.path.expanduser(raw_bundle)))
+    if root == bundle or root.is_relative_to(bundle) or bundle.is_relative_to(root):
+        return None, (
+            f"memory root {root} overlaps the knowledge bundle {bundle}: memory must live "
+            f"outside the bundle (set [memory] root in {ws / 'okfpro.toml'})"
+        )
+    if ws.is_relative_to(root):
+        return None, f"memory root {root} contains the workspace {ws}: choose a directory of its own"
+    return root, None
+
+
+# ---------------------------------------------------------------------------- the store
+
+
+class MemoryStore:
+    """Scoped memory under ``root``; ``tiers`` = the configured tiers (default all four)."""
+
+    def __init__(self, root: str | os.PathLike, tiers: tuple[str, ...] | list[str] = TIERS, history: bool = True) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.tiers = tuple(check_tier(t) for t in tiers)
+        self.history = History(self.root) if history else None
+
+    @classmethod
+    def for_workspace(cls, workspace: str | os.PathLike) -> tuple["MemoryStore | None", str | None]:
+        from okfpro.io import config as config_mod
+
+        try:
+            cfg = config_mod.load(Path(workspace))
+        except (config_mod.ConfigError, OSError) as exc:
+            return None, str(exc)
+        root, err = resolve_memory_root(workspace, cfg)
+        if root is None:
+            return None, err
+        tiers = cfg.get("memory", "tiers", list(TIERS))
+        if not isinstance(tiers, list) or any(t not in TIERS for t in tiers):
+            return None, f"okfpro.toml: [memory] tiers must be a list drawn from {', '.join(TIERS)}"
+        return cls(root, tiers=tuple(tiers)), None
+
+    # -- paths and locks --------------------------------------------------------------
+
+    def scope_dir(self, tier: str, scope: Scope) -> Path:
+        return self.root.joinpath(*memory_path(tier, scope).split("/"))
+
+    def _link_problem(self, target: Path) -> str | None:
+        """A symlink (or an entry we cannot inspect) between the root and ``target``."""
+        rel = target.relative_to(self.root)
+        here = self.root
+        for part in rel.parts:
+            here = here / part
+            try:
+                st = os.lstat(here)
+            except FileNotFoundError:
+                return None  # not created yet: nothing below it exists either
+            except OSError as exc:
+                return f"cannot inspect {here} ({exc.strerror})"
+            if stat.S_ISLNK(st.st_mode):
+                return f"{here} is a symbolic link"
+        return None
+
+    def _lock_path(self, tier: str, scope: Scope) -> Path:
+        digest = hashlib.sha256(memory_path(tier, scope).encode()).hexdigest()[:32]
+        return self.root / LOCK_DIR / f"{digest}.lock"
+
+    @contextlib.contextmanager
+    def _repo_lock(self, exclusive: bool) -> Iterator[None]:
+        """Writers share it; a purge (which prunes objects) takes it alone."""
+        path = self.root / LOCK_DIR / "repository.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(str(path), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+        finally:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+
+    @contextlib.contextmanager
+    def _scope_lock(self, tier: str, scope: Scope, exclusive_repo: bool = False) -> Iterator[None]:
+        with self._repo_lock(exclusive_repo), locked(self._lock_path(tier, scope)):
+            yield
+
+    # -- write ------------------------------------------------------------------------
+
+    def write(
+        self,
+        scope: Scope,
+        entry: MemoryEntry | str,
+        tier: str = "user",
+        *,
+        now: _dt.datetime | None = None,
+        actor: str | None = None,
+    ) -> WriteResult:
+        """Append ``entry`` to the scope's concept for the UTC day, then commit it."""
+        if not isinstance(scope, Scope):
+            raise TypeError("scope must be an okfpro.core.scope.Scope")
+        text = entry.text if isinstance(entry, MemoryEntry) else entry
+        problem = write_problem(tier, scope) if isinstance(tier, str) else f"tier must be a string, not {tier!r}"
+        if problem:
+            return WriteResult(False, problem, tier=tier)
+        if tier not in self.tiers:
+            return WriteResult(False, f"no memory is configured for the {tier} tier", tier=tier)
+        if not isinstance(text, str) or not text.strip():
+            return WriteResult(False, "nothing to remember: the entry text is empty", tier=tier)
+        if len(text) > MAX_ENTRY_CHARS:
+            return WriteResult(False, f"entry is longer than {MAX_ENTRY_CHARS} characters", tier=tier)
+        now = now or _now()
+        try:
+            day = _day(now)
+        except ValueError:
+            return WriteResult(False, "OKFPRO_TODAY is not a YYYY-MM-DD date", tier=tier)
+        key = scope_key(tier, scope)
+        directory = self.scope_dir(tier, scope)
+        target = directory / f"{day}.md"
+        rel = f"{key}/{day}.md"
+        result = WriteResult(False, tier=tier, scope_key=key, path=rel)
+        section = render_section(text, now)
+        try:
+            problem = self._link_problem(target)
+            if problem:
+                result.error = f"refusing to write memory: {problem}"
+                return result
+            with self._scope_lock(tier, scope):
+                problem = self._link_problem(target)  # again, now that we hold the lock
+                if problem:
+                    result.error = f"refusing to write memory: {problem}"
+                    return result
+                directory.mkdir(parents=True, exist_ok=True)
+                problem = self._link_problem(target)
+                if problem:
+                    result.error = f"refusing to write memory: {problem}"
+                    return result
+                try:
+                    fd = os.open(str(target), os.O_RDONLY | os.O_NOFOLLOW)
+                except FileNotFoundError:
+                    content = _frontmatter(day, now) + "\n" + section
+                    n = 1
+                else:
+                    with os.fdopen(fd, "rb") as handle:
+                        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                            result.error = f"refusing to write memory: {rel} is not a regular file"
+                            return result
+                        raw = handle.read()
+                    try:
+                        head, body = split_concept(raw)
+                    except MalformedConcept as exc:
+                        result.error = f"refusing to append to malformed {rel}: {exc}; the file was left untouched"
+                        return result
+                    n = len(sections(body)) + 1
+                    kept = body.rstrip("\n")
+                    content = head + (kept + "\n\n" if kept.strip() else "\n") + section
+                data = content.encode("utf-8")
+                atomic_write(target, data)
+                result.written = True
+                result.id = f"{key}/{day}#{n}"
+                if self.history is not None:
+                    try:
+                        result.commit = self.history.record_write(
+                            tier, scope, target.name, data, f"remember {day}#{n}", 1, actor, now
+                        )
+                    except (HistoryError, OSError, Exception) as exc:  # noqa: BLE001 - reported as data
+                        result.error = f"written, but the history commit failed: {exc}"
+        except OSError as exc:
+            result.error = f"could not write memory {rel}: {exc.strerror or exc}"
+        return result
+
+    # -- read / enumerate ---------------------------------------------------------------
+
+    def _tier_entries(self, tier: str, scope: Scope, diags: list[Diagnostic]) -> list[StoredEntry]:
+        directory = self.scope_dir(tier, scope)
+        source = f"memory:{tier}"
+        problem = self._link_problem(directory)
+        if problem:
+            diags.append(Diagnostic("SourceUnavailable", source, f"{problem}; refusing to read"))
+            return []
+        try:
+            names = sorted(os.listdir(directory))
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            diags.append(Diagnostic("SourceUnavailable", source, f"cannot list {directory}: {exc.strerror}"))
+            return []
+        key = scope_key(tier, scope)
+        out: list[StoredEntry] = []
+        for name in names:
+            m = _DAY_RE.match(name)
+            if not m:
+                continue
+            day = m.group(1)
+            path = directory / name
+            try:
+                fd = os.open(str(path), os.O_RDONLY | os.O_NOFOLLOW)
+                with os.fdopen(fd, "rb") as handle:
+                    raw = handle.read()
+                _, body = split_concept(raw)
+            except (OSError, MalformedConcept) as exc:
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                diags.append(Diagnostic("SourceUnavailable", source, f"{key}/{name} could not be loaded: {why}"))
+                continue
+            for n, (clock, text) in enumerate(sections(body), start=1):
+                out.append(
+                    StoredEntry(
+                        tier=tier,
+                        id=f"{key}/{day}#{n}",
+                        concept_id=f"{key}/{day}",
+                        date=day,
+                        time=clock,
+                        title=_title(text),
+                        text=text,
+                        path=f"{key}/{name}",
+                    )
+                )
+        return out
+
+    def read(self, scope: Scope, query: str, limit: int | None = None) -> ReadResult:
+        """Union of the scope's applicable tiers, session → user → agent → tenant, each
+        ranked on its own (no re-ranking across tiers).  A blank query finds nothing."""
+        if not isinstance(scope, Scope):
+            raise TypeError("scope must be an okfpro.core.scope.Scope")
+        result = ReadResult()
+        if not isinstance(query, str) or not query.strip():
+            return result
+        for tier in applicable_tiers(scope, self.tiers):
+            result.passages.extend(_rank(query, self._tier_entries(tier, scope, result.diagnostics)))
+        if limit is not None:
+            result.passages = result.passages[:limit]
+        return result
+
+    def enumerate(self, scope: Scope) -> EnumerateResult:
+        """Every entry stored for ``scope`` (applicable tiers only), oldest first per tier."""
+        if not isinstance(scope, Scope):
+            raise TypeError("scope must be an okfpro.core.scope.Scope")
+        result = EnumerateResult()
+        for tier in applicable_tiers(scope, self.tiers):
+            result.entries.extend(self._tier_entries(tier, scope, result.diagnostics))
+        return result
+
+    # -- history ----------------------------------------------------------------------
+
+    def log(self, scope: Scope, tier: str | None = None, limit: int | None = None) -> LogResult:
+        """The commits of the scope's refs (one tier, or every applicable tier)."""
+        result = LogResult()
+        if tier is not None:
+            problem = write_problem(tier, scope)
+            if problem:
+                result.error = problem
+                return result
+            tiers = [tier]
+        else:
+            tiers = applicable_tiers(scope, self.tiers)
+        if self.history is None or not self.history.exists():
+            return result
+        try:
+            with self._repo_lock(exclusive=False):
+                for t in tiers:
+                    result.entries.extend(self.history.log(t, scope, limit))
+        except (HistoryError, OSError, Exception) as exc:  # noqa: BLE001 - reported as data
+            result.error = f"could not read memory history: {exc}"
+        return result
+
+    # -- delete -----------------------------------------------------------------------
+
+    def delete_scope(
+        self,
+        scope: Scope,
+        tier: str | None = None,
+        purge: bool = False,
+        *,
+        now: _dt.datetime | None = None,
+        actor: str | None = None,
+    ) -> DeleteResult:
+        """Remove the scope's subtree in ``tier`` (or every applicable tier).
+
+        Without ``purge`` the removal is a commit (history kept for audit).  With it,
+        the files and the scope's ref go, reflogs expire, unreachable objects are
+        pruned, and every object left is checked for the erased entries.
+        """
+        if not isinstance(scope, Scope):
+            raise TypeError("scope must be an okfpro.core.scope.Scope")
+        result = DeleteResult(purged=purge)
+        if tier is not None:
+            problem = write_problem(tier, scope)
+            if problem:
+                result.error = problem
+                return result
+            if tier not in self.tiers:
+                result.error = f"no memory is configured for the {tier} tier"
+                return result
+            tiers = [tier]
+        else:
+            tiers = applicable_tiers(scope, self.tiers)
+        errors: list[str] = []
+        verified = True
+        now = now or _now()
+        for t in tiers:
+            try:
+                err, deleted, commit, ok, residual = self._delete_tier(t, scope, purge, now, actor)
+            except (HistoryError, OSError, Exception) as exc:  # noqa: BLE001 - reported as data
+                err, deleted, commit, ok, residual = f"{t}: {exc}", 0, None, False, []
+            if err:
+                errors.append(err)
+            result.tiers_deleted += deleted
+            if commit:
+                result.commits[t] = commit
+            verified = verified and ok
+            result.residual.extend(residual)
+        result.error = "; ".join(errors) if errors else None
+        result.verified = purge and verified and not errors
+        return result
+
+    def _delete_tier(self, tier: str, scope: Scope, purge: bool, now: _dt.datetime, actor: str | None):
+        directory = self.scope_dir(tier, scope)
+        key = scope_key(tier, scope)
+        problem = self._link_problem(directory)
+        if problem:
+            return f"{tier}: {problem}; refusing to delete", 0, None, False, []
+        with self._scope_lock(tier, scope, exclusive_repo=purge):
+            problem = self._link_problem(directory)
+            if problem:
+                return f"{tier}: {problem}; refusing to delete", 0, None, False, []
+            needles: list[bytes] = []
+            if purge:
+                if self.history is not None:
+                    needles.extend(self.history.erased_needles(tier, scope, stored_sections))
+                if directory.is_dir():
+                    for path in directory.iterdir():
+                        if path.is_file() and not path.is_symlink():
+                            text = path.read_bytes().decode("utf-8", "replace")
+                            needles.extend(s.encode("utf-8") for s in stored_sections(text))
+            existed = directory.is_dir()
+            if existed:
+                shutil.rmtree(directory)
+            if purge:
+                self._prune_empty_parents(directory)
+                report = None
+                if self.history is not None:
+                    report = self.history.purge(tier, scope, sorted(set(needles)))
+                    if report.error:
+                        return f"{tier} ({key}): purge incomplete: {report.error}", int(existed), None, False, report.residual
+                    if report.residual:
+                        return (
+                            f"{tier} ({key}): {len(report.residual)} object(s) still hold erased text",
+                            int(existed),
+                            None,
+                            False,
+                            report.residual,
+                        )
+                deleted = int(existed or bool(report and report.ref_deleted))
+                return None, deleted, None, True, []
+            commit = None
+            if self.history is not None:
+                commit = self.history.record_delete(tier, scope, actor, now)
+            return None, int(existed or commit is not None), commit, True, []
+
+    def _prune_empty_parents(self, directory: Path) -> None:
+        here = directory.parent
+        while here != self.root and here.is_relative_to(self.root):
+            try:
+                here.rmdir()
+            except OSError:
+                return
+            here = here.parent
