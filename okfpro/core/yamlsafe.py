@@ -52,6 +52,11 @@ except AttributeError:  # PyYAML without libyaml
 
 def load(text: str) -> object:
     """Parse ``text`` as one YAML document; raise :class:`YamlError` with a one-line reason."""
+    from okfpro.core import yamlfast
+
+    fast = yamlfast.load(text)
+    if fast is not None:
+        return fast
     loader = _FastLoader if (_FastLoader is not None and "*" not in text) else _PureLoader
     try:
         return yaml.load(text, Loader=loader)  # noqa: S506 - both loaders are safe loaders
