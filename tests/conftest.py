@@ -1,0 +1,29 @@
+"""Session-wide test environment: a Git identity and a pinned, hermetic home.
+
+Tests run real Git (pygit2 and the git CLI); a CI machine may have no global
+identity, so one is set here for every process the tests start.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("GIT_AUTHOR_NAME", "okfpro tests")
+os.environ.setdefault("GIT_AUTHOR_EMAIL", "tests@okfpro.invalid")
+os.environ.setdefault("GIT_COMMITTER_NAME", "okfpro tests")
+os.environ.setdefault("GIT_COMMITTER_EMAIL", "tests@okfpro.invalid")
+os.environ.pop("OKFPRO_TODAY", None)
+for _var in ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_BUNDLE", "OKFPRO_NO_CACHE"):
+    os.environ.pop(_var, None)
+
+
+@pytest.fixture
+def today_env(monkeypatch: pytest.MonkeyPatch):
+    """Pin okfpro's clock for a test: returns a setter."""
+
+    def pin(day: str) -> None:
+        monkeypatch.setenv("OKFPRO_TODAY", day)
+
+    return pin
