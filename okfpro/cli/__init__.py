@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "lint": ("okfpro.cli.kernel", "lint_cmd", "Curation report: the 26 lint checks."),
     # memory safety
     "secrets": ("okfpro.cli.secrets", "secrets_cmd", "Refuse files holding a detectable secret (pre-commit door)."),
+    "whoami": ("okfpro.cli.identity", "whoami_cmd", "Show the resolved memory scope and where each part came from."),
 }
 
 

@@ -1,0 +1,44 @@
+"""``okfpro whoami``: the memory scope okfpro would use here, and where each part came from.
+
+Read-only: it never binds a session.  Exit 0 when an identity resolves, 1 when none does
+(multi-user mode without one, a poisoned session), 2 when the configuration is unusable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+
+@click.command("whoami")
+@click.option("--json", "as_json", is_flag=True, help="Print the resolution as JSON.")
+@click.option("--session", "session_id", default=None, help="Resolve as this host session id (no binding).")
+@click.option(
+    "-C",
+    "--workspace",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Workspace directory (default: the nearest okfpro.toml above the current directory).",
+)
+def whoami_cmd(as_json: bool, session_id: str | None, workspace: Path | None) -> None:
+    """Show the resolved memory scope and the provenance of each part (no secrets)."""
+    from okfpro.io import config as config_mod
+    from okfpro.io.identity import describe, resolve
+
+    ws = workspace or config_mod.find_workspace(Path.cwd()) or Path.cwd()
+    try:
+        config_mod.load(ws)
+    except (config_mod.ConfigError, OSError) as exc:
+        click.echo(f"okfpro whoami: {exc}", err=True)
+        raise SystemExit(2)
+    event = {"session_id": session_id} if session_id else None
+    res = resolve(ws, event, env=os.environ, bind=False)
+    if as_json:
+        click.echo(json.dumps(res.to_json(), indent=2, sort_keys=True))
+    else:
+        for line in describe(res):
+            click.echo(line)
+    raise SystemExit(0 if res.ok else 1)

@@ -1,0 +1,337 @@
+"""Who is speaking: the memory scope of one hook event or command, and where each part came from.
+
+Resolution order (first that answers wins; the environment overrides the file part by part):
+
+1. **host resolver** — a Python entry point in the group ``okfpro.identity``: a callable taking
+   a context mapping (``event``, ``session_id``, ``cwd``, ``workspace``, ``env``) and returning
+   the parts (a mapping or an object with ``tenant`` / ``user`` / ``agent``), or ``None``;
+2. **the session's bound identity** — the first identity resolved for a host session id is
+   bound to it in ``<workspace>/.tmp/okfpro-identity/<hash of session id>.json``; a later
+   resolution that disagrees latches the session *poisoned*: capture and recall are refused
+   for the rest of it (an identity change needs a new session), never misfiled;
+3. **explicit configuration** — ``[identity]`` in okfpro.toml;
+4. **environment** — ``OKFPRO_TENANT`` / ``OKFPRO_USER`` / ``OKFPRO_AGENT`` (over the file);
+5. **development fallback** — the OS login as the user, labelled ``fallback``.
+
+``[memory] mode = "multi-user"``: a host resolver that answers ``None`` or fails, or no
+identity from configuration / environment, resolves to *nothing* (fail closed) and the
+fallback is refused.  The session id comes from the host event (``session_id``), else from
+``OKFPRO_SESSION``.  Identity is never read from prompt, transcript or file text: this
+module looks at no field of the event but ``session_id`` (and hands the event to a host
+resolver, which is the host's own code).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import getpass
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from okfpro.core.scope import LOCAL, Scope, ScopeError, encode_segment, segment_problem
+
+ENTRY_POINT_GROUP = "okfpro.identity"
+PARTS = ("tenant", "user", "agent")
+ENV_VARS = {"tenant": "OKFPRO_TENANT", "user": "OKFPRO_USER", "agent": "OKFPRO_AGENT"}
+BINDING_DIR = (".tmp", "okfpro-identity")
+
+# provenance labels
+RESOLVER = "resolver"
+SESSION = "session"
+CONFIG = "config"
+ENV = "env"
+FALLBACK = "fallback"
+EVENT = "event"
+ABSENT = "absent"
+
+
+@dataclass
+class Resolution:
+    """The outcome: a scope (or None when refused) and where each part came from."""
+
+    scope: Scope | None
+    provenance: dict[str, str] = field(default_factory=dict)  # part -> label (e.g. "env:OKFPRO_USER")
+    mode: str = "local"
+    fallback: bool = False
+    reason: str | None = None  # why there is no scope (one line, no secrets)
+    session_id: str | None = None
+    bound: bool = False  # the session binding exists and agrees
+    poisoned: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.scope is not None
+
+    @property
+    def capture_allowed(self) -> bool:
+        return self.scope is not None and not self.poisoned
+
+    @property
+    def recall_allowed(self) -> bool:
+        return self.scope is not None and not self.poisoned
+
+    def key_hash(self) -> str | None:
+        return identity_hash(self.scope) if self.scope is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        parts = self.scope.parts() if self.scope is not None else {}
+        return {
+            "resolved": self.scope is not None,
+            "mode": self.mode,
+            "scope": {name: parts.get(name) for name in (*PARTS, "session")},
+            "provenance": dict(self.provenance),
+            "fallback": self.fallback,
+            "session_bound": self.bound,
+            "poisoned": self.poisoned,
+            "identity_hash": self.key_hash(),
+            "reason": self.reason,
+        }
+
+
+def identity_hash(scope: Scope) -> str:
+    """sha256 of the scope key (encoded tenant/user/agent): what audit events carry."""
+    key = "/".join(encode_segment(getattr(scope, p)) for p in PARTS)
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def _refuse(mode: str, reason: str, session_id: str | None = None, **extra: Any) -> Resolution:
+    return Resolution(None, {}, mode, False, reason, session_id, **extra)
+
+
+def _session_id(event: Mapping[str, Any] | None, env: Mapping[str, str]) -> str | None:
+    value = event.get("session_id") if isinstance(event, Mapping) else None
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    value = env.get("OKFPRO_SESSION", "")
+    return value.strip() or None
+
+
+def _parts_of(answer: Any) -> dict[str, str | None]:
+    if isinstance(answer, Mapping):
+        get = answer.get
+    else:
+        def get(name: str, default: Any = None) -> Any:
+            return getattr(answer, name, default)
+    out: dict[str, str | None] = {}
+    for name in PARTS:
+        value = get(name, None)
+        if value is None:
+            value = get(f"{name}_id", None)
+        if value is not None and not isinstance(value, str):
+            raise ScopeError(f"host identity resolver returned a non-string {name}")
+        out[name] = value or None
+    return out
+
+
+def host_resolvers() -> list[tuple[str, Any]]:
+    """The registered ``okfpro.identity`` entry points, by name (not loaded)."""
+    from importlib.metadata import entry_points
+
+    try:
+        found = entry_points(group=ENTRY_POINT_GROUP)
+    except Exception:  # noqa: BLE001 - a broken distribution must not hide the others
+        return []
+    return sorted(((ep.name, ep) for ep in found), key=lambda pair: pair[0])
+
+
+def _binding_path(workspace: Path, session_id: str) -> Path:
+    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return workspace.joinpath(*BINDING_DIR, f"{digest}.json")
+
+
+def _read_binding(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return {"poisoned": True, "why": "unreadable binding"}
+    return data if isinstance(data, dict) else {"poisoned": True, "why": "unreadable binding"}
+
+
+def _same(binding: Mapping[str, Any], parts: Mapping[str, str | None]) -> bool:
+    return all((binding.get(p) or None) == (parts.get(p) or None) for p in PARTS)
+
+
+def resolve(
+    workspace: str | os.PathLike,
+    event: Mapping[str, Any] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    config: Any = None,
+    bind: bool = True,
+) -> Resolution:
+    """Resolve the identity for ``event`` in ``workspace``.  Never raises for data problems."""
+    from okfpro.io import config as config_mod
+
+    ws = Path(workspace)
+    env = os.environ if env is None else env
+    if event is not None and not isinstance(event, Mapping):
+        event = getattr(event, "raw", None) if isinstance(getattr(event, "raw", None), Mapping) else None
+    try:
+        cfg = config if config is not None else config_mod.load(ws)
+    except (config_mod.ConfigError, OSError) as exc:
+        return _refuse("unknown", f"identity: cannot read okfpro.toml ({exc.__class__.__name__})")
+    mode = cfg.get("memory", "mode", "local")
+    if mode not in ("local", "multi-user"):
+        return _refuse(str(mode), f"identity: [memory] mode must be \"local\" or \"multi-user\", not {mode!r}")
+    multi = mode == "multi-user"
+    session_id = _session_id(event, env)
+
+    parts: dict[str, str | None] = {p: None for p in PARTS}
+    prov: dict[str, str] = {}
+    fallback = False
+
+    # 1. host resolver
+    resolvers = host_resolvers()
+    from_resolver = False
+    if resolvers:
+        name, ep = resolvers[0]
+        context = {
+            "event": dict(event) if isinstance(event, Mapping) else {},
+            "session_id": session_id,
+            "cwd": (event or {}).get("cwd") if isinstance((event or {}).get("cwd"), str) else str(ws),
+            "workspace": str(ws),
+            "env": dict(env),
+        }
+        try:
+            answer = ep.load()(context)
+        except Exception as exc:  # noqa: BLE001 - the host's code; fail closed, say only the type
+            return _refuse(mode, f"identity: host resolver {name!r} failed ({exc.__class__.__name__})", session_id)
+        if answer is None:
+            if multi:
+                return _refuse(mode, f"identity: host resolver {name!r} returned no identity (multi-user: fail closed)",
+                               session_id)
+        else:
+            try:
+                got = _parts_of(answer)
+            except ScopeError as exc:
+                return _refuse(mode, f"identity: {exc}", session_id)
+            if any(got.values()):
+                from_resolver = True
+                for p in PARTS:
+                    parts[p] = got[p]
+                    prov[p] = f"{RESOLVER}:{name}" if got[p] else ABSENT
+            elif multi:
+                return _refuse(mode, f"identity: host resolver {name!r} returned an empty identity (multi-user: fail closed)",
+                               session_id)
+
+    # 3 + 4. configuration, environment over it part by part
+    if not from_resolver:
+        for p in PARTS:
+            value = cfg.get("identity", p, "")
+            if value is not None and not isinstance(value, str):
+                return _refuse(mode, f"identity: okfpro.toml [identity] {p} must be a string", session_id)
+            if value:
+                parts[p], prov[p] = value, f"{CONFIG}:okfpro.toml"
+            env_value = env.get(ENV_VARS[p], "")
+            if env_value:
+                parts[p], prov[p] = env_value, f"{ENV}:{ENV_VARS[p]}"
+            prov.setdefault(p, ABSENT)
+
+    configured = any(parts.values())
+
+    # 2. the session binding (consulted before the fallback, compared with everything above)
+    binding_path = _binding_path(ws, session_id) if session_id else None
+    binding = _read_binding(binding_path) if binding_path is not None else None
+    if binding is not None and binding.get("poisoned"):
+        return _refuse(mode, "identity: this session's identity changed mid-way; capture and recall are refused "
+                             "for the rest of it (start a new session)", session_id, poisoned=True)
+    if binding is not None and not configured and not multi:
+        # nothing but the fallback would answer: the session keeps the identity it was bound to
+        for p in PARTS:
+            parts[p] = binding.get(p) or None
+            prov[p] = f"{SESSION}:bound" if parts[p] else ABSENT
+        configured = any(parts.values())
+
+    # 5. development fallback
+    if not configured:
+        if multi:
+            return _refuse(mode, "identity: no identity resolved (multi-user mode: fail closed; the development "
+                                 "fallback is refused)", session_id)
+        try:
+            login = getpass.getuser()
+        except Exception:  # noqa: BLE001 - no login name: stay local
+            login = ""
+        if login and segment_problem(login) is None:
+            parts["user"] = login
+            prov["user"] = f"{FALLBACK}:os-login"
+        fallback = True
+
+    # the scope value (validated segments)
+    session_part = session_id if session_id and segment_problem(session_id) is None else None
+    try:
+        scope = Scope(parts["tenant"], parts["user"], parts["agent"], session_part)
+    except ScopeError as exc:
+        return _refuse(mode, f"identity: {exc}", session_id)
+    prov["session"] = f"{EVENT}:session_id" if session_part else ABSENT
+    result = Resolution(scope, prov, mode, fallback, None, session_id)
+
+    # 2'. bind on first resolution; a disagreement poisons the session
+    if binding_path is not None:
+        if binding is None:
+            if bind:
+                _write_binding(binding_path, parts, prov, fallback)
+                result.bound = True
+        elif _same(binding, parts):
+            result.bound = True
+        else:
+            if bind:
+                _poison(binding_path, binding)
+            return _refuse(mode, "identity: this session was bound to another identity; capture and recall are "
+                                 "refused (an identity change needs a new session)", session_id, poisoned=True)
+    return result
+
+
+def _write_binding(path: Path, parts: Mapping[str, str | None], prov: Mapping[str, str], fallback: bool) -> None:
+    from okfpro.io.atomic import atomic_write, locked
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with locked(path.with_suffix(".lock")):
+            if path.exists():  # another process bound it first: keep theirs (it will be compared next time)
+                return
+            data = {p: parts.get(p) for p in PARTS}
+            data.update(
+                provenance={p: prov.get(p, ABSENT) for p in PARTS},
+                fallback=fallback,
+                bound_at=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                poisoned=False,
+            )
+            atomic_write(path, json.dumps(data, sort_keys=True) + "\n", mode=0o600)
+    except OSError:
+        pass  # an unwritable .tmp/ costs change detection for this session, not the answer
+
+
+def _poison(path: Path, binding: Mapping[str, Any]) -> None:
+    from okfpro.io.atomic import atomic_write, locked
+
+    try:
+        with locked(path.with_suffix(".lock")):
+            data = dict(binding)
+            data["poisoned"] = True
+            data["poisoned_at"] = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            atomic_write(path, json.dumps(data, sort_keys=True) + "\n", mode=0o600)
+    except OSError:
+        pass
+
+
+def describe(res: Resolution) -> list[str]:
+    """Human lines for ``okfpro whoami`` (no secrets: ids and where they came from)."""
+    lines: list[str] = []
+    if res.scope is None:
+        lines.append(f"no identity ({res.mode} mode): {res.reason}")
+        return lines
+    label = res.scope.describe()
+    lines.append(f"scope: {label}  ({res.mode} mode{', development fallback' if res.fallback else ''})")
+    for part in (*PARTS, "session"):
+        value = getattr(res.scope, part)
+        lines.append(f"  {part:<8} {value if value is not None else LOCAL:<24} {res.provenance.get(part, ABSENT)}")
+    if res.session_id:
+        lines.append(f"  session binding: {'bound' if res.bound else 'not bound'}")
+    lines.append(f"  identity hash: {res.key_hash()}")
+    return lines

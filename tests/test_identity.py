@@ -1,0 +1,173 @@
+"""Identity resolution: order, provenance, fail-closed multi-user mode, session binding."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from okfpro.io import identity as I
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def ws(tmp_path: Path, toml: str = "") -> Path:
+    (tmp_path / "okfpro.toml").write_text(textwrap.dedent(toml))
+    return tmp_path
+
+
+def test_config_then_env_part_by_part(tmp_path):
+    w = ws(tmp_path, '[identity]\ntenant = "acme"\nuser = "alice"\nagent = "claude"\n')
+    res = I.resolve(w, {}, env={"OKFPRO_USER": "bob"})
+    assert (res.scope.tenant, res.scope.user, res.scope.agent) == ("acme", "bob", "claude")
+    assert res.provenance["tenant"] == "config:okfpro.toml"
+    assert res.provenance["user"] == "env:OKFPRO_USER"
+    assert res.provenance["agent"] == "config:okfpro.toml"
+    assert not res.fallback
+
+
+def test_local_fallback_is_labelled(tmp_path):
+    res = I.resolve(ws(tmp_path), {}, env={})
+    assert res.ok and res.fallback
+    assert res.provenance.get("user", "").startswith("fallback:") or res.scope.user is None
+    assert res.scope.tenant is None
+
+
+def test_multi_user_without_identity_fails_closed(tmp_path):
+    w = ws(tmp_path, '[memory]\nmode = "multi-user"\n')
+    res = I.resolve(w, {"session_id": "s1"}, env={})
+    assert res.scope is None and not res.capture_allowed and not res.recall_allowed
+    assert "fail closed" in res.reason
+    assert not (w / ".tmp").exists()  # nothing bound for a refused identity
+    ok = I.resolve(w, {"session_id": "s1"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
+    assert ok.ok and not ok.fallback
+
+
+def test_identity_never_comes_from_prompt_or_transcript(tmp_path):
+    w = ws(tmp_path)
+    env = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "user_id=bob"}}) + "\n")
+    event = {
+        "session_id": "s-1",
+        "prompt": "I am bob, user_id=bob, tenant_id=globex",
+        "transcript_path": str(transcript),
+        "user": "bob",
+        "tenant": "globex",
+        "user_id": "bob",
+    }
+    res = I.resolve(w, event, env=env)
+    assert (res.scope.tenant, res.scope.user) == ("acme", "alice")
+
+
+def test_session_binding_detects_a_change_and_stays_poisoned(tmp_path):
+    w = ws(tmp_path)
+    alice = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
+    first = I.resolve(w, {"session_id": "sess-1"}, env=alice)
+    assert first.ok and first.bound and first.scope.session == "sess-1"
+    files = list((w / ".tmp" / "okfpro-identity").glob("*.json"))
+    assert len(files) == 1 and "sess-1" not in files[0].name
+    assert I.resolve(w, {"session_id": "sess-1"}, env=alice).bound
+    changed = I.resolve(w, {"session_id": "sess-1"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "bob"})
+    assert changed.scope is None and changed.poisoned and not changed.capture_allowed
+    # latched: even the original identity is refused for the rest of that session
+    again = I.resolve(w, {"session_id": "sess-1"}, env=alice)
+    assert again.poisoned and again.scope is None
+    # another session is unaffected
+    assert I.resolve(w, {"session_id": "sess-2"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "bob"}).ok
+
+
+def test_bound_identity_outranks_the_fallback(tmp_path):
+    w = ws(tmp_path)
+    I.resolve(w, {"session_id": "sess-9"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
+    later = I.resolve(w, {"session_id": "sess-9"}, env={})  # the hook process lost its environment
+    assert later.ok and later.scope.user == "alice" and later.provenance["user"] == "session:bound"
+    assert not later.fallback
+
+
+def test_whoami_style_resolution_does_not_bind(tmp_path):
+    w = ws(tmp_path)
+    I.resolve(w, {"session_id": "s"}, env={"OKFPRO_USER": "alice"}, bind=False)
+    assert not (w / ".tmp").exists()
+
+
+@pytest.mark.parametrize("bad", ["../evil", "a/b", "has space", "_local"])
+def test_invalid_parts_are_refused(tmp_path, bad):
+    res = I.resolve(ws(tmp_path), {}, env={"OKFPRO_USER": bad})
+    assert res.scope is None and res.reason.startswith("identity:")
+
+
+def test_identity_hash_is_not_the_raw_id(tmp_path):
+    res = I.resolve(ws(tmp_path), {}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
+    h = res.key_hash()
+    assert len(h) == 16 and "alice" not in h and h != I.identity_hash(I.Scope("acme", "bob"))
+
+
+# ---------------------------------------------------------------------------------------
+# a real host resolver, registered as an entry point of a real (tiny) distribution
+
+
+def _resolver_dist(tmp_path: Path, body: str) -> Path:
+    site = tmp_path / "site"
+    (site / "acme_identity-1.0.dist-info").mkdir(parents=True)
+    (site / "acme_identity-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-identity\nVersion: 1.0\n")
+    (site / "acme_identity-1.0.dist-info" / "entry_points.txt").write_text("[okfpro.identity]\nacme = acme_identity:resolve\n")
+    (site / "acme_identity.py").write_text(textwrap.dedent(body))
+    return site
+
+
+def _whoami(cwd: Path, site: Path | None, env_extra: dict | None = None, *args: str):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([str(site)] if site else []))
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "okfpro", "whoami", "--json", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True)
+
+
+def test_host_resolver_wins_over_env_and_config(tmp_path):
+    (tmp_path / "w").mkdir()
+    w = ws(tmp_path / "w", '[memory]\nmode = "multi-user"\n[identity]\nuser = "carol"\n')
+    site = _resolver_dist(tmp_path, """
+        def resolve(ctx):
+            assert ctx["session_id"] == "sess-7"
+            return {"tenant": "acme", "user": "alice", "agent": "claude"}
+    """)
+    res = _whoami(w, site, {"OKFPRO_USER": "mallory"}, "--session", "sess-7")
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["scope"] == {"tenant": "acme", "user": "alice", "agent": "claude", "session": "sess-7"}
+    assert data["provenance"]["user"] == "resolver:acme"
+    assert "mallory" not in res.stdout and "carol" not in res.stdout
+
+
+@pytest.mark.parametrize(
+    "body,needle",
+    [("def resolve(ctx):\n    return None\n", "returned no identity"),
+     ("def resolve(ctx):\n    raise RuntimeError('token=abc')\n", "failed (RuntimeError)")],
+)
+def test_host_resolver_none_or_crash_fails_closed_in_multi_user(tmp_path, body, needle):
+    (tmp_path / "w").mkdir()
+    w = ws(tmp_path / "w", '[memory]\nmode = "multi-user"\n')
+    site = _resolver_dist(tmp_path, body)
+    res = _whoami(w, site, {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
+    assert res.returncode == 1
+    data = json.loads(res.stdout)
+    assert data["resolved"] is False and needle in data["reason"]
+    assert "abc" not in res.stdout  # the exception's text never surfaces
+
+
+def test_whoami_text_and_exit_codes(tmp_path):
+    w = ws(tmp_path, '[identity]\ntenant = "acme"\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_")}
+    env.update(PYTHONPATH=str(REPO), OKFPRO_USER="alice")
+    out = subprocess.run([sys.executable, "-m", "okfpro", "whoami"], cwd=w, env=env, capture_output=True, text=True)
+    assert out.returncode == 0
+    assert "tenant=acme user=alice" in out.stdout and "env:OKFPRO_USER" in out.stdout and "config:okfpro.toml" in out.stdout
+    (w / "okfpro.toml").write_text("[memory\n")
+    bad = subprocess.run([sys.executable, "-m", "okfpro", "whoami"], cwd=w, env=env, capture_output=True, text=True)
+    assert bad.returncode == 2
