@@ -1,0 +1,321 @@
+"""The workspace scaffold: ``okfpro init`` and ``okfpro upgrade`` write ``template/`` into a directory.
+
+The template is split by ownership, not subject:
+
+* ``template/owned/`` — tool-owned files (the agent skill and its guides, the pre-commit config,
+  the CI workflow), plus the hook launchers, which are copied from the repository's ``hooks/``
+  directory into ``.claude/hooks/``.  ``upgrade`` rewrites these.
+* ``template/seed/`` — the adopter's files (the ``.okf/`` bundle, ``CLAUDE.md``, ``AGENTS.md``,
+  ``README.md``, ``.gitignore``, ``.tmp/``, ``okfpro.toml``), written once and never overwritten.
+  ``gitignore`` is stored without its dot and written as ``.gitignore``.
+* ``template/wiring/<agent>/`` — the hook wiring for one agent host (seeded, like ``seed/``).
+
+``init`` never overwrites: a collision is staged beside the file as ``<path>.okfpro-new``
+(refreshed, never stacked) unless the content is identical or the file is inside ``.okf/`` (then it
+is kept, silently).  Every file is written atomically; the set is not, so idempotence is the safety.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from okfpro.io.atomic import atomic_write
+from okfpro.io.roots import git_fence, root_kind
+
+NEW_SUFFIX = ".okfpro-new"
+AGENTS = ("claude", "codex", "gemini")
+DEFAULT_AGENT = "claude"
+LAUNCHER_DIR = ".claude/hooks"
+BUNDLE_DIR = ".okf"
+SCRIPT_MODE = 0o755
+FILE_MODE = 0o644
+# Files of the agent-host wiring that mark an agent as already wired (used by ``upgrade``).
+WIRING_MARKERS = {
+    "claude": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+}
+_DOTLESS = {"gitignore": ".gitignore"}
+_SKIP_NAMES = {"__pycache__", ".DS_Store"}
+
+
+class ScaffoldError(Exception):
+    """The scaffold cannot run: a refusal, a missing template, an unwritable destination."""
+
+
+def _package_dir() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+def template_root() -> Path:
+    """Where the template lives: inside the installed package, else beside a source checkout."""
+    packaged = _package_dir() / "_template"
+    if (packaged / "seed").is_dir():
+        return packaged
+    checkout = _package_dir().parent / "template"
+    if (checkout / "seed").is_dir():
+        return checkout
+    raise ScaffoldError(
+        f"okfpro's workspace template is missing from this installation (looked in {packaged} and {checkout}); "
+        "reinstall okfpro"
+    )
+
+
+def launcher_root() -> Path:
+    """Where the hook launcher scripts live: inside the installed package, else the checkout's hooks/."""
+    packaged = _package_dir() / "_launchers"
+    if packaged.is_dir() and any(packaged.glob("*.py")):
+        return packaged
+    checkout = _package_dir().parent / "hooks"
+    if checkout.is_dir():
+        return checkout
+    raise ScaffoldError(f"okfpro's hook launchers are missing from this installation (looked in {packaged} and {checkout})")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One file the scaffold writes: destination (relative, POSIX), bytes, mode, ownership."""
+
+    rel: str
+    data: bytes
+    mode: int
+    owned: bool
+
+
+@dataclass
+class Report:
+    dest: Path
+    verb: str
+    written: list[str] = field(default_factory=list)
+    rewritten: list[str] = field(default_factory=list)
+    staged: list[str] = field(default_factory=list)
+    left_alone: list[str] = field(default_factory=list)
+    git_initialised: bool = False
+    agents: tuple[str, ...] = ()
+
+    def as_json(self) -> dict:
+        return {
+            "root": str(self.dest),
+            "verb": self.verb,
+            "agents": list(self.agents),
+            "written": self.written,
+            "rewritten": self.rewritten,
+            "staged": self.staged,
+            "left alone": self.left_alone,
+            "git initialised": self.git_initialised,
+        }
+
+
+def _walk(base: Path) -> list[tuple[str, Path]]:
+    out: list[tuple[str, Path]] = []
+    if not base.is_dir():
+        return out
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_NAMES)
+        for name in sorted(filenames):
+            if name in _SKIP_NAMES or name.endswith((".pyc", ".pyo")):
+                continue
+            full = Path(dirpath) / name
+            rel = full.relative_to(base).as_posix()
+            out.append((rel, full))
+    return out
+
+
+def _mode_of(path: Path) -> int:
+    return SCRIPT_MODE if os.access(path, os.X_OK) or path.suffix in (".py", ".sh") else FILE_MODE
+
+
+def launcher_items() -> list[Item]:
+    """The hook launchers, copied from hooks/ into ``.claude/hooks/`` with their run bit."""
+    items = []
+    for rel, full in _walk(launcher_root()):
+        if "/" in rel or rel.startswith(".") or rel == "__init__.py" or rel.endswith(".md"):
+            continue
+        items.append(Item(f"{LAUNCHER_DIR}/{rel}", full.read_bytes(), _mode_of(full), owned=True))
+    return items
+
+
+def template_items(agents: tuple[str, ...] = (DEFAULT_AGENT,)) -> list[Item]:
+    """Every file ``init`` writes, in a stable order: owned tree, launchers, seed tree, wiring."""
+    root = template_root()
+    items: list[Item] = []
+    for rel, full in _walk(root / "owned"):
+        items.append(Item(rel, full.read_bytes(), _mode_of(full), owned=True))
+    items.extend(launcher_items())
+    for rel, full in _walk(root / "seed"):
+        rel = _DOTLESS.get(rel, rel)
+        items.append(Item(rel, full.read_bytes(), _mode_of(full), owned=False))
+    for agent in agents:
+        if agent not in AGENTS:
+            raise ScaffoldError(f"unknown agent {agent!r}; known: {', '.join(AGENTS)}")
+        for rel, full in _walk(root / "wiring" / agent):
+            items.append(Item(rel, full.read_bytes(), _mode_of(full), owned=False))
+    seen: set[str] = set()
+    unique: list[Item] = []
+    for item in items:
+        if item.rel not in seen:
+            seen.add(item.rel)
+            unique.append(item)
+    return unique
+
+
+def _inside_bundle(rel: str) -> bool:
+    return rel == BUNDLE_DIR or rel.startswith(BUNDLE_DIR + "/")
+
+
+def check_destination(dest: Path) -> None:
+    """The one refusal: DEST is already a bundle at its own root and has no ``.okf/`` bundle."""
+    if dest.exists() and not dest.is_dir():
+        raise ScaffoldError(f"{dest} exists and is not a directory")
+    if not dest.is_dir():
+        return
+    kind = root_kind(dest)
+    if kind is None or (dest / BUNDLE_DIR / "index.md").is_file():
+        return
+    raise ScaffoldError(
+        f"{dest} is already an OKF bundle at its own root ({kind}: index.md"
+        + (" declares okf_version" if kind == "strong" else " beside board.md or log.md")
+        + "), and it has no .okf/. Writing the workspace here would give this repository two bundle roots.\n"
+        "Move the bundle under .okf/ first, keeping its history, then run this again:\n"
+        "  mkdir .okf && git mv index.md board.md log.md <the bundle's other files and folders> .okf/"
+    )
+
+
+def _blocked_parent(dest: Path, rel: str) -> str | None:
+    """A path component on the way to ``rel`` that exists and is not a directory."""
+    parts = rel.split("/")[:-1]
+    here = dest
+    for part in parts:
+        here = here / part
+        if here.is_symlink() or (here.exists() and not here.is_dir()):
+            return here.relative_to(dest).as_posix()
+    return None
+
+
+def _same(path: Path, data: bytes) -> bool:
+    try:
+        if path.is_symlink() or not path.is_file():
+            return False
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _write(dest: Path, rel: str, data: bytes, mode: int) -> None:
+    target = dest / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, data, mode=mode)
+
+
+def _ensure_git(dest: Path) -> bool:
+    """Initialise a Git repository in DEST unless it already sits inside one."""
+    if git_fence(dest.resolve()) is not None:
+        return False
+    try:
+        import pygit2
+
+        pygit2.init_repository(str(dest), bare=False)
+        return True
+    except Exception:  # pragma: no cover - pygit2 missing or broken: fall back to the CLI
+        import subprocess
+
+        try:
+            subprocess.run(["git", "init", "-q", str(dest)], check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            raise ScaffoldError(f"could not initialise a Git repository in {dest}: {exc}") from exc
+        return True
+
+
+def install(dest: str | os.PathLike, *, agents: tuple[str, ...] = (DEFAULT_AGENT,), upgrade: bool = False) -> Report:
+    """Write the template into DEST (``init``), or refresh it (``upgrade``).
+
+    ``init``: never overwrite; stage collisions as ``<path>.okfpro-new`` (identical content and
+    files inside ``.okf/`` are left alone).  ``upgrade``: rewrite tool-owned files, write missing
+    seeded files, leave every existing seeded file alone.
+    """
+    target = Path(dest)
+    check_destination(target)
+    items = template_items(agents)
+    blocked = sorted({b for item in items if (b := _blocked_parent(target, item.rel))})
+    if blocked:
+        raise ScaffoldError(
+            "cannot write the workspace: "
+            + ", ".join(blocked)
+            + (" is" if len(blocked) == 1 else " are")
+            + " in the way (a file or symlink where the template needs a directory). Nothing was written."
+        )
+    target.mkdir(parents=True, exist_ok=True)
+    report = Report(dest=target.resolve(), verb="upgrade" if upgrade else "init", agents=tuple(agents))
+    if not upgrade:
+        report.git_initialised = _ensure_git(target)
+    for item in items:
+        path = target / item.rel
+        exists = path.exists() or path.is_symlink()
+        if not exists:
+            _write(target, item.rel, item.data, item.mode)
+            report.written.append(item.rel)
+            continue
+        if _same(path, item.data):
+            if item.owned and item.mode == SCRIPT_MODE and not os.access(path, os.X_OK):
+                os.chmod(path, item.mode)
+            report.left_alone.append(item.rel)
+            continue
+        if upgrade and item.owned and path.is_file() and not path.is_symlink():
+            _write(target, item.rel, item.data, item.mode)
+            report.rewritten.append(item.rel)
+            continue
+        if upgrade or _inside_bundle(item.rel):
+            report.left_alone.append(item.rel)
+            continue
+        staged = item.rel + NEW_SUFFIX
+        staged_path = target / staged
+        if staged_path.is_dir() and not staged_path.is_symlink():
+            raise ScaffoldError(f"cannot stage {staged}: a directory of that name is in the way")
+        if staged_path.is_symlink():
+            staged_path.unlink()
+        _write(target, staged, item.data, item.mode)
+        report.staged.append(staged)
+    return report
+
+
+def ignores_staged(dest: Path) -> bool:
+    """Does DEST's ``.gitignore`` ignore ``*.okfpro-new`` files (read from the tree)?"""
+    try:
+        lines = (dest / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    return any(line.strip() in ("*" + NEW_SUFFIX, "*.okfpro-new", "/*.okfpro-new") for line in lines)
+
+
+def render(report: Report) -> str:
+    """The human report: what was written, staged, left alone, and what to do next."""
+    lines = [f"okfpro {report.verb} — {report.dest}"]
+    if report.git_initialised:
+        lines.append("  initialised a Git repository here")
+    for label, paths in (
+        ("wrote", report.written),
+        ("rewrote", report.rewritten),
+        ("staged", report.staged),
+        ("kept", report.left_alone),
+    ):
+        for rel in paths:
+            lines.append(f"  {label:<8} {rel}")
+    counts = f"{len(report.written)} written, "
+    if report.verb == "upgrade":
+        counts += f"{len(report.rewritten)} rewritten, "
+    counts += f"{len(report.staged)} staged, {len(report.left_alone)} left alone"
+    lines.append(counts)
+    if report.staged:
+        lines.append(
+            "Each *.okfpro-new file is the template's version of a file you already had; yours was not touched. "
+            "Merge what you want from it into your file, then delete it."
+        )
+        if ignores_staged(report.dest):
+            lines.append(".gitignore already ignores *.okfpro-new, so none of them will be committed by accident.")
+        else:
+            lines.append(".gitignore does not ignore *.okfpro-new: add that line, or take care not to commit them.")
+    if report.verb == "init" and report.written:
+        lines.append("Next: `pre-commit install` (the commit door), then `okfpro state` to see the board.")
+    return "\n".join(lines)
