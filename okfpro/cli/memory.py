@@ -1,0 +1,210 @@
+"""``okfpro memory``: remember, recall, list, log, forget — in the current scope only.
+
+The scope comes from configuration and the environment (``OKFPRO_TENANT``,
+``OKFPRO_USER``, ``OKFPRO_AGENT``, ``OKFPRO_SESSION`` over ``[identity]`` in
+okfpro.toml), never from the text being remembered.
+
+Exit codes: 0 done / found, 1 nothing found (recall), 2 refused or could not run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Mapping
+
+import click
+
+from okfpro.core.scope import TIERS, Scope, ScopeError
+
+_ENV = {"tenant": "OKFPRO_TENANT", "user": "OKFPRO_USER", "agent": "OKFPRO_AGENT", "session": "OKFPRO_SESSION"}
+
+
+def resolve_scope(config, env: Mapping[str, str]) -> Scope:
+    """The CLI's scope: each part from the environment, else ``[identity]``; empty = absent.
+
+    The one place the CLI decides who is speaking (okfpro/io/identity.py will take
+    it over).  Raises :class:`ScopeError` on an invalid part, or in ``multi-user`` mode
+    when the tenant or user is unknown (fail closed).
+    """
+    parts: dict[str, str | None] = {}
+    for name, var in _ENV.items():
+        value = env.get(var)
+        if value is None or value == "":
+            value = config.get("identity", name, "") if name != "session" else ""
+        if value is not None and not isinstance(value, str):
+            raise ScopeError(f"okfpro.toml: [identity] {name} must be a string")
+        parts[name] = value or None
+    scope = Scope(**parts)
+    if config.get("memory", "mode", "local") == "multi-user" and (scope.tenant is None or scope.user is None):
+        raise ScopeError(
+            "memory mode is multi-user but no tenant and user are known "
+            "(set OKFPRO_TENANT and OKFPRO_USER); refusing to use the local scope"
+        )
+    return scope
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"okfpro memory: {message}", err=True)
+    raise SystemExit(code)
+
+
+class _Ctx:
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+
+    def open(self):
+        from okfpro.io import config as config_mod
+        from okfpro.memory.store import MemoryStore
+
+        try:
+            cfg = config_mod.load(self.workspace)
+        except (config_mod.ConfigError, OSError) as exc:
+            _fail(str(exc))
+        try:
+            scope = resolve_scope(cfg, os.environ)
+        except ScopeError as exc:
+            _fail(str(exc))
+        store, err = MemoryStore.for_workspace(self.workspace)
+        if store is None:
+            _fail(err or "memory store unavailable")
+        return store, scope
+
+
+def _actor(scope: Scope) -> str:
+    return scope.user or "local"
+
+
+@click.group("memory")
+@click.option(
+    "--workspace",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Workspace directory (default: nearest directory holding okfpro.toml, else the current one).",
+)
+@click.pass_context
+def memory_cmd(ctx: click.Context, workspace: Path | None) -> None:
+    """Scoped memory: remember, recall, list, log, forget (scope from env / okfpro.toml)."""
+    from okfpro.io.config import find_workspace
+
+    if workspace is None:
+        workspace = find_workspace(Path.cwd()) or Path.cwd()
+    ctx.obj = _Ctx(Path(workspace))
+
+
+_tier_choice = click.Choice(list(TIERS))
+
+
+@memory_cmd.command("remember")
+@click.argument("text")
+@click.option("--tier", type=_tier_choice, default="user", show_default=True, help="Tier to file it under.")
+@click.pass_obj
+def remember_cmd(obj: _Ctx, text: str, tier: str) -> None:
+    """Remember TEXT in the current scope (TEXT '-' reads standard input)."""
+    from okfpro.memory.store import MemoryEntry
+
+    if text == "-":
+        text = sys.stdin.read()
+    store, scope = obj.open()
+    result = store.write(scope, MemoryEntry(text), tier, actor=_actor(scope))
+    if not result.written:
+        _fail(result.error or "not written")
+    click.echo(f"remembered {result.id} ({tier})")
+    if result.error:
+        click.echo(f"okfpro memory: warning: {result.error}", err=True)
+
+
+@memory_cmd.command("recall")
+@click.argument("query")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N passages.")
+@click.pass_obj
+def recall_cmd(obj: _Ctx, query: str, as_json: bool, limit: int | None) -> None:
+    """Entries of the current scope matching QUERY, most specific tier first."""
+    store, scope = obj.open()
+    result = store.read(scope, query, limit=limit)
+    if as_json:
+        payload = {
+            "scope": scope.parts(),
+            "query": query,
+            "passages": [p.to_json() for p in result.passages],
+            "diagnostics": [d.to_json() for d in result.diagnostics],
+        }
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        for p in result.passages:
+            e = p.entry
+            click.echo(f"[{e.tier}] {e.date} {e.time} score={p.score} {e.id}")
+            click.echo(f"    {p.excerpt}")
+        for d in result.diagnostics:
+            click.echo(f"okfpro memory: {d.source}: {d.message}", err=True)
+    raise SystemExit(0 if result.passages else 1)
+
+
+@memory_cmd.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_obj
+def list_cmd(obj: _Ctx, as_json: bool) -> None:
+    """Every entry stored for the current scope: tier, id, title, date."""
+    store, scope = obj.open()
+    result = store.enumerate(scope)
+    if as_json:
+        payload = {
+            "scope": scope.parts(),
+            "entries": [e.to_json() for e in result.entries],
+            "diagnostics": [d.to_json() for d in result.diagnostics],
+        }
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        for e in result.entries:
+            click.echo(f"{e.tier}\t{e.id}\t{e.date} {e.time}\t{e.title}")
+        for d in result.diagnostics:
+            click.echo(f"okfpro memory: {d.source}: {d.message}", err=True)
+    raise SystemExit(0)
+
+
+@memory_cmd.command("log")
+@click.option("--tier", type=_tier_choice, default=None, help="Only this tier.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N commits per tier.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_obj
+def log_cmd(obj: _Ctx, tier: str | None, limit: int | None, as_json: bool) -> None:
+    """The current scope's history (one commit per remember / forget), newest first."""
+    store, scope = obj.open()
+    result = store.log(scope, tier, limit)
+    if result.error:
+        _fail(result.error)
+    if as_json:
+        click.echo(json.dumps({"scope": scope.parts(), "commits": [e.to_json() for e in result.entries]}, indent=2))
+    else:
+        for e in result.entries:
+            click.echo(f"{e.commit[:12]} {e.time} {e.summary}")
+    raise SystemExit(0)
+
+
+@memory_cmd.command("forget")
+@click.option("--tier", type=_tier_choice, default=None, help="Only this tier (default: every tier of the scope).")
+@click.option("--purge", is_flag=True, help="Hard erasure: drop the history too and prune every object holding it.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_obj
+def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> None:
+    """Delete the current scope's memory (a commit; history kept unless --purge)."""
+    store, scope = obj.open()
+    what = f"the {tier} tier" if tier else "every tier"
+    how = "erase (files, history and objects)" if purge else "forget (history kept)"
+    if not yes:
+        prompt = f"{how.capitalize()} {what} of scope {scope.describe()}?"
+        if not click.confirm(prompt, default=False, err=True):
+            _fail("nothing forgotten", 2)
+    result = store.delete_scope(scope, tier, purge=purge, actor=_actor(scope))
+    if result.error:
+        _fail(result.error)
+    if purge:
+        click.echo(f"erased {result.tiers_deleted} tier(s); no object holds the erased entries (verified)")
+    else:
+        click.echo(f"forgot {result.tiers_deleted} tier(s)")
+        for t, commit in result.commits.items():
+            click.echo(f"  {t}: {commit[:12]}")
+    raise SystemExit(0)
