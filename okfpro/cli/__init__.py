@@ -18,12 +18,20 @@ from okfpro import __version__
 
 # name -> (module, attribute, one-line help).  Keep sorted by family, not alphabet.
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    # workspace: scaffold and doors
+    "init": ("okfpro.cli.scaffold", "init_cmd", "Make DIR an agent's working brain (writes the template, never overwrites)."),
+    "upgrade": ("okfpro.cli.scaffold", "upgrade_cmd", "Rewrite the tool-owned files; complete, never overwrite, the seeded ones."),
+    "audit": ("okfpro.cli.doors", "audit_cmd", "The CI door: every invariant of the workspace at once."),
+    "records": ("okfpro.cli.doors", "records_cmd", "The commit door: the staged commit must not rewrite a past journal day."),
+    "unverified": ("okfpro.cli.doors", "unverified_cmd", "Concepts still awaiting the owner's read."),
     # kernel: format and curation
     "validate": ("okfpro.cli.kernel", "validate_cmd", "Check a bundle against OKF v0.2 (errors and warnings)."),
     "lint": ("okfpro.cli.kernel", "lint_cmd", "Curation report: the 26 lint checks."),
     # memory safety
     "secrets": ("okfpro.cli.secrets", "secrets_cmd", "Refuse files holding a detectable secret (pre-commit door)."),
     "whoami": ("okfpro.cli.identity", "whoami_cmd", "Show the resolved memory scope and where each part came from."),
+    # scoped memory
+    "memory": ("okfpro.cli.memory", "memory_cmd", "Scoped memory: remember, recall, list, log, forget."),
 }
 
 
