@@ -86,7 +86,7 @@ def scan(body: str) -> LinkScan:
             continue
         d = REF_DEF.match(line)
         if d and not d.group(1).startswith("^"):
-            result.ref_defs.setdefault(d.group(1).lower(), d.group(2))
+            result.ref_defs[d.group(1).lower()] = d.group(2)  # a repeated label: the last definition wins
             continue
         fd = FOOTNOTE_DEF.match(line)
         if fd:
