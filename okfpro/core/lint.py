@@ -1,0 +1,666 @@
+"""``lint``: the curation report — 26 checks, pinned severities, stats.
+
+Pure and advisory: it never rejects a bundle.  ``healthy`` means "no ``warn``
+finding".  Checks are registered in one table (:data:`CHECKS`, in report
+order); severities are API (:data:`SEVERITIES`).  Findings come out in check
+order, and within a check in the order the check walks the bundle (concepts by
+path; ``not_in_index`` by index, then concept path).
+
+Two clocks, one name: ``stale_after=`` (the ``--stale-after`` flag) is the
+*reader's* age cutoff on ``generated_at`` and feeds ``stale``; the
+``stale_after:`` *field* is the author's expiry and feeds ``expired``.  A
+clock-gated check that was selected but cannot run (no ``today`` for
+``expired``, no cutoff for ``stale``) is named in ``stats.skipped_checks``,
+never reported as healthy by omission.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable, Iterable, Iterator
+
+from okfpro.core import graph as _graph
+from okfpro.core import links as _links
+from okfpro.core.concept import TRUST_TIERS, Bundle, Concept, Entry
+from okfpro.core.validate import is_attested_computation, log_headings
+from okfpro.core.yamlsafe import is_blank, to_text
+
+Finding = tuple  # (path | None, message, metric | None)
+
+# --- actors (§7) -----------------------------------------------------------------
+_AGENT = re.compile(r"\A\S+/\S+\Z")
+_HUMAN = re.compile(r"\Ahuman:\S+\Z")
+_PROCESS = re.compile(r"\Aprocess:\S+\Z")
+
+_HEADING = re.compile(r"\A(#{1,6})\s+(.*?)\s*\Z")
+_FENCE = re.compile(r"\A(?:```|~~~)")
+_DAY_SHAPE = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
+_CUTOFF_AGE = re.compile(r"\A(\d+)([dw])\Z")
+_CUTOFF_MOMENT = re.compile(r"\A(\d{4})-(\d{2})-(\d{2})(?:T(.+))?\Z")
+
+
+def _is_actor(value: str) -> bool:
+    return bool(_AGENT.match(value) or _HUMAN.match(value) or _PROCESS.match(value))
+
+
+@dataclass
+class Options:
+    today: _dt.date | None
+    min_body: int
+    cutoff: _dt.date | None
+
+
+class Context:
+    """Everything the checks share, computed once per run."""
+
+    def __init__(self, bundle: Bundle, options: Options) -> None:
+        self.bundle = bundle
+        self.options = options
+        self.concepts = bundle.concepts
+        self.existing = bundle.all_paths
+
+    @cached_property
+    def graph(self) -> _graph.Graph:
+        return _graph.build(self.bundle)
+
+    @cached_property
+    def indexes(self) -> list[tuple[Entry, list[tuple[str, str]]]]:
+        """Each ``index.md`` (by path) with its ``.md`` link targets as (raw, resolved path)."""
+        out = []
+        for entry in sorted(self.bundle.indexes, key=lambda e: e.path):
+            targets = []
+            for raw in _links.scan(entry.content).targets():
+                resolved = _links.resolve(raw, entry.path)
+                if resolved is not None:
+                    targets.append((raw, resolved))
+            out.append((entry, targets))
+        return out
+
+    @cached_property
+    def listed(self) -> set[str]:
+        return {resolved for _, targets in self.indexes for _, resolved in targets}
+
+    @cached_property
+    def orphans(self) -> list[Concept]:
+        g = self.graph
+        return [c for c in self.concepts if not g.in_edges.get(c.id) and c.path not in self.listed]
+
+    @cached_property
+    def unlinked(self) -> list[Concept]:
+        g = self.graph
+        return [c for c in self.concepts if not g.in_edges.get(c.id) and not g.out_edges.get(c.id)]
+
+    @cached_property
+    def stubs(self) -> list[tuple[Concept, int]]:
+        out = []
+        for c in self.concepts:
+            size = len(c.body.strip())
+            if size < self.options.min_body:
+                out.append((c, size))
+        return out
+
+    @cached_property
+    def missing(self) -> dict[str, tuple[int, list[str]]]:
+        """Missing in-bundle ``.md`` link targets -> (reference count, citing concept ids)."""
+        out: dict[str, tuple[int, list[str]]] = {}
+        for c in self.concepts:
+            for raw in c.links.targets():
+                resolved = _links.resolve(raw, c.path)
+                if resolved is None or resolved in self.existing:
+                    continue
+                refs, citing = out.get(resolved, (0, []))
+                if c.id not in citing:
+                    citing = citing + [c.id]
+                out[resolved] = (refs + 1, citing)
+        return out
+
+    @cached_property
+    def islands(self) -> list[list[str]]:
+        comps = self.graph.components
+        return sorted((members for members in comps[1:] if len(members) >= 2), key=lambda m: m[0])
+
+
+# --- the checks -------------------------------------------------------------------
+def check_orphan(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.orphans:
+        yield c.path, "nothing links here and no index.md lists it", None
+
+
+def check_not_in_index(ctx: Context) -> Iterator[Finding]:
+    by_dir: dict[str, list[Concept]] = {}
+    for c in ctx.concepts:
+        head, _, _ = c.path.rpartition("/")
+        by_dir.setdefault(head, []).append(c)
+    for entry, targets in ctx.indexes:
+        head, _, _ = entry.path.rpartition("/")
+        listed = {resolved for _, resolved in targets}
+        for c in sorted(by_dir.get(head, ()), key=lambda c: c.path):
+            if c.path not in listed:
+                yield c.path, f"its directory's {entry.path} does not list it", {"index": entry.path}
+
+
+def check_disconnected_component(ctx: Context) -> Iterator[Finding]:
+    for members in ctx.islands:
+        yield None, f"{len(members)} concepts link only among themselves, apart from the main graph", {
+            "members": members,
+            "size": len(members),
+        }
+
+
+def check_unlinked(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.unlinked:
+        yield c.path, "no links in or out: it floats outside the graph", None
+
+
+def check_missing_concept(ctx: Context) -> Iterator[Finding]:
+    for target, (refs, citing) in sorted(ctx.missing.items(), key=lambda kv: (-kv[1][0], kv[0])):
+        yield target, f"linked {refs} time(s) from {len(citing)} concept(s), but no such file exists", {
+            "references": refs,
+            "sources": citing,
+        }
+
+
+def check_broken_index_entry(ctx: Context) -> Iterator[Finding]:
+    for entry, targets in ctx.indexes:
+        for raw, resolved in targets:
+            if resolved not in ctx.existing:
+                yield entry.path, f"lists {raw}, which does not exist", {"target": resolved}
+
+
+def check_stub(ctx: Context) -> Iterator[Finding]:
+    limit = ctx.options.min_body
+    for c, size in ctx.stubs:
+        yield c.path, f"body has only {size} character(s); --min-body is {limit}", {"chars": size, "min": limit}
+
+
+def check_missing_title(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        if is_blank(c.frontmatter.get("title")):
+            yield c.path, "no title (recommended)", None
+
+
+def check_missing_description(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        if is_blank(c.frontmatter.get("description")):
+            yield c.path, "no description (recommended)", None
+
+
+def check_missing_generated(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        if "generated" not in c.frontmatter and "timestamp" not in c.frontmatter:
+            yield c.path, "no generated (who produced this, and when)", None
+
+
+def check_expired(ctx: Context) -> Iterator[Finding]:
+    today = ctx.options.today
+    if today is None:
+        return
+    for c in ctx.concepts:
+        day = c.stale_after
+        if day is not None and today >= day:
+            days = (today - day).days
+            yield c.path, f"past its stale_after date {day.isoformat()} ({days} day(s) ago)", {
+                "days_past": days,
+                "stale_after": day.isoformat(),
+            }
+
+
+def check_stale(ctx: Context) -> Iterator[Finding]:
+    cutoff = ctx.options.cutoff
+    if cutoff is None:
+        return
+    for c in ctx.concepts:
+        at = _moment_day(c.generated_at)
+        if at is not None and at < cutoff:
+            yield c.path, f"generated {at.isoformat()}, before the --stale-after cutoff {cutoff.isoformat()}", {
+                "generated_at": at.isoformat(),
+                "cutoff": cutoff.isoformat(),
+            }
+
+
+def check_uncited_external(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        external = c.links.external_targets()
+        if external and not c.sources:
+            yield c.path, f"{len(external)} external link(s) in the body and no sources", {
+                "external_count": len(external)
+            }
+
+
+def _source_resources(c: Concept) -> list[str]:
+    out: list[str] = []
+    for entry in c.native_sources:
+        value = entry.get("resource")
+        if value is not None and not isinstance(value, (list, dict)):
+            out.append(to_text(value))
+    for entry in c.legacy_citations:
+        out.append(entry["resource"])
+    return list(dict.fromkeys(out))
+
+
+def check_broken_source(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        for raw in _source_resources(c):
+            resolved = _links.resolve(raw, c.path)
+            if resolved is not None and resolved not in ctx.existing:
+                yield c.path, f"source {raw} points into the bundle at a file that does not exist", {
+                    "target": resolved
+                }
+
+
+def _source_ids(c: Concept) -> list[str]:
+    out = []
+    for entry in c.native_sources:
+        value = entry.get("id")
+        if not is_blank(value) and not isinstance(value, (list, dict)):
+            out.append(to_text(value).strip())
+    return out
+
+
+def check_unattributed_claim(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        ids = _source_ids(c)
+        if not ids:
+            continue
+        known = {i.lower() for i in ids}
+        scan = c.links
+        for label in dict.fromkeys(scan.footnote_refs):
+            if label not in known and label not in scan.footnote_defs:
+                yield c.path, f"footnote [^{label}] matches no sources[].id and has no definition", {"label": label}
+
+
+def check_unused_source(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        cited = set(c.links.footnote_refs)
+        for sid in _source_ids(c):
+            if sid.lower() not in cited:
+                yield c.path, f"source {sid!r} is not cited by any [^{sid}] footnote", {"id": sid}
+
+
+def check_unprefixed_actor(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        actors: list[tuple[str, str]] = []
+        gen = c.frontmatter.get("generated")
+        if isinstance(gen, dict):
+            by = gen.get("by")
+            if not is_blank(by):
+                actors.append(("generated.by", to_text(by).strip()))
+        for entry in c.verified:
+            by = entry.get("by")
+            if not is_blank(by):
+                actors.append(("verified.by", to_text(by).strip()))
+        for name, by in actors:
+            if not _is_actor(by):
+                yield c.path, f"{name} {by!r} is not in a §7 form (agent/version, human:id, process:id)", {
+                    "by": by,
+                    "field": name,
+                }
+
+
+def computation_fence(body: str) -> bool:
+    """Whether a ``# Computation`` section holds a fenced code block."""
+    level = None
+    fenced = False
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if _FENCE.match(stripped):
+            if level is not None:
+                return True
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        heading = _HEADING.match(stripped)
+        if heading is None:
+            continue
+        if level is None:
+            if heading.group(2).lower() == "computation":
+                level = len(heading.group(1))
+        elif len(heading.group(1)) <= level:
+            level = None
+            if heading.group(2).lower() == "computation":
+                level = len(heading.group(1))
+    return False
+
+
+def check_incomplete_computation(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        if not is_attested_computation(c):
+            continue
+        provided = []
+        if not is_blank(c.frontmatter.get("computation")):
+            provided.append("computation")
+        if computation_fence(c.body):
+            provided.append("fence")
+        if len(provided) == 1:
+            continue
+        if provided:
+            message = "gives its computation twice (a computation: path and a # Computation fence); keep one"
+        else:
+            message = "gives no computation (no computation: path, no fenced block under # Computation)"
+        yield c.path, message, {"provided": provided}
+
+
+def check_broken_attestation_ref(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        if not is_attested_computation(c):
+            continue
+        fm = c.frontmatter
+        refs: list[tuple[str, Any]] = [("computation", fm.get("computation"))]
+        for key in ("executor", "attester"):
+            value = fm.get(key)
+            if isinstance(value, dict):
+                refs.append((f"{key}.resource", value.get("resource")))
+        for name, value in refs:
+            if is_blank(value) or isinstance(value, (list, dict)):
+                continue
+            raw = to_text(value)
+            resolved = _links.resolve(raw, c.path)
+            if resolved is not None and resolved not in ctx.existing:
+                yield c.path, f"{name} {raw} names a file that does not exist in the bundle", {
+                    "field": name,
+                    "target": resolved,
+                }
+
+
+def check_legacy_timestamp(ctx: Context) -> Iterator[Finding]:
+    paths = [c.path for c in ctx.concepts if "timestamp" in c.frontmatter]
+    if paths:
+        yield None, (
+            f"{len(paths)} concept(s) still carry the v0.1 timestamp field; write it as "
+            "generated: {by: <who>, at: <the timestamp>} (only you know the actor)"
+        ), {"concepts": paths}
+
+
+def check_legacy_citations(ctx: Context) -> Iterator[Finding]:
+    paths = [c.path for c in ctx.concepts if has_citations_section(c.body)]
+    if paths:
+        yield None, (
+            f"{len(paths)} concept(s) still have a v0.1 '# Citations' section; move it into sources: "
+            "(resource, optional id/title), cite claims with [^id] footnotes, then drop the section"
+        ), {"concepts": paths}
+
+
+def has_citations_section(body: str) -> bool:
+    if "itations" not in body:
+        return False
+    fenced = False
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if _FENCE.match(stripped):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        heading = _HEADING.match(stripped)
+        if heading and heading.group(2).lower() == "citations":
+            return True
+    return False
+
+
+def check_duplicate_title(ctx: Context) -> Iterator[Finding]:
+    groups: dict[str, list[Concept]] = {}
+    for c in ctx.concepts:
+        title = c.frontmatter.get("title")
+        if is_blank(title):
+            continue
+        groups.setdefault(to_text(title).strip().casefold(), []).append(c)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        title = to_text(members[0].frontmatter.get("title")).strip()
+        ids = sorted(c.id for c in members)
+        yield None, f"{len(members)} concepts share the title {title!r}", {"concepts": ids, "title": title}
+
+
+def check_unused_reference_def(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        for label in c.links.unused_defs():
+            yield c.path, f"reference definition [{label}] is never used", {"label": label}
+
+
+def check_undefined_reference(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        for label in dict.fromkeys(c.links.undefined_refs()):
+            yield c.path, f"reference link [{label}] has no definition, so it goes nowhere", {"label": label}
+
+
+def check_self_link(ctx: Context) -> Iterator[Finding]:
+    for c in ctx.concepts:
+        count = sum(1 for raw in c.links.targets() if _links.resolve(raw, c.path) == c.path)
+        if count:
+            yield c.path, f"links to itself ({count} time(s))", {"count": count}
+
+
+def check_log_order(ctx: Context) -> Iterator[Finding]:
+    for entry in sorted(ctx.bundle.logs, key=lambda e: e.path):
+        if not entry.utf8_ok:
+            continue
+        # Shape-valid headings only (a calendar-invalid one is already validate's error).
+        dates = [h for h in log_headings(entry.content) if _DAY_SHAPE.match(h)]
+        if any(dates[i] < dates[i + 1] for i in range(len(dates) - 1)):
+            yield entry.path, f"day headings are not newest-first (§9): {', '.join(dates)}", {"dates": dates}
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    severity: str
+    category: str
+    run: Callable[[Context], Iterable[Finding]]
+    clock: str | None = None  # "today" or "cutoff" for the clock-gated checks
+
+
+# The one table: report order, pinned severity, category, implementation.
+CHECKS: dict[str, Check] = {
+    c.id: c
+    for c in (
+        Check("orphan", "warn", "reachability", check_orphan),
+        Check("not_in_index", "warn", "reachability", check_not_in_index),
+        Check("disconnected_component", "info", "reachability", check_disconnected_component),
+        Check("unlinked", "info", "reachability", check_unlinked),
+        Check("missing_concept", "info", "backlog", check_missing_concept),
+        Check("broken_index_entry", "warn", "backlog", check_broken_index_entry),
+        Check("stub", "info", "completeness", check_stub),
+        Check("missing_title", "info", "completeness", check_missing_title),
+        Check("missing_description", "info", "completeness", check_missing_description),
+        Check("missing_generated", "info", "completeness", check_missing_generated),
+        Check("expired", "info", "freshness", check_expired, clock="today"),
+        Check("stale", "warn", "freshness", check_stale, clock="cutoff"),
+        Check("uncited_external", "info", "provenance", check_uncited_external),
+        Check("broken_source", "warn", "provenance", check_broken_source),
+        Check("unattributed_claim", "warn", "provenance", check_unattributed_claim),
+        Check("unused_source", "info", "provenance", check_unused_source),
+        Check("unprefixed_actor", "info", "provenance", check_unprefixed_actor),
+        Check("incomplete_computation", "warn", "attestation", check_incomplete_computation),
+        Check("broken_attestation_ref", "warn", "attestation", check_broken_attestation_ref),
+        Check("legacy_timestamp", "info", "migration", check_legacy_timestamp),
+        Check("legacy_citations", "info", "migration", check_legacy_citations),
+        Check("duplicate_title", "info", "hygiene", check_duplicate_title),
+        Check("unused_reference_def", "info", "hygiene", check_unused_reference_def),
+        Check("undefined_reference", "warn", "hygiene", check_undefined_reference),
+        Check("self_link", "info", "hygiene", check_self_link),
+        Check("log_order", "info", "hygiene", check_log_order),
+    )
+}
+SEVERITIES: dict[str, str] = {cid: check.severity for cid, check in CHECKS.items()}
+CHECK_IDS: tuple[str, ...] = tuple(CHECKS)
+
+
+class UnknownCheck(ValueError):
+    """An ``--only`` / ``--except`` id that names no check."""
+
+
+def _ids(value: Iterable[str] | str | None, flag: str) -> list[str] | None:
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else list(value)
+    out = [item.strip() for item in items if item and item.strip()]
+    unknown = [item for item in out if item not in CHECKS]
+    if unknown:
+        raise UnknownCheck(
+            f"unknown check id(s) for {flag}: {', '.join(unknown)} (known: {', '.join(CHECK_IDS)})"
+        )
+    return out
+
+
+def parse_today(value: _dt.date | str | None) -> _dt.date | None:
+    if value is None or isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
+        return value  # type: ignore[return-value]
+    if isinstance(value, _dt.datetime):
+        return value.date()
+    text = str(value).strip()
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        raise ValueError(f"today must be a YYYY-MM-DD date, not {value!r}")
+    try:
+        return _dt.date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"today {value!r} is not a calendar day") from None
+
+
+def parse_cutoff(value: Any, today: _dt.date | None) -> tuple[_dt.date | None, bool]:
+    """A ``--stale-after`` value -> (cutoff day or None, needs-today-but-has-none).
+
+    Accepts ``90d`` / ``12w`` (counted back from ``today``), an ISO date, or a full
+    ISO timestamp (``2026-01-01T10:00:00Z``; its day is the cutoff).  Raises
+    ValueError for anything else (a bare number included).
+    """
+    if value is None:
+        return None, False
+    if isinstance(value, _dt.datetime):
+        return value.date(), False
+    if isinstance(value, _dt.date):
+        return value, False
+    text = str(value).strip()
+    age = _CUTOFF_AGE.match(text)
+    if age:
+        if today is None:
+            return None, True
+        amount = int(age.group(1)) * (7 if age.group(2) == "w" else 1)
+        try:
+            return today - _dt.timedelta(days=amount), False
+        except OverflowError:
+            raise ValueError(f"--stale-after {text!r} reaches before year 1") from None
+    moment = _CUTOFF_MOMENT.match(text)
+    if moment:
+        try:
+            day = _dt.date(int(moment.group(1)), int(moment.group(2)), int(moment.group(3)))
+        except ValueError:
+            raise ValueError(f"--stale-after {text!r} is not a calendar day") from None
+        if moment.group(4) is not None:
+            try:
+                _dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+            except ValueError:
+                raise ValueError(f"--stale-after {text!r} is not an ISO 8601 timestamp") from None
+        return day, False
+    raise ValueError(
+        f"--stale-after {text!r}: give an age like 90d or 12w, an ISO date (2026-01-01) or a full ISO timestamp"
+    )
+
+
+def _moment_day(value: Any) -> _dt.date | None:
+    if value is None:
+        return None
+    if isinstance(value, _dt.datetime):
+        return value.date()
+    if isinstance(value, _dt.date):
+        return value
+    text = to_text(value).strip()
+    m = re.match(r"\A(\d{4})-(\d{2})-(\d{2})(?:[Tt ]|\Z)", text)
+    if not m:
+        return None
+    try:
+        return _dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def lint(
+    bundle: Bundle,
+    *,
+    today: _dt.date | str | None = None,
+    only: Iterable[str] | str | None = None,
+    except_: Iterable[str] | str | None = None,
+    min_body: int = 50,
+    stale_after: Any = None,
+) -> dict[str, Any]:
+    """Run the selected checks on ``bundle``; return ``{healthy, stats, findings}``.
+
+    Raises :class:`UnknownCheck` (a ValueError) for an unknown id in ``only`` /
+    ``except_``, and ValueError for a malformed ``today`` or ``stale_after``.
+    """
+    only_ids = _ids(only, "--only")
+    except_ids = _ids(except_, "--except")
+    day = parse_today(today)
+    cutoff, _ = parse_cutoff(stale_after, day)  # a relative cutoff with no day: skipped_checks
+    if min_body < 0:
+        raise ValueError("min_body must be zero or more")
+    selected = [cid for cid in CHECK_IDS if (only_ids is None or cid in only_ids)]
+    if except_ids:
+        selected = [cid for cid in selected if cid not in except_ids]
+
+    ctx = Context(bundle, Options(today=day, min_body=min_body, cutoff=cutoff))
+    skipped: list[str] = []
+    findings: list[dict[str, Any]] = []
+    for cid in selected:
+        check = CHECKS[cid]
+        if check.clock == "today" and day is None:
+            skipped.append(cid)
+            continue
+        if check.clock == "cutoff" and cutoff is None:
+            skipped.append(cid)
+            continue
+        for path, message, metric in check.run(ctx):
+            findings.append(
+                {"check": cid, "severity": check.severity, "path": path, "message": message, "metric": metric}
+            )
+    return {
+        "healthy": not any(f["severity"] == "warn" for f in findings),
+        "stats": stats(ctx, skipped),
+        "findings": findings,
+    }
+
+
+def stats(ctx: Context, skipped: list[str]) -> dict[str, Any]:
+    g = ctx.graph
+    bundle = ctx.bundle
+    types: dict[str, int] = {}
+    tags: dict[str, int] = {}
+    trust = {tier: 0 for tier in TRUST_TIERS}
+    status: dict[str, int] = {}
+    for c in ctx.concepts:
+        t = _graph.node_type(c)
+        types[t] = types.get(t, 0) + 1
+        for tag in dict.fromkeys(c.tags):
+            tags[tag] = tags.get(tag, 0) + 1
+        trust[c.trust] = trust.get(c.trust, 0) + 1
+        s = _effective_status(c)
+        status[s] = status.get(s, 0) + 1
+    return {
+        "concepts": len(ctx.concepts),
+        "edges": len(g.edges),
+        "indexes": len(bundle.indexes),
+        "logs": len(bundle.logs),
+        "skipped": len(bundle.unparseable),
+        "skipped_checks": skipped,
+        "orphans": len(ctx.orphans),
+        "loose": len(ctx.unlinked),
+        "stubs": len(ctx.stubs),
+        "backlog": len(ctx.missing),
+        "components": len(g.components),
+        "hubs": [{"id": row["id"], "in_degree": row["inbound"]} for row in g.hubs(limit=5)],
+        "types": dict(sorted(types.items())),
+        "tags": dict(sorted(tags.items())),
+        "trust": trust,
+        "status": dict(sorted(status.items())),
+    }
+
+
+def _effective_status(c: Concept) -> str:
+    value = c.frontmatter.get("status")
+    text = "" if value is None else to_text(value).strip().lower()
+    return text or "stable"
+
