@@ -1,0 +1,441 @@
+"""The disk side of the work-state engine: gather cheaply, compute, write guarded.
+
+Readers (``state``, ``board``, ``snapshot``) are cheap by contract: they read
+``board.md``, ``log.md``, directory listings and (for the snapshot's
+``unverified briefings`` counter only) the files under ``reference/``.  Only
+``state --full`` parses the whole bundle.
+
+Writers follow one path: read -> pure transform (``okfpro.core.board_edit``) ->
+declared delta -> ``okfpro.core.conserve.check`` -> atomic write.  Every file a
+writer reads or rewrites must resolve (by realpath) inside the bundle root; a
+missing seeded file (``board.md``, ``log.md``, ``journal/index.md``) is never
+created; any refusal leaves every file byte-for-byte untouched.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from okfpro.core import board as _board
+from okfpro.core import board_edit as _edit
+from okfpro.core import conserve as _conserve
+from okfpro.core import dormancy as _dormancy
+from okfpro.core import log as _log
+from okfpro.core import pairing as _pairing
+from okfpro.core import snapshot as _snapshot
+from okfpro.core.concept import Concept, parse_entry
+from okfpro.io.atomic import atomic_write, locked
+
+SEEDED = ("board.md", "log.md", "journal/index.md")
+
+
+class Refusal(Exception):
+    """A writer will not write.  ``path`` is the file that stays untouched."""
+
+    def __init__(self, message: str, path: str | None = None):
+        super().__init__(message)
+        self.path = path
+
+
+# --- reading -------------------------------------------------------------------
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """Bytes -> UTF-8 with replacement: an invalid byte must not crash a gate."""
+    with open(path, "rb") as handle:
+        return handle.read().decode("utf-8", errors="replace")
+
+
+def read_optional(path: str | os.PathLike) -> str | None:
+    try:
+        return read_text(path)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+@dataclass
+class Project:
+    slug: str
+    closed: bool
+    empty: bool  # no .md besides index.md anywhere below
+
+
+def _md_files_below(directory: str) -> bool:
+    """Is there any non-hidden ``*.md`` other than ``index.md`` below ``directory``?"""
+    stack = [directory]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(e.path)
+                    continue
+            except OSError:
+                continue
+            if e.name.endswith(".md") and e.name != "index.md":
+                return True
+    return False
+
+
+def projects(root: str | os.PathLike) -> list[Project]:
+    """Every ``projects/<slug>/`` directory, sorted, with its closure and emptiness."""
+    base = os.path.join(os.fspath(root), "projects")
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except OSError:
+        return []
+    out = []
+    for e in entries:
+        if e.name.startswith("."):
+            continue
+        try:
+            if not e.is_dir():
+                continue
+        except OSError:
+            continue
+        index = read_optional(os.path.join(e.path, "index.md"))
+        closed = index is not None and _pairing.is_closed(_head_text(index))
+        out.append(Project(e.name, closed, empty=not _md_files_below(e.path)))
+    return out
+
+
+def _head_text(text: str) -> str:
+    return _pairing.head(text)
+
+
+def reference_concepts(root: str | os.PathLike) -> list[Concept]:
+    """Parse only the files under ``reference/`` (the briefings)."""
+    from okfpro.io.reader import read_bytes, walk
+
+    root_real = os.path.realpath(os.fspath(root))
+    ref = os.path.join(root_real, "reference")
+    if not os.path.isdir(ref):
+        return []
+    out = []
+    for rel in walk(ref):
+        path = f"reference/{rel}"
+        try:
+            raw = read_bytes(root_real, path)
+        except OSError:
+            continue
+        item = parse_entry(path, raw)
+        if isinstance(item, Concept):
+            out.append(item)
+    return out
+
+
+def is_briefing(c: Concept) -> bool:
+    return c.id.startswith("reference/")
+
+
+def unverified_briefing_count(root: str | os.PathLike) -> int:
+    return sum(1 for c in reference_concepts(root) if is_briefing(c) and c.awaiting_read)
+
+
+def journal_entries(root: str | os.PathLike) -> dict[str, str]:
+    """``{YYYY-MM-DD: text}`` for every ``journal/YYYY-MM-DD.md``."""
+    base = os.path.join(os.fspath(root), "journal")
+    out: dict[str, str] = {}
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return out
+    for name in names:
+        m = _dormancy.JOURNAL_FILE.match(name)
+        if m and _board.parse_day(m.group(1)) is not None:
+            text = read_optional(os.path.join(base, name))
+            if text is not None:
+                out[m.group(1)] = text
+    return out
+
+
+# --- reader payloads ---------------------------------------------------------------
+
+
+def board_text(root: str | os.PathLike) -> str | None:
+    return read_optional(os.path.join(os.fspath(root), "board.md"))
+
+
+def snapshot_counters(root: str | os.PathLike, today: _dt.date, board: _board.Board | None = None) -> dict[str, int]:
+    if board is None:
+        board = _board.parse(board_text(root) or "")
+    empty = sum(1 for p in projects(root) if not p.closed and p.empty)
+    return _snapshot.counters(board, today, unverified_briefing_count(root), empty)
+
+
+def snapshot_payload(root: str | os.PathLike, today: _dt.date) -> dict:
+    c = snapshot_counters(root, today)
+    return {"line": _snapshot.render(c), "counters": c}
+
+
+def state_payload(root: str | os.PathLike, today: _dt.date, full: bool = False) -> dict:
+    """The ``state --json`` object (``root`` as given)."""
+    text = board_text(root) or ""
+    b = _board.parse(text)
+    log = _log.parse(read_optional(os.path.join(os.fspath(root), "log.md")) or "")
+    latest = log.latest_snapshot()
+    last = None
+    if latest is not None:
+        last = {"day": latest[0], "line": latest[1], "counters": _snapshot.parse(latest[1])}
+    projs = projects(root)
+    payload = {
+        "root": os.fspath(root),
+        "as of": today.isoformat(),
+        "board": _board.counters(b, today),
+        "deadlines at risk": _dormancy.at_risk(b, today),
+        "log": {
+            "newest day": log.newest_day,
+            "journal today": os.path.isfile(os.path.join(os.fspath(root), "journal", f"{today.isoformat()}.md")),
+        },
+        "projects": {"open": [p.slug for p in projs if not p.closed]},
+        "last snapshot": last,
+    }
+    if full:
+        payload["full"] = full_payload(root, b, projs)
+    return payload
+
+
+def full_payload(root: str | os.PathLike, b: _board.Board, projs: list[Project]) -> dict:
+    from okfpro.io.bundle import load
+
+    bundle = load(root)
+    awaiting = [c for c in bundle.concepts if c.awaiting_read]
+    rows = [
+        {"id": c.id, "by": c.generated_by, "at": _as_text(c.generated_at), "trust": c.trust}
+        for c in sorted(awaiting, key=lambda c: c.id)
+    ]
+    facts = pairing_facts(root, bundle, projs)
+    return {
+        "pairing": _pairing.failures(b.rows, facts),
+        "unverified": rows,
+        "unverified briefings": sum(1 for c in awaiting if is_briefing(c)),
+    }
+
+
+def pairing_facts(root: str | os.PathLike, bundle, projs: list[Project] | None = None) -> _pairing.Facts:
+    """Everything the five pairing invariants need, from a loaded bundle."""
+    if projs is None:
+        projs = projects(root)
+    return _pairing.Facts(
+        open_projects=[p.slug for p in projs if not p.closed],
+        closed_projects=[p.slug for p in projs if p.closed],
+        unverified_briefings=[c.id for c in bundle.concepts if is_briefing(c) and c.awaiting_read],
+        verified_briefings=[c.id for c in bundle.concepts if is_briefing(c) and c.trust == "human-reviewed"],
+        entries=all_entries(root),
+    )
+
+
+def all_entries(root: str | os.PathLike) -> set[str]:
+    """Bundle-relative paths of every non-hidden file and directory."""
+    base = os.fspath(root)
+    out: set[str] = set()
+    for current, dirs, files in os.walk(base):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        rel = os.path.relpath(current, base)
+        prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        for d in dirs:
+            out.add(prefix + d)
+        for f in files:
+            if not f.startswith("."):
+                out.add(prefix + f)
+    return out
+
+
+def _as_text(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+def board_rows(root: str | os.PathLike, today: _dt.date, section: str | None = None) -> list[dict]:
+    b = _board.parse(board_text(root) or "")
+    return _board.rows_json(b, today, section)
+
+
+# --- writing -----------------------------------------------------------------------
+
+
+def contained(root: Path, path: Path) -> Path:
+    """The realpath of ``path``, refusing one that leaves the bundle root."""
+    root_real = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+        rel = os.path.relpath(path, root)
+        raise Refusal(f"{rel} resolves outside the bundle ({real}); a writer will not follow it.", rel)
+    return Path(real)
+
+
+def _lock_path(root: Path) -> Path:
+    from okfpro.io.roots import repo_of
+
+    scratch = repo_of(root) / ".tmp"
+    if scratch.is_dir():
+        return scratch / "okfpro-write.lock"
+    digest = hashlib.sha1(os.path.realpath(root).encode("utf-8")).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"okfpro-write-{digest}.lock"
+
+
+@dataclass
+class Plan:
+    """Files a writer means to write: relative path -> Edit (all checked before any write)."""
+
+    root: Path
+    edits: list[tuple[str, _edit.Edit]] = field(default_factory=list)
+
+
+def read_seeded(root: Path, rel: str) -> str:
+    path = root / rel
+    if not path.exists() and not path.is_symlink():
+        raise Refusal(f"{rel} is missing; a writer never creates a seeded file. Restore it (okfpro upgrade completes the seeded files).", rel)
+    real = contained(root, path)
+    if not real.is_file():
+        raise Refusal(f"{rel} is not a regular file.", rel)
+    with open(real, "rb") as handle:
+        raw = handle.read()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refusal(f"{rel} is not valid UTF-8; a writer will not rewrite bytes it cannot read.", rel) from None
+
+
+def commit(plan: Plan, transform_check=_conserve.check) -> list[str]:
+    """Guard every planned edit, then write them all; return the relative paths written."""
+    for rel, e in plan.edits:
+        findings = transform_check(e.before, e.after, added=e.added, removed=e.removed, moved=e.moved)
+        if findings:
+            raise Refusal(
+                "the edit does not conserve lines as declared (" + "; ".join(findings) + "). "
+                "This is a defect in the writer, not in your file; nothing was written.",
+                rel,
+            )
+    written = []
+    for rel, e in plan.edits:
+        if not e.changed:
+            continue
+        target = contained(plan.root, plan.root / rel)
+        atomic_write(target, e.after)
+        written.append(rel)
+    return written
+
+
+def writing(root: Path):
+    return locked(_lock_path(root))
+
+
+def do_capture(root: Path, today: _dt.date, text: str) -> str:
+    with writing(root):
+        before = read_seeded(root, "board.md")
+        try:
+            e = _edit.capture(before, today, text)
+        except _edit.Refused as exc:
+            raise Refusal(str(exc), "board.md") from None
+        commit(Plan(root, [("board.md", e)]))
+    return e.added[0]
+
+
+def do_move(root: Path, verb: str, selector: str) -> tuple[_edit.Edit, _board.Board]:
+    with writing(root):
+        before = read_seeded(root, "board.md")
+        try:
+            e = _edit.promote(before, selector) if verb == "promote" else _edit.demote(before, selector)
+        except _edit.Refused as exc:
+            raise Refusal(str(exc), "board.md") from None
+        commit(Plan(root, [("board.md", e)]))
+    return e, _board.parse(e.after)
+
+
+@dataclass
+class JournalResult:
+    day: str
+    created_entry: bool
+    linked: bool
+
+
+def do_journal_open(root: Path, today: _dt.date) -> JournalResult:
+    d = today.isoformat()
+    with writing(root):
+        jdir = root / "journal"
+        if not jdir.is_dir():
+            raise Refusal("journal/ is missing; a writer never creates a seeded directory. Restore it.", "journal/")
+        contained(root, jdir)
+        index_before = read_seeded(root, "journal/index.md")
+        entry_rel = f"journal/{d}.md"
+        entry_path = root / entry_rel
+        plan = Plan(root)
+        created = False
+        if not entry_path.exists() and not entry_path.is_symlink():
+            contained(root, entry_path)
+            text = _edit.journal_entry_text(today)
+            added = [_board.chomp(x) for x in _board.split_lines(text)]
+            plan.edits.append((entry_rel, _edit.Edit("", text, added=added)))
+            created = True
+        else:
+            contained(root, entry_path)
+        idx = _edit.journal_index(index_before, today)
+        plan.edits.append(("journal/index.md", idx))
+        commit(plan)
+    return JournalResult(d, created, idx.changed)
+
+
+@dataclass
+class CloseResult:
+    slug: str
+    marked: bool
+    removed: int
+    log_line: str
+    header: str | None
+    owes_snapshot: bool
+
+
+def do_close(root: Path, today: _dt.date, arg: str) -> CloseResult:
+    try:
+        slug = _edit.close_slug(arg)
+    except _edit.Refused as exc:
+        raise Refusal(str(exc)) from None
+    with writing(root):
+        index_rel = f"projects/{slug}/index.md"
+        if not (root / index_rel).is_file():
+            raise Refusal(f"{index_rel} does not exist; there is no project '{slug}' to close.", index_rel)
+        index_before = read_seeded(root, index_rel)
+        board_before = read_seeded(root, "board.md")
+        log_before = read_seeded(root, "log.md")
+        already = _pairing.is_closed(index_before)
+        try:
+            marker = _edit.Edit(index_before, index_before) if already else _edit.close_marker(index_before, today)
+            board_e, removed, _ = _edit.close_board(board_before, slug)
+        except _edit.Refused as exc:
+            raise Refusal(str(exc), index_rel) from None
+        if already and removed == 0:
+            raise Refusal(f"projects/{slug} is already closed and no board line links it; nothing to do.", index_rel)
+        line = _edit.close_log_line(slug, removed)
+        log_e = _edit.log_entry(log_before, today, line)
+        commit(Plan(root, [(index_rel, marker), ("board.md", board_e), ("log.md", log_e)]))
+    b = _board.parse(board_e.after)
+    header = b.lines[b.header_index] if b.header_index is not None else None
+    day_block = _log.parse(log_e.after).block(today.isoformat())
+    owes = day_block is not None and (
+        day_block.snapshot_index is None or day_block.snapshot_index < _last_nonblank(log_e.after, day_block)
+    )
+    return CloseResult(slug, not already, removed, line, header, owes)
+
+
+def _last_nonblank(text: str, block) -> int:
+    lines = _log.parse(text).lines
+    last = block.heading
+    for i in range(block.heading + 1, block.end):
+        if lines[i].strip():
+            last = i
+    return last
