@@ -18,6 +18,10 @@ def cache_enabled(requested: bool = True) -> bool:
 
 
 def load(root: str | os.PathLike, *, cache: bool = True) -> Bundle:
+    if cache_enabled(cache):
+        from okfpro.io.cache import load_bundle
+
+        return load_bundle(root)
     from okfpro.io.reader import read_bundle
 
     return read_bundle(root)
