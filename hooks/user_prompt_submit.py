@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""okfpro hook launcher: user-prompt-submit (feedback: never blocks, exit 0).
+
+Called by the agent host (e.g. .claude/settings.json); see _launch.py beside it.
+"""
+import os
+import sys
+
+EVENT = "user-prompt-submit"
+GATE = False
+
+try:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from _launch import launch
+except BaseException as exc:  # noqa: BLE001 - a broken launcher must not read as "carry on"
+    sys.stderr.write(
+        "ENFORCEMENT DEGRADED — the okfpro launcher (_launch.py) beside %s could not be loaded (%s: %s).\n"
+        % (os.path.basename(__file__), type(exc).__name__, exc)
+    )
+    sys.exit(2 if GATE else 0)
+
+if __name__ == "__main__":
+    try:
+        code = launch(EVENT, GATE)
+    except BaseException as exc:  # noqa: BLE001
+        sys.stderr.write("ENFORCEMENT DEGRADED — the okfpro launcher crashed (%s: %s).\n" % (type(exc).__name__, exc))
+        code = 2 if GATE else 0
+    sys.exit(code)

@@ -1,0 +1,153 @@
+"""Host dialects.  Claude Code is the reference; the others are mapped onto it.
+
+* **claude** — the reference dialect (event JSON on stdin, exit 0/2, PreToolUse
+  ``hookSpecificOutput.permissionDecision``, SessionStart plain stdout).
+* **codex** — OpenAI Codex CLI speaks the same JSON.  Two differences matter:
+  its edit tool is ``apply_patch`` (the patch text in ``tool_input.command`` /
+  ``input`` / ``patch``), which is split here into one Write/Edit event per file;
+  and its output schemas are strict, so context goes out as a
+  ``hookSpecificOutput`` object rather than plain text.
+* **gemini** — Gemini CLI names its events ``BeforeTool`` / ``AfterTool`` /
+  ``SessionStart`` / ``SessionEnd`` / ``BeforeAgent`` / ``AfterAgent`` and its tools
+  ``write_file`` / ``replace`` / ``run_shell_command``; exit 0/2 mean what they
+  mean for Claude Code.  It has no "ask": an ask is refused (exit 2) with the
+  reason, because there is nobody to approve it.  Context is
+  ``hookSpecificOutput.additionalContext``.  Its ``timeout`` is in milliseconds
+  (a concern of the settings file ``okfpro init --agent gemini`` writes).
+
+Detection: ``--agent NAME`` on the command line wins; otherwise a Gemini event
+name in ``hook_event_name`` selects gemini; otherwise claude.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook path
+    from typing import Any
+
+from okfpro.hooks.event import Event
+
+DIALECTS = ("claude", "codex", "gemini")
+
+GEMINI_EVENTS = {
+    "BeforeTool": "pre-tool-use",
+    "AfterTool": "post-tool-use",
+    "SessionStart": "session-start",
+    "SessionEnd": "session-end",
+    "BeforeAgent": "user-prompt-submit",
+    "AfterAgent": "stop",
+}
+GEMINI_TOOLS = {
+    "write_file": "Write",
+    "replace": "Edit",
+    "edit": "Edit",
+    "run_shell_command": "Bash",
+}
+CLAUDE_EVENT_NAMES = {
+    "session-start": "SessionStart",
+    "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
+    "stop": "Stop",
+    "user-prompt-submit": "UserPromptSubmit",
+    "session-end": "SessionEnd",
+}
+GEMINI_EVENT_NAMES = {v: k for k, v in GEMINI_EVENTS.items()}
+
+_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$")
+_PATCH_MOVE = re.compile(r"^\*\*\* Move to: (.+?)\s*$")
+
+
+def detect(event: Event, requested: str | None) -> str:
+    if requested:
+        return requested
+    if event.hook_event_name in GEMINI_EVENTS:
+        return "gemini"
+    return "claude"
+
+
+def normalize(event: Event, dialect: str) -> list[Event]:
+    """One or more reference-dialect events for what the host sent."""
+    event.dialect = dialect
+    if event.error is not None:
+        return [event]
+    raw = dict(event.raw)
+    if dialect == "gemini":
+        tool = raw.get("tool_name")
+        if isinstance(tool, str) and tool in GEMINI_TOOLS:
+            raw["tool_name"] = GEMINI_TOOLS[tool]
+        # Gemini's AfterAgent carries stop_hook_active like Claude's Stop.
+        return [Event(raw=raw, dialect=dialect)]
+    if raw.get("tool_name") == "apply_patch":
+        return _split_patch(raw, dialect) or [Event(raw=raw, dialect=dialect)]
+    return [Event(raw=raw, dialect=dialect)]
+
+
+def _patch_text(tool_input: Any) -> str:
+    if isinstance(tool_input, str):
+        return tool_input
+    if not isinstance(tool_input, dict):
+        return ""
+    for key in ("command", "input", "patch"):
+        value = tool_input.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list):  # ["apply_patch", "<patch>"]
+            return "\n".join(v for v in value if isinstance(v, str))
+    return ""
+
+
+def _split_patch(raw: dict[str, Any], dialect: str) -> list[Event]:
+    text = _patch_text(raw.get("tool_input"))
+    files: list[tuple[str, str, list[str]]] = []  # (op, path, added lines)
+    for line in text.splitlines():
+        m = _PATCH_FILE.match(line)
+        if m:
+            files.append((m.group(1), m.group(2), []))
+            continue
+        mv = _PATCH_MOVE.match(line)
+        if mv and files:
+            op, _, added = files[-1]
+            files[-1] = ("Add", mv.group(1), added)
+            continue
+        if files and line.startswith("+") and not line.startswith("+++"):
+            files[-1][2].append(line[1:])
+    out = []
+    cwd = raw.get("cwd") if isinstance(raw.get("cwd"), str) else os.getcwd()
+    for op, path, added in files:
+        if op == "Delete":
+            continue
+        full = path if os.path.isabs(path) else os.path.join(cwd, path)
+        sub = dict(raw)
+        if op == "Add":
+            sub["tool_name"] = "Write"
+            sub["tool_input"] = {"file_path": full, "content": "\n".join(added)}
+        else:
+            sub["tool_name"] = "Edit"
+            sub["tool_input"] = {"file_path": full, "new_string": "\n".join(added)}
+        out.append(Event(raw=sub, dialect=dialect))
+    return out
+
+
+def ask_output(dialect: str, reason: str) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) for an ask."""
+    if dialect == "gemini":
+        return "", f"Gemini CLI cannot ask the owner, so this call is refused. {reason}", 2
+    payload = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "ask",
+            "permissionDecisionReason": reason,
+        }
+    }
+    return json.dumps(payload, ensure_ascii=False), "", 0
+
+
+def context_output(dialect: str, event_name: str, text: str) -> str:
+    """stdout for a context answer (SessionStart banner, prompt recall)."""
+    if dialect == "claude" and event_name in ("session-start", "user-prompt-submit"):
+        return text if text.endswith("\n") else text + "\n"
+    host_name = (GEMINI_EVENT_NAMES if dialect == "gemini" else CLAUDE_EVENT_NAMES).get(event_name, event_name)
+    return json.dumps({"hookSpecificOutput": {"hookEventName": host_name, "additionalContext": text}}, ensure_ascii=False)

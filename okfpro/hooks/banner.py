@@ -1,0 +1,115 @@
+"""The SessionStart banner: the work state, once, so the agent need not go looking.
+
+Cheap by contract: ``board.md``, ``log.md``, the ``journal/`` and ``projects/``
+listings and the friction log — no concept is parsed.  Always an answer (the
+caller exits 0), always under 10,000 characters (cut with a visible marker).
+
+Variants: no bundle → nothing; a broken core → what is missing and how to
+restore it; an unreadable event → "state unavailable", gates still running.
+``source`` shapes it: ``startup`` / ``clear`` get the full brief, ``resume`` a
+refresh, ``compact`` a short re-brief (the long one is in the compacted past).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+LIMIT = 9_500
+TRUNCATED = "[… banner cut here to stay under the 10,000-character limit — `okfpro state` has the rest]"
+REFRESH = (
+    "This is current as of session start. After you write, refresh with `okfpro state` rather than "
+    "re-reading the files. `okfpro board` lists the lines; `okfpro capture`, `promote`, `demote`, "
+    "`journal open` and `close` write the mechanical shapes."
+)
+
+
+def unavailable(reason: str) -> str:
+    return f"Bundle state unavailable — {reason}. The gates still run; only this banner is blind."
+
+
+def clip(text: str, limit: int = LIMIT) -> str:
+    if len(text) <= limit:
+        return text
+    keep = text[: limit - len(TRUNCATED) - 1]
+    cut = keep.rfind("\n")
+    if cut > limit // 2:
+        keep = keep[:cut]
+    return keep + "\n" + TRUNCATED
+
+
+def banner(ctx: Any) -> str:
+    root = ctx.enclosing()
+    if root is None:
+        return ""
+    from okfpro.hooks.checks import core_missing
+
+    missing = core_missing(root)
+    if missing:
+        lines = [f"Bundle at {root} has a broken core:"]
+        lines += [f"  — {m}" for m in missing]
+        lines.append(
+            "The gates cannot read a bundle without its skeleton. Restore the missing part(s), then run "
+            "`okfpro audit .`."
+        )
+        return clip("\n".join(lines))
+    return clip("\n".join(lines_for(ctx, root)))
+
+
+def lines_for(ctx: Any, root: str) -> list[str]:
+    from okfpro.core import board as _board
+    from okfpro.core import dormancy as _dormancy
+    from okfpro.hooks import workstate_api as api
+
+    source = ctx.event.source or "startup"
+    state = api.cheap(root)
+    c = _board.counters(state.board, ctx.today)
+    cap = c["cap"] if c["cap"] is not None else "?"
+    opening = {
+        "resume": "Bundle state on resume",
+        "compact": "Bundle state after compaction",
+        "clear": "Bundle state after /clear",
+    }.get(source, "Bundle state at session start")
+    out = [
+        f"{opening} — in flight {c['in flight']}/{cap} · backlog {c['backlog']} · waiting {c['waiting']} "
+        f"({c['past chase']} past chase) · inbox {c['inbox']} (oldest {c['oldest']}d) · to read {c['to read']} "
+        f"· deadlines {c['deadlines']} · conflicts open {c['conflicts open']}"
+    ]
+    if c["declared"] is not None and c["declared"] != c["in flight"]:
+        out.append(f"  The header declares {c['declared']} in flight and the section holds {c['in flight']} — fix the header.")
+    newest = state.log.newest_day or "none yet"
+    journal_today = "open" if ctx.today_s in state.journal_days else "not opened"
+    projects = state.open_projects
+    shown = f" ({', '.join(projects[:12])}{', …' if len(projects) > 12 else ''})" if projects else ""
+    out.append(
+        f"Log — newest day {newest} · journal for {ctx.today_s} {journal_today} · open projects {len(projects)}{shown}"
+    )
+    last = state.log.latest_snapshot()
+    if last is None:
+        out.append("Last snapshot: none yet")
+    else:
+        out.append(f"Last snapshot ({last[0]}, not live): {last[1].strip()}")
+    if source == "compact":
+        out.append("Compare against the last snapshot: a number that moved the wrong way is the signal.")
+        out.append(REFRESH)
+        return out
+    out.append("Read the delta, not the status: a number that moved the wrong way since then is today's first signal.")
+    risk = _dormancy.at_risk(state.board, ctx.today)
+    if risk:
+        out.append("Deadlines within 7d with nothing in flight against them:")
+        out.extend(f"  {line.strip()}" for line in risk)
+    start = _dormancy.window_start(ctx.today).isoformat()
+    out.extend(_dormancy.questions(state.board, ctx.today, state.journal_texts(since=start)))
+    out.append(REFRESH)
+    out.extend(friction_lines(root))
+    return out
+
+
+def friction_lines(root: str) -> list[str]:
+    try:
+        from okfpro.core import friction
+        from okfpro.io import friction as friction_log
+
+        return friction.banner_lines(friction_log.report(root))
+    except Exception as exc:  # noqa: BLE001 - telemetry never takes the banner down
+        return [f"Friction: the count could not be read ({type(exc).__name__}), so it is unknown rather than zero."]

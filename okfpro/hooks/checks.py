@@ -1,0 +1,561 @@
+"""The hook checks: one function each, one registry table.
+
+A check is ``fn(ctx) -> Answer``.  An answer is one of
+
+* ``Answer.pass_()`` — nothing to say;
+* ``Answer.context(text)`` — information for the agent (SessionStart banner);
+* ``Answer.ask(reason)`` — PreToolUse: ask the human;
+* ``Answer.block(messages)`` — refuse (PreToolUse deny, PostToolUse feedback the
+  agent must read, Stop: keep working).
+
+``CHECKS`` names every check the hook door accepts, which events and tools it
+runs on when a whole event is dispatched, and whether it is a *gate* (a crash
+inside it refuses the call) or *feedback* (a crash degrades to a note).  The
+names are the reference's; ``check-okf``, ``cap-check`` and ``reconcile-search``
+run inside ``post-edit`` when an event is dispatched (one bundle read), and stay
+addressable on their own.
+
+Heavy modules (the validator, the linter, the board and snapshot logic) are
+imported inside the checks that need them, never at module import.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook path
+    from typing import Any, Callable
+
+from okfpro.hooks.event import EDIT_TOOLS, SHELL_TOOLS, Event
+
+PASS, CONTEXT, ASK, BLOCK = "pass", "context", "ask", "block"
+STRENGTH = {PASS: 0, CONTEXT: 1, ASK: 2, BLOCK: 3}
+
+
+class Answer:
+    __slots__ = ("kind", "messages")
+
+    def __init__(self, kind: str = PASS, messages: list[str] | None = None) -> None:
+        self.kind = kind
+        self.messages: list[str] = list(messages or [])
+
+    def __repr__(self) -> str:
+        return f"Answer({self.kind!r}, {self.messages!r})"
+
+    @staticmethod
+    def pass_() -> "Answer":
+        return Answer(PASS)
+
+    @staticmethod
+    def context(text: str) -> "Answer":
+        return Answer(CONTEXT, [text] if text else [])
+
+    @staticmethod
+    def ask(reason: str) -> "Answer":
+        return Answer(ASK, [reason])
+
+    @staticmethod
+    def block(messages: list[str] | str) -> "Answer":
+        return Answer(BLOCK, [messages] if isinstance(messages, str) else list(messages))
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.messages)
+
+
+def strongest(answers: list[Answer]) -> Answer:
+    """block > ask > context > pass; answers of the winning kind are merged in order."""
+    if not answers:
+        return Answer.pass_()
+    top = max(STRENGTH[a.kind] for a in answers)
+    kind = next(k for k, v in STRENGTH.items() if v == top)
+    merged: list[str] = []
+    for a in answers:
+        if a.kind == kind:
+            merged.extend(a.messages)
+    return Answer(kind, merged)
+
+
+class NotAvailable(RuntimeError):
+    """A part this check depends on is not in this build (yet)."""
+
+
+# --------------------------------------------------------------------------- context
+
+
+class Ctx:
+    """What every check of one event shares: the event, today, one bundle read per root."""
+
+    def __init__(self, event: Event, today: _dt.date | None = None) -> None:
+        self.event = event
+        if today is None:
+            from okfpro.io.clock import today as _today
+
+            today = _today()
+        self.today = today
+        self.today_s = today.isoformat()
+        self._bundles: dict[str, Any] = {}
+        self._target: Any = ...
+        self._enclosing: Any = ...
+        self.notes: list[str] = []  # confessions (a part not available, a skipped check)
+
+    # the edited file's bundle ------------------------------------------
+    def target(self) -> tuple[str, str] | None:
+        """``(root, rel)`` when the edited file is Markdown inside a bundle, else None."""
+        if self._target is ...:
+            self._target = self._find_target()
+        return self._target
+
+    def _find_target(self) -> tuple[str, str] | None:
+        path = self.event.file_path
+        if not path:
+            return None
+        from okfpro.io.roots import containing
+
+        path = os.path.normpath(path)
+        root = containing(path)
+        if root is None:
+            return None
+        root_s = os.fspath(root)
+        rel = os.path.relpath(path, root_s)
+        if rel.startswith("..") or os.path.isabs(rel):
+            real_root = os.path.realpath(root_s)
+            rel = os.path.relpath(os.path.realpath(path), real_root)
+            if rel.startswith(".."):
+                return None
+        rel = rel.replace(os.sep, "/")
+        if not rel.endswith(".md"):
+            return None
+        if any(seg.startswith(".") for seg in rel.split("/")):
+            return None
+        return root_s, rel
+
+    # the session's bundle ----------------------------------------------
+    def enclosing(self) -> str | None:
+        if self._enclosing is ...:
+            from okfpro.io.roots import enclosing
+
+            root = enclosing(self.event.cwd)
+            self._enclosing = os.fspath(root) if root is not None else None
+        return self._enclosing
+
+    def bundle(self, root: str) -> Any:
+        if root not in self._bundles:
+            from okfpro.io.bundle import load
+
+            self._bundles[root] = load(root)
+        return self._bundles[root]
+
+
+# --------------------------------------------------------------------------- guards
+
+VERIFIED_BLOCK = re.compile(r"^[ \t]*verified[ \t]*:", re.M)
+VERIFIED_FLOW = re.compile(r"[{,][ \t]*['\"]?verified['\"]?[ \t]*:")
+JOURNAL_DAY = re.compile(r"\Ajournal/(\d{4}-\d{2}-\d{2})\.md\Z")
+MD_PATH = re.compile(r"[^\s'\"`|;&()<>]*\.md\b")
+OKF_WORD = re.compile(r"\.okf\b")
+
+VERIFIED_ASK = (
+    "This edit writes 'verified:' — that is the owner's attestation, not the agent's. The agent only "
+    "writes it down; approving is the attestation. Approve only if you have read this content yourself. "
+    "If you have not, deny: 'unverified' is the true state."
+)
+
+
+def guard_verified(ctx: Ctx) -> Answer:
+    if ctx.target() is None:
+        return Answer.pass_()
+    text = ctx.event.added_text
+    if VERIFIED_BLOCK.search(text) or VERIFIED_FLOW.search(text):
+        return Answer.ask(VERIFIED_ASK)
+    return Answer.pass_()
+
+
+def journal_guard(ctx: Ctx) -> Answer:
+    target = ctx.target()
+    if target is None:
+        return Answer.pass_()
+    root, rel = target
+    m = JOURNAL_DAY.match(rel)
+    if m is None or m.group(1) >= ctx.today_s:
+        return Answer.pass_()
+    day = m.group(1)
+    if os.path.lexists(os.path.join(root, rel)):
+        return Answer.block(
+            f"BLOCKED — journal/{day}.md records a past day. The journal is append-only: put the "
+            f"correction in today's entry (journal/{ctx.today_s}.md) and point back to {day}."
+        )
+    return Answer.ask(
+        f"This creates journal/{day}.md — a PAST day that has no entry yet. Approve only if this is a "
+        f"declared reconstruction of a day you really worked (Rule 2's fallback when a day went "
+        f"unrecorded). Otherwise deny, and write today's entry (journal/{ctx.today_s}.md) instead."
+    )
+
+
+def _touches_bundle(command: str, root: str, cwd: str) -> bool:
+    if OKF_WORD.search(command):
+        return True
+    real_root = os.path.realpath(root)
+    for m in MD_PATH.finditer(command):
+        path = m.group(0)
+        if not path or path == ".md":
+            continue
+        if not os.path.isabs(path):
+            return True
+        real = os.path.realpath(path)
+        if real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def shell_guard(ctx: Ctx) -> Answer:
+    from okfpro.core import friction
+
+    command = ctx.event.command
+    if not command or not friction.has_mutator(command):
+        return Answer.pass_()
+    root = ctx.enclosing()
+    if root is None or not _touches_bundle(command, root, ctx.event.cwd):
+        return Answer.pass_()
+    if not friction.is_own_command(command):
+        from okfpro.io import friction as friction_log
+
+        friction_log.record(root, friction.shell_event(command, ctx.today_s))
+    shown = friction.detail_of(command)
+    return Answer.ask(
+        f"This shell command looks like it writes Markdown inside the bundle: {shown}\n"
+        "A shell write goes around the guards — nothing has checked it for a forged 'verified:' or an "
+        "edit to a past journal day. Approve only if you have read the command and want exactly this; "
+        "otherwise deny, and let the agent use Edit or Write, which the guards can see."
+    )
+
+
+# --------------------------------------------------------------------------- post-edit
+
+
+def _lint_today_kwargs(ctx: Ctx) -> dict[str, Any]:
+    return {"today": ctx.today, "except_": ["stale"]}
+
+
+def _rows(result: Any, *keys: str) -> list[dict[str, Any]]:
+    if isinstance(result, dict):
+        for key in keys:
+            value = result.get(key)
+            if isinstance(value, list):
+                return [r for r in value if isinstance(r, dict)]
+        return []
+    return []
+
+
+def _same_stem(path: str, rel: str) -> bool:
+    def stem(p: str) -> str:
+        p = str(p).lstrip("/")
+        return p[:-3] if p.endswith(".md") else p
+
+    return stem(path) == stem(rel)
+
+
+def conformance(ctx: Ctx, root: str, rel: str) -> list[str]:
+    """check-okf: validator errors and warnings, lint warn findings (yours / elsewhere)."""
+    try:
+        from okfpro.core.validate import validate
+        from okfpro.core.lint import lint
+    except ImportError as exc:
+        raise NotAvailable(f"the validator or the linter is not available in this build ({exc})") from None
+    bundle = ctx.bundle(root)
+    out: list[str] = []
+    result = validate(bundle)
+    errors = _rows(result, "errors")
+    warnings = _rows(result, "warnings")
+    if errors:
+        out.append("okfpro validate failed after your edit:")
+        out.extend(f"  {e.get('path', '?')}: {e.get('message', '')}" for e in errors)
+    if warnings:
+        out.append(
+            f"okfpro validate accepted the bundle with {len(warnings)} warning(s) — conformant, but not "
+            "read the way you probably meant:"
+        )
+        out.extend(f"  {w.get('path', '?')}: {w.get('message', '')} ({w.get('check', '?')})" for w in warnings)
+    report = lint(bundle, **_lint_today_kwargs(ctx))
+    skipped = report.get("skipped_checks") if isinstance(report, dict) else None
+    if skipped:
+        out.append(f"okfpro lint skipped check(s) {', '.join(map(str, skipped))} — those were not looked at.")
+    findings = [f for f in _rows(report, "findings") if str(f.get("severity", "")).lower() in ("warn", "warning")]
+    mine = [f for f in findings if _same_stem(f.get("path", ""), rel)]
+    other = [f for f in findings if not _same_stem(f.get("path", ""), rel)]
+
+    def line(f: dict[str, Any]) -> str:
+        return f"  {f.get('path', '?')}: {f.get('message', '')} ({f.get('check', '?')})"
+
+    if mine:
+        out.append("okfpro lint flagged your edit:")
+        out.extend(line(f) for f in mine)
+    if other:
+        out.append("okfpro lint findings elsewhere in the bundle — already there, or a neighbour your edit touched:")
+        out.extend(line(f) for f in other)
+    return out
+
+
+def board_findings(board_text: str) -> tuple[list[str], list[str]]:
+    """(cap/header messages, grammar findings) from the board module."""
+    try:
+        from okfpro.core import board as board_mod
+    except ImportError as exc:
+        raise NotAvailable(f"the board grammar is not available in this build ({exc})") from None
+    cap_fn = getattr(board_mod, "cap_check", None) or getattr(board_mod, "check_cap", None)
+    grammar_fn = getattr(board_mod, "grammar", None) or getattr(board_mod, "grammar_findings", None)
+    if cap_fn is None or grammar_fn is None:
+        raise NotAvailable("okfpro.core.board has no cap_check / grammar functions")
+    return [str(m) for m in cap_fn(board_text) or []], [str(m) for m in grammar_fn(board_text) or []]
+
+
+def cap_messages(ctx: Ctx, root: str, rel: str) -> list[str]:
+    """cap-check: only for board.md — header/cap and board grammar."""
+    if rel != "board.md":
+        return []
+    text = _read_text(os.path.join(root, "board.md"))
+    if text is None:
+        return ["— board: board.md could not be read after your edit."]
+    caps, grammar = board_findings(text)
+    return caps + [f"— board: {g}" for g in grammar]
+
+
+def reconcile_message(ctx: Ctx, root: str, rel: str) -> str | None:
+    from okfpro.core.reconcile import applies, reconcile
+
+    if not applies(ctx.event.tool_name, rel):
+        return None
+    return reconcile(ctx.bundle(root), ctx.event.tool_name, rel)
+
+
+def _edit_target(ctx: Ctx) -> tuple[str, str] | None:
+    if ctx.event.tool_name not in EDIT_TOOLS:
+        return None
+    return ctx.target()
+
+
+def check_okf(ctx: Ctx) -> Answer:
+    target = _edit_target(ctx)
+    if target is None:
+        return Answer.pass_()
+    out = conformance(ctx, *target)
+    return Answer.block(out) if out else Answer.pass_()
+
+
+def cap_check(ctx: Ctx) -> Answer:
+    target = _edit_target(ctx)
+    if target is None:
+        return Answer.pass_()
+    out = cap_messages(ctx, *target)
+    return Answer.block(out) if out else Answer.pass_()
+
+
+def reconcile_search(ctx: Ctx) -> Answer:
+    target = _edit_target(ctx)
+    if target is None:
+        return Answer.pass_()
+    message = reconcile_message(ctx, *target)
+    return Answer.block(message) if message else Answer.pass_()
+
+
+def post_edit(ctx: Ctx) -> Answer:
+    """One bundle read: friction (board.md by hand), conformance, cap-check, reconcile."""
+    target = _edit_target(ctx)
+    if target is None:
+        return Answer.pass_()
+    root, rel = target
+    if rel == "board.md":
+        from okfpro.core import friction
+        from okfpro.io import friction as friction_log
+
+        friction_log.record(root, friction.edit_event("board.md", ctx.today_s))
+    out: list[str] = []
+    unavailable: list[str] = []
+    for part in (conformance, cap_messages):
+        try:
+            out.extend(part(ctx, root, rel))
+        except NotAvailable as exc:
+            unavailable.append(str(exc))
+    message = reconcile_message(ctx, root, rel)
+    if message:
+        out.append(message)
+    if out:
+        out.extend(f"(not checked: {u})" for u in unavailable)
+        return Answer.block(out)
+    ctx.notes.extend(f"not checked: {u}" for u in unavailable)
+    return Answer.pass_()
+
+
+# --------------------------------------------------------------------------- stop gate
+
+CORE = (
+    ("board.md", "the one page of state"),
+    ("log.md", "the delta memory, where the Snapshot line lands"),
+    ("journal", "the backward record"),
+    ("areas/corpus.md", "the standard this corpus is kept to"),
+)
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def core_missing(root: str) -> list[str]:
+    out = []
+    for name, why in CORE:
+        path = os.path.join(root, name)
+        ok = os.path.isdir(path) if name == "journal" else os.path.isfile(path)
+        if not ok:
+            out.append(f"{name} is missing — {why}. The core is closed; only roadmap.md may be deleted.")
+    return out
+
+
+def dirty_markdown(root: str) -> bool:
+    """``git status --porcelain -- '*.md'`` non-empty; a git that fails counts as dirty."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "-C", root, "status", "--porcelain", "--", "*.md"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=20,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return True
+    if proc.returncode != 0:
+        return True
+    return bool(proc.stdout.strip())
+
+
+def snapshot_messages(ctx: Ctx, root: str) -> list[str]:
+    """Today's Snapshot line: present, and agreeing with the bundle it summarises."""
+    from okfpro.hooks import workstate_api as api
+
+    log_text = _read_text(os.path.join(root, "log.md")) or ""
+    line = api.snapshot_line_for(log_text, ctx.today)
+    if line is None:
+        computed = api.computed_line(ctx, root)
+        return [
+            f"— log.md has no Snapshot line under {ctx.today_s}. Append it before stopping — here it is, "
+            f"computed from the bundle as it stands now:\n  {computed}"
+        ]
+    problem = api.verify_line(ctx, root, line)
+    return [problem] if problem else []
+
+
+def stop_gate(ctx: Ctx) -> Answer:
+    if ctx.event.stop_hook_active:
+        return Answer.pass_()
+    root = ctx.enclosing()
+    if root is None:
+        return Answer.pass_()
+    if not dirty_markdown(root):
+        return Answer.pass_()
+    missing = core_missing(root)
+    if missing:
+        return Answer.block(["RULE 2 — before stopping:"] + [f"— structure: {m}" for m in missing])
+    from okfpro.hooks import workstate_api as api
+
+    messages = snapshot_messages(ctx, root)
+    board_text = _read_text(os.path.join(root, "board.md")) or ""
+    _, grammar = board_findings(board_text)
+    messages.extend(f"— board: {g}" for g in grammar)
+    messages.extend(api.pairing_messages(ctx, root))
+    if messages:
+        return Answer.block(["RULE 2 — before stopping:"] + messages)
+    return Answer.pass_()
+
+
+# --------------------------------------------------------------------------- session start
+
+
+def session_context(ctx: Ctx) -> Answer:
+    from okfpro.hooks.banner import banner
+
+    text = banner(ctx)
+    return Answer.context(text) if text else Answer.pass_()
+
+
+# --------------------------------------------------------------------------- memory (wired by the lead)
+
+
+def memory_recall(ctx: Ctx) -> Answer:
+    """UserPromptSubmit: scoped-memory recall.  PASS until okfpro.memory.recall lands."""
+    try:
+        from okfpro.memory.recall import recall_for_prompt  # type: ignore[import-not-found]
+    except ImportError:
+        return Answer.pass_()
+    text = recall_for_prompt(ctx.event, ctx.event.cwd)
+    return Answer.context(text) if isinstance(text, str) and text else Answer.pass_()
+
+
+def memory_capture(ctx: Ctx) -> Answer:
+    """SessionEnd: scoped-memory capture.  PASS until okfpro.memory.capture lands."""
+    try:
+        from okfpro.memory.capture import capture_from_event  # type: ignore[import-not-found]
+    except ImportError:
+        return Answer.pass_()
+    capture_from_event(ctx.event, ctx.event.cwd)
+    return Answer.pass_()
+
+
+# --------------------------------------------------------------------------- the table
+
+GATE, FEEDBACK = "gate", "feedback"
+
+
+class Check:
+    """name; events that run it when a whole event is dispatched; tools (None: any);
+    kind (gate | feedback); fn."""
+
+    __slots__ = ("name", "events", "tools", "kind", "fn")
+
+    def __init__(self, name: str, events: tuple[str, ...], tools: tuple[str, ...] | None, kind: str,
+                 fn: Callable[[Ctx], Answer]) -> None:
+        self.name, self.events, self.tools, self.kind, self.fn = name, events, tools, kind, fn
+
+
+_ALL = (
+    Check("guard-verified", ("pre-tool-use",), EDIT_TOOLS, GATE, guard_verified),
+    Check("journal-guard", ("pre-tool-use",), EDIT_TOOLS, GATE, journal_guard),
+    Check("shell-guard", ("pre-tool-use",), SHELL_TOOLS, GATE, shell_guard),
+    Check("check-okf", (), EDIT_TOOLS, GATE, check_okf),
+    Check("cap-check", (), EDIT_TOOLS, GATE, cap_check),
+    Check("reconcile-search", (), EDIT_TOOLS, GATE, reconcile_search),
+    Check("post-edit", ("post-tool-use",), EDIT_TOOLS, GATE, post_edit),
+    Check("stop-gate", ("stop",), None, GATE, stop_gate),
+    Check("session-context", ("session-start",), None, FEEDBACK, session_context),
+    Check("memory-recall", ("user-prompt-submit",), None, FEEDBACK, memory_recall),
+    Check("memory-capture", ("session-end",), None, FEEDBACK, memory_capture),
+)
+CHECKS: dict[str, Check] = {c.name: c for c in _ALL}
+# the names `okfpro hook check NAME` accepts (the reference's nine)
+HOOK_NAMES = (
+    "guard-verified",
+    "journal-guard",
+    "shell-guard",
+    "check-okf",
+    "cap-check",
+    "reconcile-search",
+    "post-edit",
+    "stop-gate",
+    "session-context",
+)
+EVENTS = ("session-start", "pre-tool-use", "post-tool-use", "stop", "user-prompt-submit", "session-end")
+GATE_EVENTS = ("pre-tool-use", "post-tool-use", "stop")
+
+
+def for_event(event_name: str, tool_name: str) -> list[Check]:
+    return [
+        c
+        for c in _ALL
+        if event_name in c.events and (c.tools is None or tool_name in c.tools)
+    ]

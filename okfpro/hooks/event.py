@@ -1,0 +1,150 @@
+"""The host's hook event, read once from stdin and normalised.
+
+Every field is optional (the hosts' schemas grow every few months); unknown
+fields are kept in ``raw`` and otherwise ignored.  Input bytes are decoded as
+UTF-8 with replacement, so a stray byte or a bare locale can never crash a gate.
+An unreadable event (empty stdin, not JSON, not a JSON object) is not an
+exception: it is an :class:`Event` whose ``error`` says why, and the protocol
+decides what a gate does about it (refuse) and what the banner does (say so).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook path
+    from typing import Any
+
+EDIT_TOOLS = ("Edit", "Write", "MultiEdit")
+SHELL_TOOLS = ("Bash",)
+_TEXT_KEYS = ("new_string", "new_str", "content")
+
+
+class Event:
+    __slots__ = ("raw", "error", "dialect")
+
+    def __init__(self, raw: dict[str, Any] | None = None, error: str | None = None, dialect: str = "claude") -> None:
+        self.raw: dict[str, Any] = raw if raw is not None else {}
+        self.error = error
+        self.dialect = dialect
+
+    # -- plain fields --------------------------------------------------
+    def _text(self, key: str) -> str:
+        value = self.raw.get(key)
+        return value if isinstance(value, str) else ""
+
+    @property
+    def tool_name(self) -> str:
+        return self._text("tool_name")
+
+    @property
+    def tool_input(self) -> dict[str, Any]:
+        value = self.raw.get("tool_input")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def cwd(self) -> str:
+        value = self._text("cwd")
+        if value:
+            return value
+        try:
+            return os.getcwd()
+        except OSError:
+            return "/"
+
+    @property
+    def source(self) -> str:
+        return self._text("source")
+
+    @property
+    def hook_event_name(self) -> str:
+        return self._text("hook_event_name")
+
+    @property
+    def prompt(self) -> str:
+        return self._text("prompt")
+
+    @property
+    def stop_hook_active(self) -> bool:
+        return self.raw.get("stop_hook_active") is True
+
+    # -- tool input ----------------------------------------------------
+    @property
+    def file_path(self) -> str | None:
+        """The edited file as an absolute path (relative paths are read against ``cwd``)."""
+        ti = self.tool_input
+        for key in ("file_path", "path", "filePath"):
+            value = ti.get(key)
+            if isinstance(value, str) and value:
+                return value if os.path.isabs(value) else os.path.join(self.cwd, value)
+        return None
+
+    @property
+    def command(self) -> str:
+        value = self.tool_input.get("command")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def added_text(self) -> str:
+        """Everything the edit adds: new_string + new_str + content + each edit's new text."""
+        ti = self.tool_input
+        parts: list[str] = []
+        for key in _TEXT_KEYS:
+            value = ti.get(key)
+            if isinstance(value, str):
+                parts.append(value)
+        edits = ti.get("edits")
+        if isinstance(edits, list):
+            for edit in edits:
+                if not isinstance(edit, dict):
+                    continue
+                for key in ("new_string", "new_str"):
+                    value = edit.get(key)
+                    if isinstance(value, str):
+                        parts.append(value)
+        return "\n".join(parts)
+
+    @property
+    def is_edit(self) -> bool:
+        return self.tool_name in EDIT_TOOLS
+
+    @property
+    def is_shell(self) -> bool:
+        return self.tool_name in SHELL_TOOLS
+
+
+def parse(data: bytes | str) -> Event:
+    """An :class:`Event` from the bytes on stdin (never raises)."""
+    if isinstance(data, bytes):
+        text = data.decode("utf-8", errors="replace")
+    else:
+        text = data.encode("utf-8", errors="replace").decode("utf-8", errors="replace")
+    if not text.strip():
+        return Event(error="the event on stdin is empty")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        return Event(error=f"the event on stdin is not JSON ({_short(exc)})")
+    if not isinstance(value, dict):
+        return Event(error=f"the event on stdin is a JSON {type(value).__name__}, not an object")
+    return Event(raw=value)
+
+
+def read_stdin() -> Event:
+    """Read stdin once (bytes) and parse it; an unreadable stream becomes an error event."""
+    import sys
+
+    try:
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            return Event(error="there is no standard input to read")
+        data = stream.read()
+    except (OSError, ValueError) as exc:
+        return Event(error=f"standard input could not be read ({_short(exc)})")
+    return parse(data)
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:160]
