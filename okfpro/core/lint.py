@@ -507,6 +507,13 @@ def _ids(value: Iterable[str] | str | None, flag: str) -> list[str] | None:
     return out
 
 
+def select(only: Iterable[str] | str | None = None, except_: Iterable[str] | str | None = None) -> list[str]:
+    """The check ids to run, in report order; :class:`UnknownCheck` for an id that names no check."""
+    only_ids = _ids(only, "--only")
+    except_ids = _ids(except_, "--except") or []
+    return [cid for cid in CHECK_IDS if (only_ids is None or cid in only_ids) and cid not in except_ids]
+
+
 def parse_today(value: _dt.date | str | None) -> _dt.date | None:
     if value is None or isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
         return value  # type: ignore[return-value]
@@ -514,11 +521,11 @@ def parse_today(value: _dt.date | str | None) -> _dt.date | None:
         return value.date()
     text = str(value).strip()
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        raise ValueError(f"today must be a YYYY-MM-DD date, not {value!r}")
+        raise ValueError(f"{value!r} is not a YYYY-MM-DD date")
     try:
         return _dt.date.fromisoformat(text)
     except ValueError:
-        raise ValueError(f"today {value!r} is not a calendar day") from None
+        raise ValueError(f"{value!r} is not a calendar day") from None
 
 
 def parse_cutoff(value: Any, today: _dt.date | None) -> tuple[_dt.date | None, bool]:
@@ -592,15 +599,11 @@ def lint(
     Raises :class:`UnknownCheck` (a ValueError) for an unknown id in ``only`` /
     ``except_``, and ValueError for a malformed ``today`` or ``stale_after``.
     """
-    only_ids = _ids(only, "--only")
-    except_ids = _ids(except_, "--except")
+    selected = select(only, except_)
     day = parse_today(today)
     cutoff, _ = parse_cutoff(stale_after, day)  # a relative cutoff with no day: skipped_checks
     if min_body < 0:
         raise ValueError("min_body must be zero or more")
-    selected = [cid for cid in CHECK_IDS if (only_ids is None or cid in only_ids)]
-    if except_ids:
-        selected = [cid for cid in selected if cid not in except_ids]
 
     ctx = Context(bundle, Options(today=day, min_body=min_body, cutoff=cutoff))
     skipped: list[str] = []
