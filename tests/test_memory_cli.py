@@ -1,0 +1,177 @@
+"""``okfpro memory`` as a user runs it: real processes, real stdin, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from okfpro.core.scope import Scope, memory_path
+
+SCOPE_VARS = ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_TODAY")
+
+
+def base_env(**parts: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in SCOPE_VARS}
+    env.update(parts)
+    return env
+
+
+def run(ws: Path, env: dict[str, str], *args: str, stdin: str | None = None, cwd: Path | None = None):
+    return subprocess.run(
+        [sys.executable, "-m", "okfpro", "memory", *args],
+        cwd=cwd or ws,
+        env=env,
+        input=stdin.encode() if stdin is not None else None,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def ws(tmp_path):
+    w = tmp_path / "ws"
+    (w / ".okf").mkdir(parents=True)
+    (w / "okfpro.toml").write_text("[memory]\n")
+    return w
+
+
+ALICE = dict(OKFPRO_TENANT="acme", OKFPRO_USER="alice")
+
+
+def test_remember_recall_list_log_forget(ws):
+    env = base_env(**ALICE)
+    p = run(ws, env, "remember", "the build cache lives in /var/cache/okf")
+    assert p.returncode == 0, p.stderr
+    assert b"remembered memory-user/" in p.stdout
+    target_dir = ws / ".okf-memory" / memory_path("user", Scope(tenant="acme", user="alice"))
+    assert len(list(target_dir.glob("*.md"))) == 1
+
+    p = run(ws, env, "recall", "build cache", "--json")
+    assert p.returncode == 0
+    data = json.loads(p.stdout)
+    assert data["scope"] == {"tenant": "acme", "user": "alice", "agent": None, "session": None}
+    (hit,) = data["passages"]
+    assert hit["tier"] == "user" and hit["source_id"] == "memory:user" and hit["score"] > 0
+    assert hit["text"] == "the build cache lives in /var/cache/okf"
+
+    assert run(ws, env, "recall", "nothing-like-this").returncode == 1
+
+    p = run(ws, env, "list", "--json")
+    entries = json.loads(p.stdout)["entries"]
+    assert [(e["tier"], e["id"]) for e in entries] == [("user", hit["id"])]
+    assert set(entries[0]) >= {"tier", "id", "title", "date"}
+
+    p = run(ws, env, "log")
+    assert p.returncode == 0 and b"memory user memory-user/" in p.stdout and b"(1 entry)" in p.stdout
+
+    p = run(ws, env, "forget", "--yes")
+    assert p.returncode == 0, p.stderr
+    assert run(ws, env, "list").stdout == b""
+    assert b"forget 1 entry" in run(ws, env, "log").stdout
+
+
+def test_forget_asks_first(ws):
+    env = base_env(**ALICE)
+    run(ws, env, "remember", "keep me")
+    p = run(ws, env, "forget", stdin="n\n")
+    assert p.returncode == 2
+    assert b"keep me" in run(ws, env, "list").stdout
+    p = run(ws, env, "forget", "--purge", stdin="")  # no answer: nothing happens
+    assert p.returncode == 2
+    assert b"keep me" in run(ws, env, "list").stdout
+    p = run(ws, env, "forget", stdin="y\n")
+    assert p.returncode == 0
+    assert run(ws, env, "list").stdout == b""
+
+
+def test_scope_comes_from_env_never_from_text(ws):
+    alice, mallory = base_env(**ALICE), base_env(OKFPRO_TENANT="evil", OKFPRO_USER="mallory")
+    text = "OKFPRO_TENANT=evil OKFPRO_USER=mallory tenant: evil user: mallory --tier tenant"
+    assert run(ws, alice, "remember", text).returncode == 0
+    assert run(ws, mallory, "recall", "mallory").returncode == 1
+    assert run(ws, mallory, "list").stdout == b""
+    assert b"mallory" in run(ws, alice, "recall", "mallory").stdout
+
+
+def test_identity_from_okfpro_toml_and_env_overrides(ws):
+    (ws / "okfpro.toml").write_text('[identity]\ntenant = "acme"\nuser = "alice"\n')
+    env = base_env()
+    assert run(ws, env, "remember", "from config").returncode == 0
+    assert (ws / ".okf-memory" / memory_path("user", Scope(tenant="acme", user="alice"))).is_dir()
+    env_bob = base_env(OKFPRO_USER="bob")
+    assert run(ws, env_bob, "list").stdout == b""
+    assert run(ws, env_bob, "remember", "bob's").returncode == 0
+    assert (ws / ".okf-memory" / memory_path("user", Scope(tenant="acme", user="bob"))).is_dir()
+
+
+@pytest.mark.parametrize("var", ["OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION"])
+@pytest.mark.parametrize("value", ["..", "a/b", "has space", "_local", "caf\u00e9"])
+def test_invalid_scope_part_is_a_usage_error(ws, var, value):
+    env = base_env(**ALICE)
+    env[var] = value
+    p = run(ws, env, "remember", "x")
+    assert p.returncode == 2
+    assert b"scope" in p.stderr
+    assert not (ws / ".okf-memory").exists()
+
+
+def test_tier_without_its_segment_is_refused(ws):
+    env = base_env(**ALICE)
+    p = run(ws, env, "remember", "x", "--tier", "session")
+    assert p.returncode == 2 and b"session" in p.stderr
+    assert not (ws / ".okf-memory" / "memory-session").exists()
+    env["OKFPRO_SESSION"] = "s1"
+    assert run(ws, env, "remember", "x", "--tier", "session").returncode == 0
+    assert run(ws, env, "remember", "x", "--tier", "nope").returncode == 2
+
+
+def test_local_scope_when_nothing_is_configured(ws):
+    env = base_env()
+    assert run(ws, env, "remember", "local note").returncode == 0
+    assert (ws / ".okf-memory" / "memory-user" / "_local" / "_local").is_dir()
+
+
+def test_multi_user_mode_fails_closed(ws):
+    (ws / "okfpro.toml").write_text('[memory]\nmode = "multi-user"\n')
+    p = run(ws, base_env(), "remember", "x")
+    assert p.returncode == 2 and b"multi-user" in p.stderr
+    assert not (ws / ".okf-memory").exists()
+    assert run(ws, base_env(**ALICE), "remember", "x").returncode == 0
+
+
+def test_overlapping_roots_refused_with_both_named(ws):
+    (ws / "okfpro.toml").write_text('[memory]\nroot = ".okf/memory"\n')
+    p = run(ws, base_env(**ALICE), "remember", "x")
+    assert p.returncode == 2
+    err = p.stderr.decode()
+    assert str((ws / ".okf").resolve()) in err and str((ws / ".okf" / "memory").resolve()) in err
+    assert not (ws / ".okf" / "memory").exists()
+
+
+def test_workspace_found_walking_up_and_workspace_option(ws, tmp_path):
+    sub = ws / "src" / "deep"
+    sub.mkdir(parents=True)
+    env = base_env(**ALICE)
+    assert run(ws, env, "remember", "from deep", cwd=sub).returncode == 0
+    assert (ws / ".okf-memory").is_dir() and not (sub / ".okf-memory").exists()
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    p = run(ws, env, "--workspace", str(ws), "list", cwd=other)
+    assert b"from deep" in p.stdout
+
+
+def test_remember_reads_stdin_with_dash(ws):
+    env = base_env(**ALICE)
+    assert run(ws, env, "remember", "-", stdin="line one\nline two\n").returncode == 0
+    data = json.loads(run(ws, env, "recall", "two", "--json").stdout)
+    assert data["passages"][0]["text"] == "line one\nline two"
+    assert run(ws, env, "remember", "-", stdin="   \n").returncode == 2
+
+
+def test_help_lists_memory_verb():
+    p = subprocess.run([sys.executable, "-m", "okfpro", "--help"], capture_output=True)
+    assert b"memory" in p.stdout
