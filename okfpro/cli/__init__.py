@@ -24,6 +24,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "audit": ("okfpro.cli.doors", "audit_cmd", "The CI door: every invariant of the workspace at once."),
     "records": ("okfpro.cli.doors", "records_cmd", "The commit door: the staged commit must not rewrite a past journal day."),
     "unverified": ("okfpro.cli.doors", "unverified_cmd", "Concepts still awaiting the owner's read."),
+    # work state: readers and writers
+    "state": ("okfpro.cli.workspace", "state_cmd", "What is on the board, in one call (--full adds corpus-derived parts)."),
+    "board": ("okfpro.cli.workspace", "board_cmd", "One row per board line: section, text, date, age, chase, targets."),
+    "snapshot": ("okfpro.cli.workspace", "snapshot_cmd", "Compute today's Snapshot line (prints; never writes)."),
+    "capture": ("okfpro.cli.workspace", "capture_cmd", "Add a dated line to the board's Inbox."),
+    "promote": ("okfpro.cli.workspace", "promote_cmd", "Move one Inbox/Backlog line to In flight (refused over the cap)."),
+    "demote": ("okfpro.cli.workspace", "demote_cmd", "Move one In flight line to Backlog."),
+    "journal": ("okfpro.cli.workspace", "journal_cmd", "journal open: create today's entry and link it from the index."),
+    "close": ("okfpro.cli.workspace", "close_cmd", "Close a project: mark it, remove its board lines, log it."),
+    "friction": ("okfpro.cli.friction", "friction_cmd", "Hand edits of the bundle a verb could have done (telemetry; --issue, --clear)."),
     # kernel: format and curation
     "validate": ("okfpro.cli.kernel", "validate_cmd", "Check a bundle against OKF v0.2 (errors and warnings)."),
     "lint": ("okfpro.cli.kernel", "lint_cmd", "Curation report: the 26 lint checks."),

@@ -1,0 +1,347 @@
+"""Work-state verbs: the readers ``state``, ``board``, ``snapshot`` and the writers
+``capture``, ``promote``, ``demote``, ``journal open``, ``close``.
+
+Readers take ``[DIR]`` (a path, never an ``@slug``; one at most) and print;
+exit 0, or 2 when there is no bundle / no board / bad usage.
+
+Writers take no flags: a first argument starting with ``-`` is refused (it
+would become a board line), except ``-h``/``--help``; ``--`` escapes content
+that begins with a dash.  They act on the bundle enclosing the working
+directory, or on the bundle at ``$OKFPRO_BUNDLE`` when that is set (a directory
+resolved like a reader's DIR).  Exit 0 when the write landed, 2 when it was
+refused — and then no file was touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from okfpro.cli import finish
+
+SECTION_NAMES = ("In flight", "Backlog", "Waiting", "Inbox", "To read", "Deadlines")
+
+
+def _err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _dump(obj, pretty: bool) -> str:
+    if pretty:
+        return json.dumps(obj, ensure_ascii=False, indent=2)
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def _today():
+    from okfpro.io.clock import ClockError, today
+
+    try:
+        return today()
+    except ClockError as exc:
+        _err(f"okfpro: {exc}")
+        finish(2)
+
+
+def _reader_root(verb: str, dirs: tuple[str, ...], need_board: bool) -> Path:
+    from okfpro.io.roots import resolve
+
+    if len(dirs) > 1:
+        _err(
+            f"okfpro {verb}: takes one DIR at most, got {len(dirs)} ({' '.join(dirs)}); "
+            "answering for the first and ignoring the rest would be a wrong answer with a clean exit."
+        )
+        finish(2)
+    d = dirs[0] if dirs else "."
+    if d.startswith("@"):
+        _err(f"okfpro {verb}: '{d}' looks like a registry name; {verb} takes a directory path.")
+        finish(2)
+    if not os.path.isdir(d):
+        _err(f"okfpro {verb}: {d} is not a directory.")
+        finish(2)
+    root = resolve(d)
+    if root is None:
+        _err(f"okfpro {verb}: {d} holds no OKF bundle (no index.md there, and none in {d}/.okf).")
+        finish(2)
+    root = Path(os.path.abspath(root))
+    if need_board and not (root / "board.md").is_file():
+        _err(f"okfpro {verb}: the bundle at {root} has no board.md, so there is no work state to read.")
+        finish(2)
+    return root
+
+
+# --- readers ------------------------------------------------------------------------
+
+
+@click.command("state")
+@click.argument("dirs", nargs=-1, metavar="[DIR]")
+@click.option("--json", "as_json", is_flag=True, help="Print the payload as JSON.")
+@click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
+@click.option("--full", is_flag=True, help="Also parse the bundle: pairing, unverified list, live count.")
+def state_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool, full: bool) -> None:
+    """What is on the board, in one call (cheap: no concept is parsed unless --full)."""
+    from okfpro.io import workstate as ws
+
+    root = _reader_root("state", dirs, need_board=True)
+    payload = ws.state_payload(root, _today(), full=full)
+    if as_json or pretty:
+        click.echo(_dump(payload, pretty))
+    else:
+        click.echo(render_state(payload))
+    finish(0)
+
+
+def render_state(p: dict) -> str:
+    b = p["board"]
+    cap = b["cap"] if b["cap"] is not None else "?"
+    out = [
+        f"Board — in flight {b['in flight']}/{cap} · backlog {b['backlog']} · waiting {b['waiting']} "
+        f"({b['past chase']} past chase) · inbox {b['inbox']} (oldest {b['oldest']}d) · to read {b['to read']} "
+        f"· deadlines {b['deadlines']} · conflicts open {b['conflicts open']}"
+    ]
+    if b["declared"] is None:
+        out.append("  the 'In flight: k/CAP' header is missing — put it back.")
+    elif b["declared"] != b["in flight"]:
+        out.append(f"  the header says {b['declared']} in flight but the section holds {b['in flight']} — correct the header.")
+    if p["deadlines at risk"]:
+        out.append("Deadlines within 7d with nothing in flight against them:")
+        out.extend(f"  {line}" for line in p["deadlines at risk"])
+    log = p["log"]
+    journal = "opened" if log["journal today"] else "not opened"
+    out.append(f"Log — newest day {log['newest day'] or 'none yet'} · journal for {p['as of']} {journal}")
+    names = p["projects"]["open"]
+    out.append(f"Open projects ({len(names)}): {', '.join(names) if names else 'none'}")
+    last = p["last snapshot"]
+    if last is None:
+        out.append("Last snapshot: none yet")
+    else:
+        c = last["counters"]
+        ub = c.get("unverified briefings")
+        pz = c.get("projects with 0 concepts")
+        out.append(
+            f"As of {last['day']}, the last logged snapshot — unverified briefings "
+            f"{'?' if ub is None else ub} · projects with 0 concepts {'?' if pz is None else pz} "
+            "(`--full` recomputes these live)"
+        )
+    full = p.get("full")
+    if full is not None:
+        out.append(f"Live: unverified briefings {full['unverified briefings']} · {len(full['unverified'])} concept(s) awaiting the owner's read")
+        if full["pairing"]:
+            out.append("Pairing:")
+            out.extend(f"  {m}" for m in full["pairing"])
+        else:
+            out.append("Pairing: board and corpus point at each other.")
+    return "\n".join(out)
+
+
+@click.command("board")
+@click.argument("dirs", nargs=-1, metavar="[DIR]")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
+@click.option("--section", "section", metavar="NAME", help="Only this section (one of the six).")
+def board_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool, section: str | None) -> None:
+    """One row per board line: section, text, date, age, chase, link targets."""
+    from okfpro.core import board as _board
+    from okfpro.io import workstate as ws
+
+    root = _reader_root("board", dirs, need_board=True)
+    b = _board.parse(ws.board_text(root) or "")
+    if section is not None:
+        match = [n for n in SECTION_NAMES if n.lower() == section.strip().lower()]
+        if not match:
+            _err(f"okfpro board: no section named '{section}'; the six are: {', '.join(SECTION_NAMES)}.")
+            finish(2)
+        section = match[0]
+        if section not in b.headings:
+            _err(f"okfpro board: board.md has no '## {section}' heading.")
+            finish(2)
+    rows = _board.rows_json(b, _today(), section)
+    if as_json or pretty:
+        click.echo(_dump(rows, pretty))
+        finish(0)
+    names = [section] if section else list(SECTION_NAMES)
+    out = []
+    for name in names:
+        mine = [r for r in rows if r["section"] == name]
+        out.append(f"{name} ({len(mine)})")
+        out.extend(f"  {r['text'].rstrip()}" for r in mine)
+    click.echo("\n".join(out))
+    finish(0)
+
+
+@click.command("snapshot")
+@click.argument("dirs", nargs=-1, metavar="[DIR]")
+@click.option("--json", "as_json", is_flag=True, help="Print {line, counters} as JSON.")
+@click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
+def snapshot_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool) -> None:
+    """Compute today's Snapshot line.  Prints it; never writes it."""
+    from okfpro.io import workstate as ws
+
+    root = _reader_root("snapshot", dirs, need_board=False)
+    payload = ws.snapshot_payload(root, _today())
+    if as_json or pretty:
+        click.echo(_dump(payload, pretty))
+    else:
+        click.echo(payload["line"])
+    finish(0)
+
+
+# --- writers -------------------------------------------------------------------------
+
+
+class RawWriter(click.Command):
+    """A writer: no options at all; ``-h``/``--help`` print help; ``--`` escapes a dash."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] in ("-h", "--help"):
+            click.echo(ctx.get_help())
+            ctx.exit(0)
+        if args and args[0] == "--":
+            rest = args[1:]
+        elif args and args[0].startswith("-"):
+            _err(
+                f"okfpro {ctx.info_name}: takes no options, and '{args[0]}' would become board text. "
+                f"If you mean it as text, write: okfpro {ctx.info_name} -- {' '.join(args)}"
+            )
+            ctx.exit(2)
+        else:
+            rest = list(args)
+        ctx.meta["okfpro.writer_args"] = rest
+        ctx.args = []
+        return []
+
+
+def _writer_args() -> list[str]:
+    return list(click.get_current_context().meta.get("okfpro.writer_args", []))
+
+
+def _writer_root(verb: str) -> Path:
+    from okfpro.io.roots import enclosing, resolve
+
+    env = os.environ.get("OKFPRO_BUNDLE", "").strip()
+    if env:
+        root = resolve(env) if os.path.isdir(env) else None
+        if root is None:
+            _err(f"okfpro {verb} — refused: OKFPRO_BUNDLE={env} holds no OKF bundle.")
+            finish(2)
+    else:
+        root = enclosing(os.getcwd())
+        if root is None:
+            _err(f"okfpro {verb} — refused: no bundle encloses {os.getcwd()} (set OKFPRO_BUNDLE or cd into the workspace).")
+            finish(2)
+    return Path(os.path.abspath(root))
+
+
+def _text_arg(verb: str, what: str) -> str:
+    args = _writer_args()
+    text = " ".join(args)
+    if not text.strip():
+        _err(f"okfpro {verb} — refused: give the {what}.")
+        finish(2)
+    if "\n" in text or "\r" in text:
+        _err(f"okfpro {verb} — refused: the {what} spans lines; a board line is one line.")
+        finish(2)
+    return text
+
+
+def _refused(verb: str, root: Path, exc) -> None:
+    path = getattr(exc, "path", None)
+    where = f"{path} is untouched" if path else "nothing was touched"
+    _err(f"okfpro {verb} — refused, and {where}.\n  {exc}")
+    finish(2)
+
+
+@click.command("capture", cls=RawWriter)
+def capture_cmd() -> None:
+    """capture TEXT — add '- <today> — TEXT' to the board's Inbox."""
+    from okfpro.io import workstate as ws
+
+    text = _text_arg("capture", "text to capture")
+    root = _writer_root("capture")
+    try:
+        line = ws.do_capture(root, _today(), text)
+    except ws.Refusal as exc:
+        _refused("capture", root, exc)
+    click.echo(f"okfpro capture — one line added to Inbox:\n  {line}")
+    finish(0)
+
+
+def _move(verb: str) -> None:
+    from okfpro.io import workstate as ws
+
+    sel = _text_arg(verb, "selector (a project slug, a /link/target, or a piece of the line's text)")
+    root = _writer_root(verb)
+    try:
+        edit, b = ws.do_move(root, verb, sel)
+    except ws.Refusal as exc:
+        _refused(verb, root, exc)
+    dest = "In flight" if verb == "promote" else "Backlog"
+    header = b.lines[b.header_index] if b.header_index is not None else "(no header)"
+    click.echo(f"okfpro {verb} — moved to {dest}:\n  {edit.note.rstrip()}\n  header now: {header}")
+    if verb == "promote":
+        click.echo("Owed, and yours: a next-action line for it, and a journal entry that links it.")
+    finish(0)
+
+
+@click.command("promote", cls=RawWriter)
+def promote_cmd() -> None:
+    """promote SEL — move one Inbox/Backlog line to In flight (refused over the cap)."""
+    _move("promote")
+
+
+@click.command("demote", cls=RawWriter)
+def demote_cmd() -> None:
+    """demote SEL — move one In flight line to Backlog."""
+    _move("demote")
+
+
+@click.command("journal", cls=RawWriter)
+def journal_cmd() -> None:
+    """journal open — create today's journal entry and link it from journal/index.md."""
+    from okfpro.io import workstate as ws
+
+    args = _writer_args()
+    if args != ["open"]:
+        _err("okfpro journal — usage: okfpro journal open")
+        finish(2)
+    root = _writer_root("journal")
+    try:
+        res = ws.do_journal_open(root, _today())
+    except ws.Refusal as exc:
+        _refused("journal open", root, exc)
+    parts = []
+    parts.append(f"created journal/{res.day}.md" if res.created_entry else f"journal/{res.day}.md already exists")
+    parts.append("linked it from journal/index.md" if res.linked else "journal/index.md already links it")
+    click.echo(f"okfpro journal open — {'; '.join(parts)}.")
+    finish(0)
+
+
+@click.command("close", cls=RawWriter)
+def close_cmd() -> None:
+    """close SLUG — mark projects/SLUG closed, remove its board lines, log it."""
+    from okfpro.io import workstate as ws
+
+    args = _writer_args()
+    if len(args) != 1:
+        _err("okfpro close — usage: okfpro close SLUG (one project name)")
+        finish(2)
+    root = _writer_root("close")
+    try:
+        res = ws.do_close(root, _today(), args[0])
+    except ws.Refusal as exc:
+        _refused("close", root, exc)
+    out = [f"okfpro close — projects/{res.slug}:"]
+    out.append("  marked closed in its index.md heading" if res.marked else "  already marked closed")
+    out.append(f"  {res.removed} board line(s) removed" + (f"; header now: {res.header}" if res.header else ""))
+    out.append(f"  logged: {res.log_line}")
+    out.append(
+        "Owed, and yours: what this work taught that outlives it belongs in learnings/ or glossary/ "
+        "before the project fades."
+    )
+    if res.owes_snapshot:
+        out.append("Note: today's log now ends after its Snapshot line (or has none); the day still owes one at its end.")
+    click.echo("\n".join(out))
+    finish(0)
