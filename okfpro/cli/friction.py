@@ -1,0 +1,100 @@
+"""``okfpro friction [DIR] [--json] [--pretty] [--issue] [--clear]``.
+
+How many bundle edits were done by hand that a verb (or a guarded tool) could
+have done.  Measurement, not a gate: exit 0 whenever it printed; 2 for usage or
+no bundle.  An unavailable recorder reads "unknown", never zero; unreadable log
+lines are counted.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import click
+
+
+def _payload(root) -> dict:
+    from okfpro.core.friction import summarize
+    from okfpro.io import friction as friction_log
+
+    rep = friction_log.report(root)
+    return {
+        "available": rep["available"],
+        "recorded": len(rep["events"]),
+        "unreadable": rep["unreadable"],
+        "by": summarize(rep["events"]),
+    }
+
+
+def _human(p: dict) -> str:
+    lines = []
+    if not p["available"]:
+        lines.append(
+            "Friction: the recorder could not write to .tmp/ at some point — the count is not zero, it is unknown. "
+            "`okfpro friction --clear` starts it again."
+        )
+    if p["unreadable"] and not p["recorded"]:
+        lines.append(
+            f"Friction: {p['unreadable']} line(s) of the log could not be read and none could — a corrupted log, "
+            "not a quiet one."
+        )
+    elif p["unreadable"]:
+        lines.append(f"Friction: {p['unreadable']} unreadable line(s) counted beside the events below.")
+    if not p["recorded"]:
+        if p["available"]:
+            lines.append("Friction: nothing recorded — no bundle file was edited by hand where a verb exists.")
+        return "\n".join(lines)
+    lines.append(f"Friction: {p['recorded']} hand edit(s) recorded.")
+    for row in p["by"]:
+        cover = f" — {row['covered by']}" if row["covered by"] else ""
+        lines.append(f"  {row['count']:>4}  {row['via']:<5}  {row['what']}{cover}")
+    return "\n".join(lines)
+
+
+def _issue(p: dict) -> str:
+    if not p["recorded"] and p["available"] and not p["unreadable"]:
+        return ""
+    title = f"friction: {p['recorded']} hand edit(s) a verb could do"
+    body_lines = ["Counts from `okfpro friction --json`:", "", "```json", json.dumps(p, indent=2, ensure_ascii=False), "```"]
+    body = "\n".join(body_lines)
+    return (
+        "# Printed, not run. Read it, then run it inside a clone of okfpro's repository (or add --repo OWNER/NAME):\n"
+        f"gh issue create --title {shlex.quote(title)} --body {shlex.quote(body)}"
+    )
+
+
+@click.command("friction")
+@click.argument("directory", required=False, default=".")
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+@click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
+@click.option("--issue", is_flag=True, help="Print (never run) a `gh issue create` command carrying the counts.")
+@click.option("--clear", is_flag=True, help="Delete the log and the unavailable marker: the count starts again.")
+def friction_cmd(directory: str, as_json: bool, pretty: bool, issue: bool, clear: bool) -> None:
+    """Hand edits of the bundle that an okfpro verb could have done (telemetry, never a gate)."""
+    from okfpro.cli import finish
+    from okfpro.io.roots import resolve
+
+    if directory.startswith("@"):
+        click.echo(f"okfpro friction — DIR takes a path, not a name ('{directory}').", err=True)
+        finish(2)
+    root = resolve(directory)
+    if root is None:
+        click.echo(f"okfpro friction — {directory} holds no OKF bundle (no index.md, none in .okf/).", err=True)
+        finish(2)
+    if clear:
+        from okfpro.io import friction as friction_log
+
+        removed = friction_log.clear(root)
+        click.echo(f"okfpro friction — cleared ({len(removed)} file(s) removed); the count starts again.")
+        finish(0)
+    p = _payload(root)
+    if issue:
+        text = _issue(p)
+        click.echo(text if text else "okfpro friction — nothing recorded, so there is nothing to report.")
+        finish(0)
+    if as_json or pretty:
+        click.echo(json.dumps(p, indent=2 if pretty else None, ensure_ascii=False))
+        finish(0)
+    click.echo(_human(p))
+    finish(0)
