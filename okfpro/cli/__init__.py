@@ -34,7 +34,6 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "demote": ("okfpro.cli.workspace", "demote_cmd", "Move one In flight line to Backlog."),
     "journal": ("okfpro.cli.workspace", "journal_cmd", "journal open: create today's entry and link it from the index."),
     "close": ("okfpro.cli.workspace", "close_cmd", "Close a project: mark it, remove its board lines, log it."),
-    "friction": ("okfpro.cli.friction", "friction_cmd", "Hand edits of the bundle a verb could have done (telemetry; --issue, --clear)."),
     # kernel: format and curation
     "validate": ("okfpro.cli.kernel", "validate_cmd", "Check a bundle against OKF v0.2 (errors and warnings)."),
     "lint": ("okfpro.cli.kernel", "lint_cmd", "Curation report: the 26 lint checks."),
