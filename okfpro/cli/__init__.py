@@ -37,6 +37,19 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     # kernel: format and curation
     "validate": ("okfpro.cli.kernel", "validate_cmd", "Check a bundle against OKF v0.2 (errors and warnings)."),
     "lint": ("okfpro.cli.kernel", "lint_cmd", "Curation report: the 26 lint checks."),
+    # read views and search
+    "search": ("okfpro.cli.views", "search_cmd", "Find concepts (scan: ANDed terms, field-weighted score; --engine ranked: BM25)."),
+    "catalog": ("okfpro.cli.views", "catalog_cmd", "Every concept with metadata, trust, status and link counts."),
+    "files": ("okfpro.cli.views", "files_cmd", "Concept files by path: id, dir, type, title, description."),
+    "index": ("okfpro.cli.views", "index_cmd", "The bundle map (§8) per directory, authored or synthesized."),
+    "graph": ("okfpro.cli.views", "graph_cmd", "Nodes and edges (body links, source resources); --hubs, --minimal."),
+    "references": ("okfpro.cli.views", "references_cmd", "Files under references/, who cites them, dangling pointers."),
+    "stats": ("okfpro.cli.views", "stats_cmd", "Counts by type, dir and top dir; cross-links; tags."),
+    "tags": ("okfpro.cli.views", "tags_cmd", "Tags by count (--by type|dir)."),
+    "types": ("okfpro.cli.views", "types_cmd", "Concept types by count."),
+    "dirs": ("okfpro.cli.views", "dirs_cmd", "Directories: direct count and subtree."),
+    "loose": ("okfpro.cli.views", "loose_cmd", "Concepts with no link in or out."),
+    "read": ("okfpro.cli.views", "read_cmd", "Print a concept's source (contained to the bundle)."),
     # memory safety
     "secrets": ("okfpro.cli.secrets", "secrets_cmd", "Refuse files holding a detectable secret (pre-commit door)."),
     "whoami": ("okfpro.cli.identity", "whoami_cmd", "Show the resolved memory scope and where each part came from."),
