@@ -28,19 +28,20 @@ def window_start(today: _dt.date, days: int = DORMANCY_DAYS) -> _dt.date:
         day -= _dt.timedelta(days=1)
 
 
-def dormant_rows(in_flight: list[Row], today: _dt.date, journal: dict[str, str]) -> tuple[list[tuple[Row, list[str]]], int]:
+def dormant_rows(in_flight: list[Row], today: _dt.date, journal: dict[str, str]) -> tuple[list[tuple[Row, list[str]]], int | None]:
     """(rows whose projects no recent entry links, with their slugs) and the count of
-    in-flight rows that carry no ``/projects/`` link at all.
+    in-flight rows that carry no ``/projects/`` link at all -- None when the journal
+    is absent or younger than the window (then dormancy stays quiet).
 
     ``journal`` maps ``YYYY-MM-DD`` (entry day) to the entry's text.
     """
     unlinked = sum(1 for r in in_flight if not project_slugs(r.targets))
     days = sorted(d for d in journal if _valid(d))
     if not days:
-        return [], unlinked
+        return [], None
     start = window_start(today)
     if _dt.date.fromisoformat(days[0]) > start:
-        return [], unlinked
+        return [], None
     recent = "\n".join(journal[d] for d in days if _dt.date.fromisoformat(d) >= start).lower()
     out = []
     for r in in_flight:
