@@ -57,14 +57,12 @@ def banner(ctx: Any) -> str:
 
 
 def lines_for(ctx: Any, root: str) -> list[str]:
-    from okfpro.core import board as _board
-    from okfpro.core import dormancy as _dormancy
     from okfpro.hooks import workstate_api as api
 
     source = ctx.event.source or "startup"
-    state = api.cheap(root)
-    c = _board.counters(state.board, ctx.today)
-    cap = c["cap"] if c["cap"] is not None else "?"
+    payload = api.state(ctx, root)
+    c = payload["board"]
+    cap = c["cap"] if c.get("cap") is not None else "?"
     opening = {
         "resume": "Bundle state on resume",
         "compact": "Bundle state after compaction",
@@ -75,31 +73,31 @@ def lines_for(ctx: Any, root: str) -> list[str]:
         f"({c['past chase']} past chase) · inbox {c['inbox']} (oldest {c['oldest']}d) · to read {c['to read']} "
         f"· deadlines {c['deadlines']} · conflicts open {c['conflicts open']}"
     ]
-    if c["declared"] is not None and c["declared"] != c["in flight"]:
+    if c.get("declared") is not None and c["declared"] != c["in flight"]:
         out.append(f"  The header declares {c['declared']} in flight and the section holds {c['in flight']} — fix the header.")
-    newest = state.log.newest_day or "none yet"
-    journal_today = "open" if ctx.today_s in state.journal_days else "not opened"
-    projects = state.open_projects
+    log = payload["log"]
+    newest = log.get("newest day") or "none yet"
+    journal_today = "open" if log.get("journal today") else "not opened"
+    projects = payload["projects"]["open"]
     shown = f" ({', '.join(projects[:12])}{', …' if len(projects) > 12 else ''})" if projects else ""
     out.append(
         f"Log — newest day {newest} · journal for {ctx.today_s} {journal_today} · open projects {len(projects)}{shown}"
     )
-    last = state.log.latest_snapshot()
-    if last is None:
+    last = payload.get("last snapshot")
+    if not last:
         out.append("Last snapshot: none yet")
     else:
-        out.append(f"Last snapshot ({last[0]}, not live): {last[1].strip()}")
+        out.append(f"Last snapshot ({last['day']}, not live): {str(last['line']).strip()}")
     if source == "compact":
-        out.append("Compare against the last snapshot: a number that moved the wrong way is the signal.")
+        out.append("Compare with the last snapshot: a number that moved the wrong way is the signal.")
         out.append(REFRESH)
         return out
     out.append("Read the delta, not the status: a number that moved the wrong way since then is today's first signal.")
-    risk = _dormancy.at_risk(state.board, ctx.today)
+    risk = payload.get("deadlines at risk") or []
     if risk:
         out.append("Deadlines within 7d with nothing in flight against them:")
-        out.extend(f"  {line.strip()}" for line in risk)
-    start = _dormancy.window_start(ctx.today).isoformat()
-    out.extend(_dormancy.questions(state.board, ctx.today, state.journal_texts(since=start)))
+        out.extend(f"  {str(line).strip()}" for line in risk)
+    out.extend(api.dormancy_lines(ctx, root))
     out.append(REFRESH)
     out.extend(friction_lines(root))
     return out

@@ -279,7 +279,8 @@ def conformance(ctx: Ctx, root: str, rel: str) -> list[str]:
         )
         out.extend(f"  {w.get('path', '?')}: {w.get('message', '')} ({w.get('check', '?')})" for w in warnings)
     report = lint(bundle, **_lint_today_kwargs(ctx))
-    skipped = report.get("skipped_checks") if isinstance(report, dict) else None
+    stats = report.get("stats") if isinstance(report, dict) else None
+    skipped = (stats or {}).get("skipped_checks") or report.get("skipped_checks")
     if skipped:
         out.append(f"okfpro lint skipped check(s) {', '.join(map(str, skipped))} — those were not looked at.")
     findings = [f for f in _rows(report, "findings") if str(f.get("severity", "")).lower() in ("warn", "warning")]
