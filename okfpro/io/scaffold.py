@@ -18,6 +18,7 @@ is kept, silently).  Every file is written atomically; the set is not, so idempo
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,9 @@ NEW_SUFFIX = ".okfpro-new"
 AGENTS = ("claude", "codex", "gemini")
 DEFAULT_AGENT = "claude"
 LAUNCHER_DIR = ".claude/hooks"
+# The launchers run the okfpro of the interpreter named in this file (see hooks/_launch.py); it is
+# machine-local, so the seeded .gitignore ignores it and every init / upgrade refreshes it.
+PIN_FILE = f"{LAUNCHER_DIR}/okfpro-python"
 BUNDLE_DIR = ".okf"
 SCRIPT_MODE = 0o755
 FILE_MODE = 0o644
@@ -76,12 +80,16 @@ def launcher_root() -> Path:
 
 @dataclass(frozen=True)
 class Item:
-    """One file the scaffold writes: destination (relative, POSIX), bytes, mode, ownership."""
+    """One file the scaffold writes: destination (relative, POSIX), bytes, mode, ownership.
+
+    ``machine`` marks machine-local state (the interpreter pin): refreshed by every run, never staged.
+    """
 
     rel: str
     data: bytes
     mode: int
     owned: bool
+    machine: bool = False
 
 
 @dataclass
@@ -124,7 +132,10 @@ def _walk(base: Path) -> list[tuple[str, Path]]:
 
 
 def _mode_of(path: Path) -> int:
-    return SCRIPT_MODE if os.access(path, os.X_OK) or path.suffix in (".py", ".sh") else FILE_MODE
+    """Scripts (``*.py`` / ``*.sh`` not starting with ``_``) get their run bit; everything else 0644."""
+    if path.suffix in (".py", ".sh") and not path.name.startswith("_"):
+        return SCRIPT_MODE
+    return FILE_MODE
 
 
 def launcher_items() -> list[Item]:
@@ -134,6 +145,9 @@ def launcher_items() -> list[Item]:
         if "/" in rel or rel.startswith(".") or rel == "__init__.py" or rel.endswith(".md"):
             continue
         items.append(Item(f"{LAUNCHER_DIR}/{rel}", full.read_bytes(), _mode_of(full), owned=True))
+    if items:
+        pin = (os.path.abspath(sys.executable) + "\n").encode("utf-8")
+        items.append(Item(PIN_FILE, pin, FILE_MODE, owned=True, machine=True))
     return items
 
 
@@ -262,7 +276,7 @@ def install(dest: str | os.PathLike, *, agents: tuple[str, ...] = (DEFAULT_AGENT
                 os.chmod(path, item.mode)
             report.left_alone.append(item.rel)
             continue
-        if upgrade and item.owned and path.is_file() and not path.is_symlink():
+        if (upgrade and item.owned or item.machine) and path.is_file() and not path.is_symlink():
             _write(target, item.rel, item.data, item.mode)
             report.rewritten.append(item.rel)
             continue

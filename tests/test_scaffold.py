@@ -1,0 +1,401 @@
+"""``okfpro init`` / ``okfpro upgrade``: the workspace scaffold, driven as real processes on real directories."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pygit2
+import pytest
+import yaml
+
+from okfpro.io import scaffold
+from tests.helpers import REPO, run_okfpro
+
+DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+COUNTS = re.compile(r"^(\d+) written, (?:(\d+) rewritten, )?(\d+) staged, (\d+) left alone$", re.M)
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (outside .git), relative path -> bytes (symlinks as their target)."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            full = Path(dirpath) / name
+            rel = full.relative_to(root).as_posix()
+            out[rel] = os.readlink(full).encode() if full.is_symlink() else full.read_bytes()
+    return out
+
+
+def counts(stdout: str) -> tuple[int, int, int]:
+    m = COUNTS.search(stdout)
+    assert m, stdout
+    return int(m.group(1)), int(m.group(3)), int(m.group(4))
+
+
+def init(target: Path, *extra: str) -> subprocess.CompletedProcess:
+    return run_okfpro("init", str(target), *extra)
+
+
+# --- the template itself ----------------------------------------------------------------------
+
+
+def test_template_root_is_found_from_the_checkout() -> None:
+    root = scaffold.template_root()
+    assert (root / "seed" / ".okf" / "index.md").is_file()
+    assert (root / "owned" / ".claude" / "skills" / "okfpro" / "SKILL.md").is_file()
+
+
+def test_journal_placeholder_is_the_writers_constant() -> None:
+    from okfpro.core.board_edit import JOURNAL_PLACEHOLDER
+
+    text = (scaffold.template_root() / "seed" / ".okf" / "journal" / "index.md").read_text(encoding="utf-8")
+    assert JOURNAL_PLACEHOLDER in text.splitlines()
+
+
+def test_template_okfpro_toml_matches_the_config_defaults() -> None:
+    from okfpro.io.config import DEFAULTS
+
+    data = tomllib.loads((scaffold.template_root() / "seed" / "okfpro.toml").read_text(encoding="utf-8"))
+    assert data == DEFAULTS
+
+
+# --- init -------------------------------------------------------------------------------------
+
+
+def test_init_writes_the_workspace_and_a_git_repository(tmp_path: Path) -> None:
+    ws = tmp_path / "brain"
+    proc = init(ws)
+    assert proc.returncode == 0, proc.stderr
+    written, staged, left = counts(proc.stdout)
+    assert staged == 0 and left == 0 and written > 20
+    for rel in (
+        ".okf/index.md", ".okf/board.md", ".okf/log.md", ".okf/roadmap.md", ".okf/areas/index.md",
+        ".okf/areas/corpus.md", ".okf/glossary/index.md", ".okf/learnings/index.md", ".okf/projects/index.md",
+        ".okf/reference/index.md", ".okf/journal/index.md", "CLAUDE.md", "AGENTS.md", "README.md", ".gitignore",
+        ".tmp/.gitkeep", ".claude/settings.json", "okfpro.toml", ".pre-commit-config.yaml",
+        ".github/workflows/okfpro.yml", ".claude/skills/okfpro/SKILL.md",
+    ):
+        assert (ws / rel).is_file(), rel
+        assert f"wrote    {rel}" in proc.stdout
+    assert not (ws / "gitignore").exists()
+    assert "initialised a Git repository" in proc.stdout
+    repo = pygit2.Repository(str(ws))
+    assert Path(repo.workdir).resolve() == ws.resolve()
+    assert '\nokf_version: "0.2"\n' in (ws / ".okf/index.md").read_text()
+    board = (ws / ".okf/board.md").read_text()
+    assert "type: Board" in board and "**In flight: 0/5**" in board
+    headings = [line for line in board.splitlines() if line.startswith("## ")]
+    assert headings == ["## In flight", "## Backlog", "## Waiting", "## Inbox", "## To read", "## Deadlines"]
+    gitignore = (ws / ".gitignore").read_text().splitlines()
+    for line in (".tmp/*", "!.tmp/.gitkeep", "*.okfpro-new", ".okf-memory/", ".DS_Store"):
+        assert line in gitignore
+
+
+def test_init_inside_an_existing_repository_makes_no_nested_one(tmp_path: Path) -> None:
+    pygit2.init_repository(str(tmp_path))
+    ws = tmp_path / "sub"
+    proc = init(ws)
+    assert proc.returncode == 0, proc.stderr
+    assert not (ws / ".git").exists()
+    assert "initialised a Git repository" not in proc.stdout
+
+
+def test_init_twice_is_idempotent(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    first = init(ws)
+    assert first.returncode == 0
+    before = tree(ws)
+    second = init(ws)
+    assert second.returncode == 0, second.stderr
+    written, staged, left = counts(second.stdout)
+    assert (written, staged) == (0, 0)
+    assert left == counts(first.stdout)[0]
+    assert tree(ws) == before
+
+
+def test_init_over_existing_files_stages_collisions_and_loses_nothing(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    (ws / ".okf").mkdir(parents=True)
+    mine = {
+        "README.md": b"# My project\n\nThis is mine.\n",
+        "CLAUDE.md": b"Be terse.\n",
+        ".gitignore": b"node_modules/\n",
+        ".okf/index.md": b"---\nokf_version: \"0.2\"\n---\n\n# Mine\n",
+        ".okf/log.md": b"# My log\n\n## 2026-01-05\n\n* did things\n",
+        "AGENTS.md": (scaffold.template_root() / "seed" / "AGENTS.md").read_bytes(),  # identical content
+    }
+    for rel, data in mine.items():
+        (ws / rel).write_bytes(data)
+    proc = init(ws)
+    assert proc.returncode == 0, proc.stderr
+    after = tree(ws)
+    for rel, data in mine.items():
+        assert after[rel] == data, f"{rel} was changed"
+    template = scaffold.template_root() / "seed"
+    assert after["README.md.okfpro-new"] == (template / "README.md").read_bytes()
+    assert after["CLAUDE.md.okfpro-new"] == (template / "CLAUDE.md").read_bytes()
+    assert after[".gitignore.okfpro-new"] == (template / "gitignore").read_bytes()
+    # identical content and files inside .okf/ are left alone, silently
+    assert "AGENTS.md.okfpro-new" not in after
+    assert not any(rel.startswith(".okf/") and rel.endswith(".okfpro-new") for rel in after)
+    written, staged, left = counts(proc.stdout)
+    assert staged == 3 and left == 3
+    assert "does not ignore *.okfpro-new" in proc.stdout
+    # again: the staged copies are refreshed, never stacked
+    (ws / "README.md.okfpro-new").write_bytes(b"stale copy\n")
+    again = init(ws)
+    assert again.returncode == 0
+    final = tree(ws)
+    assert final["README.md.okfpro-new"] == (template / "README.md").read_bytes()
+    assert not any(".okfpro-new.okfpro-new" in rel for rel in final)
+    for rel, data in mine.items():
+        assert final[rel] == data
+
+
+def test_scripts_keep_their_run_bit(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    assert init(ws).returncode == 0
+    launchers = sorted(p for p in (ws / ".claude/hooks").glob("*.py") if not p.name.startswith("_"))
+    assert launchers, "no hook launchers were installed"
+    for path in launchers:
+        assert path.stat().st_mode & 0o777 == 0o755, path
+        assert path.read_bytes() == (REPO / "hooks" / path.name).read_bytes()
+    assert (ws / ".okf/board.md").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_file_in_the_way_refuses_before_anything_is_written(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    ws.mkdir()
+    (ws / ".claude").write_text("not a directory\n")
+    proc = init(ws)
+    assert proc.returncode == 2
+    assert ".claude" in proc.stderr
+    assert sorted(p.name for p in ws.iterdir()) == [".claude"]
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"index.md": "---\nokf_version: \"0.2\"\n---\n\n# Bundle\n"},  # strong
+        {"index.md": "# Bundle\n", "board.md": "---\ntype: Board\n---\n"},  # weak
+        {"index.md": "# Bundle\n", "log.md": "# Log\n"},  # weak
+    ],
+)
+def test_a_root_level_bundle_without_okf_is_refused(tmp_path: Path, files: dict[str, str]) -> None:
+    ws = tmp_path / "w"
+    ws.mkdir()
+    for rel, text in files.items():
+        (ws / rel).write_text(text)
+    before = tree(ws)
+    proc = init(ws)
+    assert proc.returncode == 2
+    assert "git mv" in proc.stderr and ".okf" in proc.stderr
+    assert tree(ws) == before
+    assert not (ws / ".git").exists()
+
+
+def test_a_bare_index_or_a_bundle_with_okf_is_not_refused(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Docs site\n")
+    assert init(docs).returncode == 0
+    both = tmp_path / "both"
+    (both / ".okf").mkdir(parents=True)
+    (both / "index.md").write_text("---\nokf_version: \"0.2\"\n---\n")
+    (both / ".okf" / "index.md").write_text("---\nokf_version: \"0.2\"\n---\n")
+    assert init(both).returncode == 0
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert run_okfpro("init", str(tmp_path / "a"), str(tmp_path / "b")).returncode == 2
+    assert run_okfpro("init", "--agent", "vim", str(tmp_path / "a")).returncode == 2
+    assert run_okfpro("init", "@slug").returncode == 2
+    f = tmp_path / "file"
+    f.write_text("x")
+    assert run_okfpro("init", str(f)).returncode == 2
+    assert run_okfpro("upgrade", str(tmp_path / "missing")).returncode == 2
+
+
+# --- upgrade ----------------------------------------------------------------------------------
+
+
+def test_upgrade_rewrites_only_tool_owned_files(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    assert init(ws).returncode == 0
+    skill = ws / ".claude/skills/okfpro/SKILL.md"
+    original_skill = skill.read_bytes()
+    skill.write_text("edited by hand\n")
+    (ws / ".pre-commit-config.yaml").unlink()
+    (ws / "README.md").write_text("my manual\n")
+    (ws / ".claude/settings.json").write_text("{}\n")
+    (ws / ".okf/board.md").write_text("---\ntype: Board\n---\n\nmine\n")
+    (ws / ".okf/roadmap.md").unlink()
+    launcher = ws / ".claude/hooks/stop.py"
+    launcher.write_text("#!/bin/sh\nexit 0\n")
+    proc = run_okfpro("upgrade", str(ws))
+    assert proc.returncode == 0, proc.stderr
+    assert skill.read_bytes() == original_skill
+    assert (ws / ".pre-commit-config.yaml").is_file()
+    assert launcher.read_bytes() == (REPO / "hooks/stop.py").read_bytes()
+    assert launcher.stat().st_mode & 0o777 == 0o755
+    assert (ws / "README.md").read_text() == "my manual\n"
+    assert (ws / ".claude/settings.json").read_text() == "{}\n"
+    assert (ws / ".okf/board.md").read_text() == "---\ntype: Board\n---\n\nmine\n"
+    assert (ws / ".okf/roadmap.md").is_file()  # a missing seeded file is completed
+    assert "rewrote  .claude/skills/okfpro/SKILL.md" in proc.stdout
+    assert "wrote    .okf/roadmap.md" in proc.stdout
+    assert not any(rel.endswith(".okfpro-new") for rel in tree(ws))
+    # and again: nothing left to do
+    again = run_okfpro("upgrade", str(ws))
+    m = COUNTS.search(again.stdout)
+    assert m and m.group(1) == "0" and m.group(2) == "0" and m.group(3) == "0"
+
+
+# --- the generated tree -----------------------------------------------------------------------
+
+
+def _strip_code(text: str) -> str:
+    """Markdown text outside fenced blocks and inline code spans."""
+    out, fenced = [], False
+    for line in text.splitlines():
+        if line.strip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if not fenced:
+            out.append(re.sub(r"(`+).*?\1", "", line))
+    return "\n".join(out)
+
+
+def test_no_date_ships_in_the_generated_tree(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    assert init(ws, "--agent", "claude", "--agent", "codex", "--agent", "gemini").returncode == 0
+    offenders = []
+    for rel, data in tree(ws).items():
+        if rel == scaffold.PIN_FILE:
+            continue  # an interpreter path on this machine, not template text
+        text = data.decode("utf-8")
+        if rel.endswith(".md"):
+            text = _strip_code(text)
+        if DATE.search(text):
+            offenders.append(rel)
+    assert not offenders, offenders
+    assert not list((ws / ".okf" / "journal").glob("*-*.md"))
+
+
+def test_the_generated_workspace_passes_the_gates(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    assert init(ws).returncode == 0
+    validate = run_okfpro("validate", str(ws))
+    assert validate.returncode == 0, validate.stdout + validate.stderr
+    lint = run_okfpro("lint", str(ws), "--fail-on", "warn")
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    audit = run_okfpro("audit", str(ws))
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert "clean" in audit.stdout
+
+
+def _commands(settings: dict) -> list[str]:
+    return [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
+
+
+def _script_of(command: str, prefix: str) -> str:
+    assert command.startswith(prefix + "/"), command
+    return command[len(prefix) + 1:].split(" ")[0]
+
+
+def test_claude_settings_wire_every_event_to_an_installed_launcher(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    assert init(ws).returncode == 0
+    settings = json.loads((ws / ".claude/settings.json").read_text())
+    hooks = settings["hooks"]
+    assert set(hooks) == {"PreToolUse", "PostToolUse", "Stop", "SessionStart", "UserPromptSubmit", "SessionEnd"}
+    assert [g["matcher"] for g in hooks["PreToolUse"]] == ["Edit|Write|MultiEdit", "Bash"]
+    assert [g["matcher"] for g in hooks["PostToolUse"]] == ["Edit|Write|MultiEdit"]
+    for command in _commands(settings):
+        script = ws / _script_of(command, '"$CLAUDE_PROJECT_DIR"')
+        assert script.is_file() and os.access(script, os.X_OK), command
+
+
+def test_codex_and_gemini_wiring(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    proc = init(ws, "--agent", "codex", "--agent", "gemini")
+    assert proc.returncode == 0, proc.stderr
+    assert not (ws / ".claude/settings.json").exists()  # only the hosts asked for
+    codex = json.loads((ws / ".codex/hooks.json").read_text())
+    assert set(codex["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}
+    for command in _commands(codex):
+        assert command.endswith(" --agent codex")
+        assert (ws / _script_of(command, '"$(git rev-parse --show-toplevel)"')).is_file()
+    gemini = json.loads((ws / ".gemini/settings.json").read_text())
+    assert set(gemini["hooks"]) == {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"}
+    for command in _commands(gemini):
+        assert command.endswith(" --agent gemini")
+        assert (ws / _script_of(command, '"$GEMINI_PROJECT_DIR"')).is_file()
+    for groups in gemini["hooks"].values():
+        for g in groups:
+            for h in g["hooks"]:
+                assert h["timeout"] >= 1000  # milliseconds
+    # upgrade keeps to the hosts already wired; --agent completes a host's missing wiring
+    up = run_okfpro("upgrade", str(ws))
+    assert up.returncode == 0 and not (ws / ".claude/settings.json").exists(), up.stdout
+    (ws / ".codex/hooks.json").unlink()
+    up = run_okfpro("upgrade", str(ws), "--agent", "codex")
+    assert up.returncode == 0 and (ws / ".codex/hooks.json").is_file(), up.stdout
+
+
+def test_session_start_runs_through_the_wiring_from_a_path_with_a_space(tmp_path: Path) -> None:
+    ws = tmp_path / "my brain"
+    assert init(ws).returncode == 0
+    settings = json.loads((ws / ".claude/settings.json").read_text())
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    event = json.dumps({"hook_event_name": "SessionStart", "cwd": str(ws), "source": "startup"})
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(ws), "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(["sh", "-c", command], input=event.encode(), capture_output=True, env=env, cwd=ws, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert b"in flight 0/5" in proc.stdout
+    assert (ws / scaffold.PIN_FILE).read_text().strip() == os.path.abspath(sys.executable)
+
+
+def test_pre_commit_config_and_workflow_run_the_gates(tmp_path: Path) -> None:
+    owned = scaffold.template_root() / "owned"
+    config = yaml.safe_load((owned / ".pre-commit-config.yaml").read_text())
+    (repo,) = config["repos"]
+    assert repo["repo"] == "local"
+    entries = {h["id"]: h["entry"] for h in repo["hooks"]}
+    assert all(h["language"] == "system" for h in repo["hooks"])
+    assert entries["okfpro-records"] == "okfpro records"
+    assert entries["okfpro-audit"] == "okfpro audit"
+    assert "--fail-on warn" in entries["okfpro-lint"]
+    flow = yaml.safe_load((owned / ".github/workflows/okfpro.yml").read_text())
+    runs = [s.get("run", "") for s in flow["jobs"]["gates"]["steps"]]
+    assert "okfpro validate .okf" in runs
+    assert "okfpro lint .okf --fail-on warn" in runs
+    assert "okfpro audit ." in runs
+
+
+def test_skill_teaches_the_rules_and_routes_to_the_verbs() -> None:
+    skill = (scaffold.template_root() / "owned/.claude/skills/okfpro/SKILL.md").read_text()
+    for phrase in ("Rule 1", "Rule 2", "Rule 3", "5 working days"):
+        assert phrase in skill
+    for verb in ("state", "board", "capture", "promote", "demote", "journal open", "close", "snapshot",
+                 "search", "validate", "lint", "audit", "memory"):
+        assert f"okfpro {verb}" in skill, verb
+    from okfpro.core.dormancy import DORMANCY_DAYS
+
+    assert f"{DORMANCY_DAYS} working days" in skill
+
+
+def test_report_is_json_on_request(tmp_path: Path) -> None:
+    proc = init(tmp_path / "w", "--json")
+    assert proc.returncode == 0
+    data = json.loads(proc.stdout)
+    assert data["verb"] == "init" and ".okf/board.md" in data["written"] and data["staged"] == []
+    assert stat.S_ISDIR((tmp_path / "w" / ".git").stat().st_mode)
