@@ -1,0 +1,164 @@
+"""Memory policy over the scoped store: remember with reconciliation, and recall filtering.
+
+The decisions are pure (:mod:`okfpro.core.mempolicy`); this module reads the scope's
+records from the store, appends the record a decision calls for (the store is
+append-only: nothing is ever overwritten or deleted by a decision), and writes one
+content-free audit event per decision.
+
+Explicit memories pass the capture safety layer too (secrets redacted, credential files
+and shell output refused) before anything touches disk.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from okfpro.core import mempolicy as P
+from okfpro.core.scope import Scope
+
+__all__ = ["RememberResult", "load_records", "remember", "change", "filter_passages", "records_by_entry"]
+
+
+@dataclass
+class RememberResult:
+    decision: P.Decision
+    written: bool = False
+    id: str | None = None  # the memory id (m-…)
+    entry_id: str | None = None  # the store's entry id
+    error: str | None = None
+    redactions: list[tuple[str, int]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.decision.to_json()
+        out.update(written=self.written, id=self.id, entry_id=self.entry_id, error=self.error,
+                   redactions=dict(self.redactions))
+        return out
+
+
+def records_by_entry(entries: Iterable[Any]) -> list[tuple[Any, P.MemoryRecord]]:
+    """(stored entry, record) for each store entry, oldest first."""
+    ordered = sorted(entries, key=lambda e: (e.date, int(e.id.rsplit("#", 1)[1]) if "#" in e.id else 0))
+    return [(e, P.parse(e.text, e.id, e.date)) for e in ordered]
+
+
+def load_records(store: Any, scope: Scope, tier: str | None = None) -> dict[str, P.MemoryRecord]:
+    """The folded records of ``scope`` (one tier, or every applicable tier)."""
+    listing = store.enumerate(scope)
+    entries = [e for e in listing.entries if tier is None or e.tier == tier]
+    return P.fold(rec for _, rec in records_by_entry(entries))
+
+
+def _audit(audit_root: Any, event: str, scope: Scope, **fields: Any) -> None:
+    if audit_root is None:
+        return
+    from okfpro.io.identity import identity_hash
+    from okfpro.memory import audit
+
+    audit.record(audit_root, event, identity_hash=identity_hash(scope), policy_version=P.POLICY_VERSION, **fields)
+
+
+def remember(
+    store: Any,
+    scope: Scope,
+    text: str,
+    *,
+    tier: str = "user",
+    kind: str = "event",
+    source: str = "user",
+    confidence: str = "medium",
+    visibility: str = "private",
+    valid_until: str | None = None,
+    review_at: str | None = None,
+    supersede: bool | str = False,
+    contradicts: bool | str = False,
+    today: _dt.date | None = None,
+    audit_root: Any = None,
+    actor: str | None = None,
+) -> RememberResult:
+    """Reconcile ``text`` with the scope's memories in ``tier`` and append what the decision says."""
+    from okfpro.core.redact import sanitise
+
+    start = time.perf_counter()
+    today = today or _dt.date.today()
+    clean = sanitise(text)
+    if clean.refused:
+        decision = P.Decision("reject", f"refused by the capture safety layer ({clean.refused})")
+        _audit(audit_root, "write", scope, tier=tier, kind=kind, outcome="refused", reason_code=clean.refused,
+               dropped_count=1)
+        return RememberResult(decision)
+    try:
+        new = P.make(clean.text, kind=kind, source=source, confidence=confidence, visibility=visibility,
+                     created=today, valid_until=valid_until, review_at=review_at)
+    except P.PolicyError as exc:
+        return RememberResult(P.Decision("reject", str(exc)))
+    existing = load_records(store, scope, tier)
+    decision = P.reconcile(new, existing.values(), supersede=supersede, contradicts=contradicts, today=today)
+    result = RememberResult(decision, redactions=clean.findings, id=new.id)
+    record = P.apply(decision, new)
+    outcome = "skipped" if decision.decision == "skip" else ("refused" if decision.decision == "reject" else "ok")
+    if record is not None:
+        wrote = store.write(scope, P.render(record), tier, actor=actor)
+        result.written = bool(wrote.written)
+        result.entry_id = wrote.id
+        result.error = wrote.error
+        if not wrote.written:
+            outcome = "error"
+    event = {"supersede": "merge", "conflict": "conflict"}.get(decision.decision, "write")
+    _audit(audit_root, event, scope, tier=tier, kind=kind, outcome=outcome, decision=decision.decision,
+           accepted_count=int(result.written), candidate_count=1, redaction_count=sum(n for _, n in clean.findings),
+           redactions=dict(clean.findings), latency_ms=(time.perf_counter() - start) * 1000)
+    return result
+
+
+def change(
+    store: Any,
+    scope: Scope,
+    what: str,
+    target: str,
+    *,
+    tier: str = "user",
+    source: str = "user",
+    today: _dt.date | None = None,
+    audit_root: Any = None,
+) -> RememberResult:
+    """Archive / expire / confirm a memory by appending a change record (nothing is rewritten)."""
+    today = today or _dt.date.today()
+    existing = load_records(store, scope, tier)
+    rec = P.change_record(what, target, source=source, created=today)
+    problems = P.validate(rec)
+    if problems:
+        return RememberResult(P.Decision("reject", "; ".join(problems)))
+    if target not in existing:
+        return RememberResult(P.Decision("reject", f"no memory {target} in this scope's {tier} tier"))
+    wrote = store.write(scope, P.render(rec), tier)
+    event = {"expire": "expire", "archive": "expire"}.get(what, "write")
+    _audit(audit_root, event, scope, tier=tier, outcome="ok" if wrote.written else "error", decision=what)
+    return RememberResult(P.Decision(what, f"{what} {target}", target), bool(wrote.written), rec.id, wrote.id, wrote.error)
+
+
+def filter_passages(
+    passages: list[Any],
+    entries: Iterable[Any],
+    today: _dt.date,
+    include_hidden: bool = False,
+) -> list[tuple[Any, P.MemoryRecord, str]]:
+    """(passage, effective record, effective status) for the passages recall may show."""
+    pairs = records_by_entry(entries)
+    folded = P.fold(rec for _, rec in pairs)
+    by_entry = {e.id: rec.id for e, rec in pairs}
+    out: list[tuple[Any, P.MemoryRecord, str]] = []
+    for passage in passages:
+        entry = passage.entry
+        rid = by_entry.get(entry.id)
+        rec = folded.get(rid) if rid else None
+        if rec is None:
+            rec = P.parse(entry.text, entry.id, entry.date)
+            if rec.change:
+                continue
+        if not P.visible(rec, today, include_hidden):
+            continue
+        out.append((passage, rec, P.effective_status(rec, today)))
+    return out

@@ -1,0 +1,237 @@
+"""Recall: the prompt is the query; knowledge + the scope's memory, under one split budget.
+
+From a UserPromptSubmit event:
+
+1. identity (:mod:`okfpro.io.identity`) — refused (multi-user without identity, a session
+   whose identity changed) means no recall at all, and the reason says why;
+2. the query is the prompt's content words (our own recall blocks stripped first);
+3. knowledge — ``knowledge_search(query, limit)`` returning rows with ``id`` / ``title`` /
+   ``snippet`` / ``date`` (and optionally ``trust``); by default the ranked engine over
+   the workspace bundle;
+4. memory — ``store.read(scope, query)``: the scope's applicable tiers, most specific
+   first; superseded, expired and archived memories hidden (policy);
+5. every line redacted again, then assembled under ``[memory] budget_tokens`` split
+   ``knowledge_share`` / ``memory_share`` with spill-over (:mod:`okfpro.core.budget`),
+   each block labelled with source, tier, date and age, framed as data.
+
+:func:`recall_for_prompt` never raises: a failing surface degrades to less context and
+the reason says so in one line.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+KNOWLEDGE_LIMIT = 8
+MEMORY_LIMIT = 12
+MAX_MEMORY_LINES = 20
+MAX_QUERY_TERMS = 16
+
+KnowledgeSearch = Callable[[str, int], list[Mapping[str, Any]]]
+
+
+@dataclass
+class RecallResult:
+    text: str  # the additionalContext ("" = nothing to add)
+    reason: str  # one line: what was recalled, or why nothing was
+    knowledge: list[str] = field(default_factory=list)
+    memory: list[str] = field(default_factory=list)
+    degraded: list[str] = field(default_factory=list)  # surfaces that failed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "reason": self.reason, "knowledge": self.knowledge, "memory": self.memory,
+                "degraded": self.degraded}
+
+
+def query_of(prompt: str) -> str:
+    """The prompt's content words, in order, deduplicated (at most 16)."""
+    from okfpro.core.mempolicy import _TOKEN, STOPWORDS
+    from okfpro.core.redact import strip_recall
+
+    seen: list[str] = []
+    for tok in _TOKEN.findall(strip_recall(prompt)):
+        low = tok.casefold()
+        if len(low) < 3 or low in STOPWORDS or low in seen:
+            continue
+        seen.append(low)
+        if len(seen) >= MAX_QUERY_TERMS:
+            break
+    return " ".join(seen)
+
+
+def bundle_search(workspace: Path, cfg: Any) -> KnowledgeSearch | None:
+    """The default knowledge surface: the ranked engine over the workspace bundle."""
+    raw = cfg.get("bundle", "path", ".okf")
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    root = workspace / raw
+    if not root.is_dir():
+        return None
+
+    def search(query: str, limit: int) -> list[dict[str, Any]]:
+        from okfpro.core.concept import moment_date
+        from okfpro.core.search import ranked
+        from okfpro.io.bundle import load
+
+        bundle = load(root)
+        rows = ranked(bundle, query, limit)
+        by_id = bundle.by_id
+        for row in rows:
+            concept = by_id.get(row.get("id"))
+            if concept is None:
+                continue
+            day = None
+            for value in (concept.frontmatter.get("updated"), concept.generated_at, concept.frontmatter.get("created")):
+                try:
+                    day = moment_date(value)
+                except (ValueError, TypeError):
+                    day = None
+                if day:
+                    break
+            row["date"] = day.isoformat() if day else None
+            row["trust"] = concept.trust
+        return rows
+
+    return search
+
+
+def recall_for_prompt(
+    event: Mapping[str, Any] | Any,
+    workspace: str | os.PathLike,
+    knowledge_search: KnowledgeSearch | None = None,
+    *,
+    include_hidden: bool = False,
+) -> RecallResult:
+    """The additionalContext for a UserPromptSubmit event.  Never raises."""
+    start = time.perf_counter()
+    try:
+        return _recall(event, Path(workspace), knowledge_search, include_hidden, start)
+    except Exception as exc:  # noqa: BLE001 - a hook must never fail the agent
+        return RecallResult("", f"recall failed ({exc.__class__.__name__}); no context added")
+
+
+def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | None, include_hidden: bool,
+            start: float) -> RecallResult:
+    from okfpro.core import budget as B
+    from okfpro.core.redact import redact
+    from okfpro.io import clock
+    from okfpro.io import config as config_mod
+    from okfpro.io.identity import identity_hash, resolve
+
+    if not isinstance(event, Mapping):
+        raw = getattr(event, "raw", None)
+        event = raw if isinstance(raw, Mapping) else {}
+    prompt = event.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        return RecallResult("", "no prompt to recall for")
+    try:
+        cfg = config_mod.load(workspace)
+    except (config_mod.ConfigError, OSError) as exc:
+        return RecallResult("", f"recall skipped: {exc}")
+
+    ident = resolve(workspace, event)
+    if not ident.recall_allowed:
+        return RecallResult("", f"recall refused: {ident.reason}")
+    scope = ident.scope
+    assert scope is not None
+    query = query_of(prompt)
+    if not query:
+        return RecallResult("", "the prompt has no content words to recall for")
+    today = clock.today()
+    degraded: list[str] = []
+
+    def clean(lines: list[str]) -> tuple[str, ...]:
+        return tuple(redact(line).text for line in lines)
+
+    # knowledge
+    kblocks: list[B.Block] = []
+    search = knowledge_search if knowledge_search is not None else bundle_search(workspace, cfg)
+    if search is not None:
+        try:
+            rows = list(search(query, KNOWLEDGE_LIMIT) or [])[:KNOWLEDGE_LIMIT]
+            for row in rows:
+                if not isinstance(row, Mapping) or not row.get("id"):
+                    continue
+                snippet = str(row.get("snippet") or "")
+                kblocks.append(
+                    B.Block(
+                        "knowledge",
+                        "bundle",
+                        str(row["id"]),
+                        redact(str(row.get("title") or "")).text,
+                        clean(snippet.splitlines()),
+                        tier=str(row.get("trust") or row.get("tier") or "") or None,
+                        date=str(row.get("date"))[:10] if row.get("date") else None,
+                    )
+                )
+        except Exception as exc:  # noqa: BLE001 - degrade to memory only
+            degraded.append(f"knowledge ({exc.__class__.__name__})")
+
+    # memory
+    mblocks: list[B.Block] = []
+    from okfpro.memory.store import MemoryStore
+
+    store, problem = MemoryStore.for_workspace(workspace)
+    if store is None:
+        degraded.append("memory (store unavailable)")
+    else:
+        try:
+            from okfpro.memory.policy import filter_passages
+
+            passages = store.read(scope, query).passages
+            if passages:
+                entries = store.enumerate(scope).entries
+                shown = filter_passages(passages, entries, today, include_hidden)
+                for passage, rec, status in shown[:MEMORY_LIMIT]:
+                    entry = passage.entry
+                    lines = [ln for ln in (rec.text if rec.explicit else entry.text).splitlines() if ln.strip()]
+                    label = None
+                    if rec.explicit:
+                        label = rec.kind if status == "active" else f"{rec.kind}, {status}"
+                    elif status != "active":
+                        label = status
+                    mblocks.append(
+                        B.Block(
+                            "memory",
+                            f"memory:{entry.tier}",
+                            entry.id,
+                            "",
+                            clean(lines[:MAX_MEMORY_LINES]),
+                            tier=entry.tier,
+                            date=entry.date,
+                            status=label,
+                        )
+                    )
+        except Exception as exc:  # noqa: BLE001 - degrade to knowledge only
+            degraded.append(f"memory ({exc.__class__.__name__})")
+
+    budget_tokens = cfg.get("memory", "budget_tokens", B.DEFAULT_BUDGET)
+    k_share = cfg.get("memory", "knowledge_share", B.DEFAULT_SHARES[0])
+    m_share = cfg.get("memory", "memory_share", B.DEFAULT_SHARES[1])
+    try:
+        B.check_shares(float(k_share), float(m_share))
+        k_share, m_share = float(k_share), float(m_share)
+    except (B.BudgetError, TypeError, ValueError):
+        degraded.append("budget shares (defaults used)")
+        k_share, m_share = B.DEFAULT_SHARES
+    if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool):
+        budget_tokens = B.DEFAULT_BUDGET
+    out = B.assemble(kblocks, mblocks, budget_tokens, k_share, m_share, today=today)
+
+    if store is not None:
+        from okfpro.memory import audit
+
+        audit.record(store.root, "recall", identity_hash=identity_hash(scope), outcome="ok" if out.text else "empty",
+                     knowledge_count=len(out.knowledge), memory_count=len(out.memory),
+                     candidate_count=len(kblocks) + len(mblocks), truncated_count=out.truncated, tokens=out.tokens,
+                     chars=len(out.text), latency_ms=(time.perf_counter() - start) * 1000, mode=ident.mode,
+                     policy_version="1")
+    tail = f"; degraded: {', '.join(degraded)}" if degraded else ""
+    if not out.text:
+        return RecallResult("", f"nothing recalled{tail}", degraded=degraded)
+    return RecallResult(out.text, f"recalled {len(out.knowledge)} knowledge and {len(out.memory)} memory block(s){tail}",
+                        out.knowledge, out.memory, degraded)
