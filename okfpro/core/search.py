@@ -241,7 +241,9 @@ def compile_terms(terms: Sequence[str], regexp: bool = False) -> list[re.Pattern
     out = []
     for term in terms:
         try:
-            out.append(re.compile(term if regexp else re.escape(term), re.IGNORECASE))
+            # Ruby's ^ and $ are line anchors; MULTILINE gives Python's the same reading
+            flags = re.IGNORECASE | re.MULTILINE if regexp else re.IGNORECASE
+            out.append(re.compile(term if regexp else re.escape(term), flags))
         except re.error as exc:
             raise SearchError(f"invalid regular expression {term!r}: {exc}") from None
     return out

@@ -34,7 +34,7 @@ from okfpro.core.concept import Bundle, Concept, Entry, parse_entry
 from okfpro.io import reader
 
 MAGIC = b"okfpro-parse-cache\n"
-VERSION = 3
+VERSION = 4
 RACY_NS = 2_000_000_000
 PROGRESS_AFTER_S = 1.0
 
@@ -119,16 +119,44 @@ def _props(item: Concept) -> dict[str, Any]:
     return out
 
 
+def _patchable(value: Any, path: tuple, patches: list[tuple]) -> Any:
+    """``value`` with each date/timestamp replaced by its ISO text and its position noted.
+
+    Only str-keyed dicts, lists and scalars qualify; anything else raises _Unstorable
+    (the record then takes the slower fully tagged route).
+    """
+    cls = value.__class__
+    if value is None or cls in (str, bool, int, float):
+        return value
+    if cls is dict:
+        out = {}
+        for k, v in value.items():
+            if k.__class__ is not str:
+                raise _Unstorable("key")
+            out[k] = _patchable(v, path + (k,), patches)
+        return out
+    if cls is list:
+        return [_patchable(v, path + (i,), patches) for i, v in enumerate(value)]
+    if cls is _dt.datetime:
+        patches.append((path, "t", value.isoformat()))
+        return value.isoformat()
+    if cls is _dt.date:
+        patches.append((path, "d", value.isoformat()))
+        return value.isoformat()
+    raise _Unstorable(cls.__name__)
+
+
 def _record(item: Concept | Entry) -> tuple:
     if isinstance(item, Concept):
         fm = item.frontmatter
-        odd = [k for k, v in fm.items() if not (isinstance(k, str) and _plain(v))]
-        if not odd:
+        if _plain(fm):
             return ("c", fm, item.body, _props(item))
-        if all(isinstance(k, str) for k in odd):  # only some values need the codec
-            enc = {k: (_enc(v) if k in odd else v) for k, v in fm.items()}
-            return ("C", enc, item.body, _props(item), odd)
-        return ("C", _enc(fm), item.body, _props(item), None)
+        patches: list[tuple] = []
+        try:
+            flat = _patchable(fm, (), patches)
+            return ("P", flat, item.body, _props(item), patches)
+        except _Unstorable:
+            return ("C", _enc(fm), item.body, _props(item))
     if item.error is None:
         return ("r", item.content, item.utf8_ok)
     return ("u", item.content, item.error, item.utf8_ok)
@@ -136,16 +164,16 @@ def _record(item: Concept | Entry) -> tuple:
 
 def _item(rel: str, rec: tuple) -> Concept | Entry:
     kind = rec[0]
-    if kind == "c" or kind == "C":
+    if kind == "c" or kind == "C" or kind == "P":
         fm = rec[1]
         if kind == "C":
-            odd = rec[4]
-            if odd is None:
-                fm = _dec(fm)
-            else:
-                fm = dict(fm)
-                for key in odd:
-                    fm[key] = _dec(fm[key])
+            fm = _dec(fm)
+        elif kind == "P":
+            for path, tag, text in rec[4]:
+                holder = fm
+                for step in path[:-1]:
+                    holder = holder[step]
+                holder[path[-1]] = _dt.datetime.fromisoformat(text) if tag == "t" else _dt.date.fromisoformat(text)
         concept = Concept(rel, fm, rec[2])
         concept.__dict__.update(rec[3])
         return concept

@@ -1,0 +1,205 @@
+"""Search goldens on a fixture bundle: every expected value below was worked out by hand.
+
+Scan rules: terms ANDed, case-insensitive literal (or regexp), score = sum of the
+weights of matched fields (title 5, id 4, tags 3, type 2, description 2, sources 1,
+body 1), filters first, sort score desc then id, snippet = 44 characters either side
+of the first hit in the first matched field of description/body/sources.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from okfpro.core import search
+from okfpro.io.reader import read_bundle
+from tests.helpers import run_okfpro
+
+LONG_BODY = "word " * 12 + "needle" + " tail" * 12 + "\n"
+
+FILES = {
+    "index.md": '---\nokf_version: "0.2"\n---\n# Fixture\n',
+    "alpha.md": (
+        "---\ntype: Decision\ntitle: Cache Policy\ndescription: How the cache expires.\ntags: [cache, ops]\n---\n\n"
+        "We keep the `customer_id` index warm.\n\nSee the cache notes.\n"
+    ),
+    "notes/cache-notes.md": (
+        "---\ntype: Finding\ntitle: Notes\ndescription: Eviction numbers.\ntags: [perf]\n"
+        "sources:\n  - title: Cache paper\n    resource: https://example.com/c\n---\n\n"
+        "Release 7.2.0 changed eviction.\n"
+    ),
+    "notes/deep/old.md": "---\ntype: Decision\ntitle: Old cache\nstatus: Deprecated\n---\n\nSuperseded.\n",
+    "unicode.md": "---\ntype: Term\ntitle: Straße Élan\ndescription: ÉLAN rules\n---\n\nÜber alles.\n",
+    "long.md": "---\ntype: Note\n---\n\n" + LONG_BODY,
+    "plain.md": "---\ntype: Note\n---\n\nNothing to see.\n",
+}
+
+ALPHA = {"id": "alpha", "title": "Cache Policy", "type": "Decision", "dir": ".", "top_dir": "(root)",
+         "tags": ["cache", "ops"], "matched": ["title", "tags", "description", "body"], "score": 11,
+         "snippet": "How the cache expires."}
+NOTES = {"id": "notes/cache-notes", "title": "Notes", "type": "Finding", "dir": "notes", "top_dir": "notes",
+         "tags": ["perf"], "matched": ["id", "sources"], "score": 5, "snippet": "Cache paper https://example.com/c"}
+OLD = {"id": "notes/deep/old", "title": "Old cache", "type": "Decision", "dir": "notes/deep", "top_dir": "notes",
+       "tags": [], "matched": ["title"], "score": 5, "snippet": ""}
+
+
+@pytest.fixture(scope="module")
+def bundle_dir(tmp_path_factory) -> Path:
+    work = tmp_path_factory.mktemp("golden")
+    root = work / ".okf"
+    for rel, text in FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def bundle(bundle_dir):
+    return read_bundle(bundle_dir)
+
+
+def cli(bundle_dir: Path, *args: str) -> dict:
+    proc = run_okfpro("search", *args, "--bundle", str(bundle_dir), "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_cli_envelope_and_rows(bundle_dir):
+    # alpha: title+tags+description+body = 5+3+2+1; cache-notes: id+sources = 4+1; old: title = 5.
+    # cache-notes and old tie at 5 and sort by id ("notes/c" < "notes/d").
+    data = cli(bundle_dir, "cache")
+    assert data == {"bundle": str(bundle_dir), "query": ["cache"], "count": 3, "matches": [ALPHA, NOTES, OLD]}
+
+
+def test_terms_are_anded_and_matched_fields_are_unioned(bundle):
+    assert search.scan(bundle, ["expires", "cache"]) == [ALPHA]
+    assert search.scan(bundle, ["cache", "zebra"]) == []
+
+
+def test_zero_matches_exit_zero_with_empty_list(bundle_dir):
+    data = cli(bundle_dir, "zebra")
+    assert data["count"] == 0 and data["matches"] == []
+
+
+def test_filters_apply_first(bundle):
+    assert search.scan(bundle, ["cache"], status="deprecated") == [OLD]  # declared "Deprecated", folded
+    assert search.scan(bundle, ["cache"], dir="notes") == [NOTES, OLD]
+    assert search.scan(bundle, ["cache"], dir="notes/deep") == [OLD]
+    assert search.scan(bundle, ["cache"], dir=".") == [ALPHA]
+    assert search.scan(bundle, ["cache"], dir="root") == [ALPHA]
+    assert search.scan(bundle, ["cache"], type="DECISION") == [ALPHA, OLD]
+    assert search.scan(bundle, ["cache"], tag="Cache") == [ALPHA]
+    assert search.scan(bundle, ["cache"], trust="Unverified") == [ALPHA, NOTES, OLD]
+    assert search.scan(bundle, ["cache"], trust="human-reviewed") == []
+
+
+def test_in_restricts_fields(bundle_dir, bundle):
+    # alpha keeps description (2) + body (1); nobody else has "cache" in those fields
+    want = dict(ALPHA, matched=["description", "body"], score=3)
+    assert search.scan(bundle, ["cache"], fields="body,description") == [want]
+    assert cli(bundle_dir, "cache", "--in", "body,description")["matches"] == [want]
+    proc = run_okfpro("search", "cache", "--in", "body,colour", "--bundle", str(bundle_dir))
+    assert proc.returncode == 2 and "colour" in proc.stderr
+
+
+def test_regexp_and_line_anchors(bundle_dir, bundle):
+    rows = cli(bundle_dir, "-e", r"7\.\d\.0")["matches"]
+    assert rows == [dict(NOTES, matched=["body"], score=1, snippet="Release 7.2.0 changed eviction.")]
+    # ^ anchors at a line start, as the reference's regexps do
+    assert [r["id"] for r in search.scan(bundle, ["^see the"], regexp=True)] == ["alpha"]
+    # a literal term is not a regexp
+    assert search.scan(bundle, [r"7\.\d"]) == []
+    proc = run_okfpro("search", "-e", "(", "--bundle", str(bundle_dir))
+    assert proc.returncode == 2
+
+
+def test_unicode_case_folding(bundle):
+    # É/é fold; title (5) + description (2); snippet from the description
+    want = {"id": "unicode", "title": "Straße Élan", "type": "Term", "dir": ".", "top_dir": "(root)", "tags": [],
+            "matched": ["title", "description"], "score": 7, "snippet": "ÉLAN rules"}
+    assert search.scan(bundle, ["élan"]) == [want]
+    assert search.scan(bundle, ["üBER"]) == [dict(want, matched=["body"], score=1, snippet="Über alles.")]
+
+
+def test_backticked_term(bundle):
+    # the body collapses to "We keep the `customer_id` index warm. See the cache notes." (58 chars):
+    # the hit is at 12, so the window covers the whole text and there is no ellipsis
+    want = dict(ALPHA, matched=["body"], score=1, snippet="We keep the `customer_id` index warm. See the cache notes.")
+    assert search.scan(bundle, ["`customer_id`"]) == [want]
+
+
+def test_snippet_window_and_ellipses(bundle):
+    # "word "*12 is 60 chars, so "needle" starts at 60: window [16, 110) of 126 chars
+    snippet = "…ord word word word word word word word word needle tail tail tail tail tail tail tail tail tai…"
+    rows = search.scan(bundle, ["needle"])
+    assert rows == [{"id": "long", "title": "long", "type": "Note", "dir": ".", "top_dir": "(root)", "tags": [],
+                     "matched": ["body"], "score": 1, "snippet": snippet}]
+
+
+def test_deprecated_concept_is_still_found(bundle):
+    assert search.scan(bundle, ["superseded"]) == [dict(OLD, matched=["body"], score=1, snippet="Superseded.")]
+
+
+def test_limit(bundle_dir):
+    assert cli(bundle_dir, "cache", "--limit", "1")["matches"] == [ALPHA]
+
+
+def test_docs_records(bundle):
+    docs = [search.Doc("m/1", {"title": "Cache warmup", "body": "prefill the cache"}),
+            search.Doc("m/2", {"body": "unrelated"})]
+    rows = search.scan(docs, ["CACHE"])
+    assert [(r["id"], r["matched"], r["score"], r["snippet"]) for r in rows] == [
+        ("m/1", ["title", "body"], 6, "prefill the cache")]
+
+
+# ----------------------------------------------------------------------------- ranked
+# BM25 with k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5) / (df + 0.5)), boost = field weight.
+# Titles (tokens): alpha 2, cache-notes 1, old 2, unicode 2 ("strasse élan" after casefold), long 0, plain 0
+# → N = 6, average title length 7/6.  A one-token hit in a 2-token title:
+#   norm = 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / (7/6))) = 0.77386934...
+
+
+def _norm() -> float:
+    return 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / (7 / 6)))
+
+
+def test_ranked_title_scores_by_hand(bundle):
+    idf = math.log(1 + (6 - 2 + 0.5) / (2 + 0.5))  # "cache" is in 2 titles
+    score = round(5 * idf * _norm(), 4)
+    assert score == 3.984
+    rows = search.ranked(bundle, "cache", 5, fields="title")
+    assert [(r["id"], r["score"], r["matched"]) for r in rows] == [
+        ("alpha", 3.984, ["title"]), ("notes/deep/old", 3.984, ["title"])]  # tie → id order
+
+
+def test_ranked_unicode_full_folding(bundle):
+    idf = math.log(1 + (6 - 1 + 0.5) / (1 + 0.5))
+    assert round(5 * idf * _norm(), 4) == 5.9605
+    rows = search.ranked(bundle, "STRASSE", 5, fields="title")
+    assert [(r["id"], r["score"]) for r in rows] == [("unicode", 5.9605)]
+
+
+def test_ranked_keeps_identifiers_whole(bundle):
+    rows = search.ranked(bundle, "where is customer_id kept?", 3)
+    assert rows[0]["id"] == "alpha" and rows[0]["matched"][-1] == "body"
+    assert rows[0]["snippet"] == "We keep the `customer_id` index warm. See the cache notes."
+    rows = search.ranked(bundle, "what changed in 7.2.0", 3)
+    assert rows[0]["id"] == "notes/cache-notes"
+    rows = search.ranked(bundle, "`customer_id`", 3)
+    assert [r["id"] for r in rows] == ["alpha"]
+
+
+def test_ranked_is_or_joined_with_prefixes(bundle_dir):
+    proc = run_okfpro("search", "evict", "superseded", "--engine", "ranked", "--bundle", str(bundle_dir), "--json")
+    assert proc.returncode == 0, proc.stderr
+    ids = [r["id"] for r in json.loads(proc.stdout)["matches"]]
+    assert set(ids) == {"notes/cache-notes", "notes/deep/old"}  # "evict" is a prefix of "eviction"
+
+
+def test_ranked_filters(bundle):
+    rows = search.ranked(bundle, "cache", 10, status="deprecated")
+    assert [r["id"] for r in rows] == ["notes/deep/old"]
