@@ -65,6 +65,10 @@ class LinkScan:
 
 def prose_lines(body: str) -> list[str]:
     """Lines outside fenced code, with inline code spans blanked."""
+    if "```" not in body and "~~~" not in body:  # no fence possible: skip the per-line fence test
+        if "`" not in body:
+            return body.split("\n")
+        return [_CODE_SPAN.sub("", line) if "`" in line else line for line in body.split("\n")]
     out: list[str] = []
     fenced = False
     for line in body.split("\n"):
@@ -84,27 +88,35 @@ def scan(body: str) -> LinkScan:
     for line in prose_lines(body):
         if "[" not in line:
             continue
-        d = REF_DEF.match(line)
+        # Each pattern needs its own two-character marker; testing for it first is cheap.
+        d = REF_DEF.match(line) if "]:" in line else None
         if d and not d.group(1).startswith("^"):
             result.ref_defs[d.group(1).lower()] = d.group(2)  # a repeated label: the last definition wins
             continue
-        fd = FOOTNOTE_DEF.match(line)
-        if fd:
-            result.footnote_defs.add(fd.group(1).lower())
-        for m in INLINE.finditer(line):
-            result.inline.append((m.group(1), m.group(2)))
-        for m in REF_USE.finditer(line):
-            label = m.group(2) or m.group(1)
-            if label.startswith("^"):
-                continue
-            result.ref_uses.append((m.group(1), label.lower()))
-        for m in FOOTNOTE_REF.finditer(line):
-            result.footnote_refs.append(m.group(1).lower())
+        footnotes = "[^" in line
+        if footnotes:
+            fd = FOOTNOTE_DEF.match(line)
+            if fd:
+                result.footnote_defs.add(fd.group(1).lower())
+        if "](" in line:
+            for m in INLINE.finditer(line):
+                result.inline.append((m.group(1), m.group(2)))
+        if "][" in line:
+            for m in REF_USE.finditer(line):
+                label = m.group(2) or m.group(1)
+                if label.startswith("^"):
+                    continue
+                result.ref_uses.append((m.group(1), label.lower()))
+        if footnotes:
+            for m in FOOTNOTE_REF.finditer(line):
+                result.footnote_refs.append(m.group(1).lower())
     return result
 
 
 def _normalise(path: str) -> str | None:
     """Collapse ``.``/``..``; None when the path climbs above the root."""
+    if "//" not in path and "/." not in path and not path.startswith(".") and not path.endswith("/"):
+        return path  # nothing to collapse (the common case)
     parts: list[str] = []
     for seg in path.split("/"):
         if seg in ("", "."):
