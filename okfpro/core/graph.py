@@ -19,8 +19,8 @@ views and anything else that needs reachability.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, Iterable
+from functools import cached_property, lru_cache
+from typing import Any
 
 from okfpro.core import links as _links
 from okfpro.core.concept import Bundle, Concept
@@ -168,9 +168,38 @@ def top_dir(cid: str) -> str:
     return cid.split("/", 1)[0] if "/" in cid else "(root)"
 
 
+@lru_cache(maxsize=1 << 16)
+def _resolve_from_dir(raw: str, base: str) -> str | None:
+    return _links.resolve(raw, f"{base}/_" if base else "_")
+
+
 def resolve_to_path(raw: str, from_path: str) -> str | None:
-    """Resolve a link or a ``resource`` value to a bundle path (``.md`` targets only)."""
-    return _links.resolve(raw, from_path)
+    """Resolve a link or a ``resource`` value to a bundle path (``.md`` targets only).
+
+    Same answer as :func:`okfpro.core.links.resolve`, memoised by (target, source
+    directory): large bundles repeat the same links from the same folders.
+    """
+    if not isinstance(raw, str):
+        return _links.resolve(raw, from_path)
+    return _resolve_from_dir(raw, from_path.rpartition("/")[0])
+
+
+def resolved_links(concept: Concept) -> list[tuple[str, str | None]]:
+    """Body link targets as (raw, resolved bundle path or None), computed once per concept."""
+    memo = concept.__dict__.get("_okfpro_resolved_links")
+    if memo is None:
+        memo = [(raw, resolve_to_path(raw, concept.path)) for raw in link_targets(concept)]
+        concept.__dict__["_okfpro_resolved_links"] = memo
+    return memo
+
+
+def resolved_sources(concept: Concept) -> list[tuple[str, str | None]]:
+    """Source ``resource`` values as (raw, resolved bundle path or None), computed once per concept."""
+    memo = concept.__dict__.get("_okfpro_resolved_sources")
+    if memo is None:
+        memo = [(raw, resolve_to_path(raw, concept.path)) for raw in source_targets(concept)]
+        concept.__dict__["_okfpro_resolved_sources"] = memo
+    return memo
 
 
 def build(bundle: Bundle) -> Graph:
@@ -189,8 +218,7 @@ def build(bundle: Bundle) -> Graph:
     in_edges: dict[str, list[str]] = {}
     for c in bundle.concepts:
         src = c.id
-        for raw in _targets(c):
-            resolved = _links.resolve(raw, c.path)
+        for _, resolved in (*resolved_links(c), *resolved_sources(c)):
             if resolved is None:
                 continue
             target = by_path.get(resolved)
@@ -205,7 +233,3 @@ def build(bundle: Bundle) -> Graph:
             in_edges.setdefault(dst, []).append(src)
     return Graph(ids=ids, concepts=concepts, edges=edges, out_edges=out_edges, in_edges=in_edges)
 
-
-def _targets(c: Concept) -> Iterable[str]:
-    yield from link_targets(c)
-    yield from source_targets(c)

@@ -107,8 +107,7 @@ class Context:
         """Missing in-bundle ``.md`` link targets -> (reference count, citing concept ids)."""
         out: dict[str, tuple[int, list[str]]] = {}
         for c in self.concepts:
-            for raw in c.links.targets():
-                resolved = _links.resolve(raw, c.path)
+            for _, resolved in _graph.resolved_links(c):
                 if resolved is None or resolved in self.existing:
                     continue
                 refs, citing = out.get(resolved, (0, []))
@@ -430,7 +429,7 @@ def check_undefined_reference(ctx: Context) -> Iterator[Finding]:
 
 def check_self_link(ctx: Context) -> Iterator[Finding]:
     for c in ctx.concepts:
-        count = sum(1 for raw in c.links.targets() if _links.resolve(raw, c.path) == c.path)
+        count = sum(1 for _, resolved in _graph.resolved_links(c) if resolved == c.path)
         if count:
             yield c.path, f"links to itself ({count} time(s))", {"count": count}
 

@@ -26,6 +26,7 @@ import datetime as _dt
 import re
 from typing import Any
 
+from okfpro.core import graph as _graph
 from okfpro.core import links as _links
 from okfpro.core.concept import (
     KNOWN_SPEC_VERSIONS,
@@ -244,7 +245,7 @@ class _Validator:
         self.usage_window(c)
         self.lifecycle(c)
         self.computation(c)
-        self.links(path, c.links)
+        self.resolved(path, _graph.resolved_links(c))
 
     def moment(self, path: str, check: str, name: str, value: Any) -> None:
         if not is_iso_moment(value):
@@ -369,8 +370,10 @@ class _Validator:
 
     # --- links ----------------------------------------------------------------
     def links(self, path: str, scan: _links.LinkScan) -> None:
-        for raw in scan.targets():
-            resolved = _links.resolve(raw, path)
+        self.resolved(path, [(raw, _graph.resolve_to_path(raw, path)) for raw in scan.targets()])
+
+    def resolved(self, path: str, targets: list[tuple[str, str | None]]) -> None:
+        for raw, resolved in targets:
             if resolved is None or resolved in self.existing:
                 continue
             self.r.warn(path, "broken_link", f"link target does not exist: {raw} (a broken link is tolerated, §6.1)")
