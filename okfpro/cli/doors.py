@@ -1,0 +1,196 @@
+"""The doors: ``okfpro audit`` (CI), ``okfpro records`` (commit), ``okfpro unverified`` (attestation).
+
+* ``audit [DIR]`` — every invariant at once: layout, closed core, validate errors and warnings,
+  lint warnings, snapshot headings, budget, board grammar, pairing.  Exit 0 clean, 1 findings,
+  2 could not run (a crash must never look like findings, nor like a clean bill).
+* ``records [DIR]`` — the staged commit must not modify, delete, rename or typechange a past journal
+  day.  Read with the git CLI, which honours ``GIT_INDEX_FILE`` as a pre-commit hook sees it.  A git
+  that fails or is missing is a finding (nobody can tell).  Exit 0 append-only, 1 findings, 2 usage.
+* ``unverified [DIR]`` — concepts awaiting the owner's read.  Always exit 0 once printed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import click
+
+from okfpro.cli import finish
+
+
+def _read_text(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return handle.read().decode("utf-8", errors="replace")
+
+
+def _start_dir(directory: str, verb: str) -> Path:
+    if directory.startswith("@"):
+        click.echo(f"okfpro {verb}: DIR takes a path, not a bundle slug ({directory!r})", err=True)
+        finish(2)
+    start = Path(directory)
+    if not start.is_dir():
+        click.echo(f"okfpro {verb}: {directory}: no such directory", err=True)
+        finish(2)
+    return start
+
+
+def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
+    """Every finding of ``okfpro audit`` for the directory ``start``, as (category, message)."""
+    from okfpro.core import audit as A
+    from okfpro.io.roots import resolve, root_kind
+
+    findings: list[tuple[str, str]] = []
+
+    def add(category: str, messages: list[str]) -> None:
+        findings.extend((category, m) for m in messages)
+
+    add("layout", A.layout(str(start), root_kind(start), (start / ".okf" / "index.md").is_file()))
+    root = resolve(start)
+    if root is None:
+        add("structure", [A.no_bundle(str(start))])
+        return findings
+    present = {path: ((root / path).is_dir() if kind == "dir" else (root / path).is_file()) for path, kind, _ in A.CORE}
+    add("structure", A.structure(present))
+
+    from okfpro.core.lint import lint
+    from okfpro.core.validate import validate
+    from okfpro.io.bundle import load
+
+    bundle = load(root)
+    add("validate", A.validate_findings(validate(bundle)))
+    add("lint", A.lint_findings(lint(bundle, today=today, except_=list(A.LINT_EXCEPT))))
+    if present["log.md"]:
+        add("snapshot", A.snapshot_findings(_read_text(root / "log.md")))
+    if present["board.md"]:
+        board_text = _read_text(root / "board.md")
+        add("budget", A.budget_findings(board_text))
+        add("board", A.board_findings(board_text))
+        from okfpro.core.board import parse as parse_board
+        from okfpro.core.pairing import failures
+        from okfpro.io.workstate import pairing_facts
+
+        add("pairing", A.pairing_findings(failures(parse_board(board_text).rows, pairing_facts(root, bundle))))
+    return findings
+
+
+@click.command("audit")
+@click.argument("directory", default=".", required=False)
+def audit_cmd(directory: str) -> None:
+    """The CI door: every invariant of the workspace in DIR (default: .) at once.
+
+    Exit 0 clean, 1 findings, 2 could not run.
+    """
+    from okfpro.core.audit import render_findings
+    from okfpro.io.clock import ClockError, today
+
+    start = _start_dir(directory, "audit")
+    try:
+        findings = audit_findings(start, today())
+    except ClockError as exc:
+        click.echo(f"okfpro audit: {exc}", err=True)
+        finish(2)
+    except Exception as exc:  # a crash must not look like findings (1) or like a clean bill (0)
+        click.echo(f"okfpro audit — could not run: {type(exc).__name__}: {exc}", err=True)
+        finish(2)
+    if not findings:
+        click.echo("okfpro audit — clean.")
+        finish(0)
+    click.echo(f"okfpro audit — {len(findings)} finding(s) in {directory}:")
+    click.echo(render_findings(findings))
+    finish(1)
+
+
+def staged_changes(root: Path) -> list[tuple[str, str]]:
+    """(status letter, path) for every staged modify / delete / rename / typechange; raises on git failure.
+
+    A rename reports its old path: that is the record that would disappear.
+    """
+    proc = subprocess.run(
+        ["git", "-C", str(root), "diff", "--cached", "--name-status", "-z", "--diff-filter=MDRT"],
+        capture_output=True,
+    )
+    if proc.returncode != 0:
+        reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RuntimeError(reason[0] if reason else f"git exited {proc.returncode}")
+    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        status = fields[i]
+        if status[:1] in ("R", "C"):
+            out.append((status[:1], fields[i + 1]))
+            i += 3
+        else:
+            out.append((status[:1], fields[i + 1]))
+            i += 2
+    return out
+
+
+@click.command("records")
+@click.argument("directory", default=".", required=False)
+def records_cmd(directory: str) -> None:
+    """The commit door: the staged commit in DIR (default: .) must leave past journal days alone.
+
+    Exit 0 append-only, 1 findings (including a git that cannot answer), 2 usage or no bundle.
+    """
+    from okfpro.core.audit import records_findings, render_findings
+    from okfpro.io.clock import ClockError, today
+    from okfpro.io.roots import resolve
+
+    start = _start_dir(directory, "records")
+    root = resolve(start)
+    if root is None:
+        click.echo(f"okfpro records: {directory} holds no OKF bundle — no index.md, and none in .okf/.", err=True)
+        finish(2)
+    try:
+        day = today()
+    except ClockError as exc:
+        click.echo(f"okfpro records: {exc}", err=True)
+        finish(2)
+    try:
+        messages = records_findings(staged_changes(root), day)
+    except (OSError, RuntimeError) as exc:
+        messages = [
+            f"could not read the staged change with git ({exc}); nobody can tell whether a past journal "
+            "day is touched, so this is refused."
+        ]
+    if not messages:
+        click.echo("okfpro records — append-only.")
+        finish(0)
+    click.echo(render_findings([("records", m) for m in messages]))
+    finish(1)
+
+
+@click.command("unverified")
+@click.argument("directory", default=".", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
+def unverified_cmd(directory: str, as_json: bool, pretty: bool) -> None:
+    """Concepts in DIR (default: .) that were generated and still await the owner's read.
+
+    Rows: id, by, at, trust. Reporting, never a gate: exit 0 once printed.
+    """
+    from okfpro.core.audit import render_unverified, unverified_rows
+    from okfpro.io.bundle import load
+    from okfpro.io.roots import resolve
+
+    start = _start_dir(directory, "unverified")
+    root = resolve(start)
+    if root is None:
+        click.echo(f"okfpro unverified: {directory} holds no OKF bundle — no index.md, and none in .okf/.", err=True)
+        finish(2)
+    try:
+        rows = unverified_rows(load(root).concepts)
+    except Exception as exc:
+        click.echo(f"okfpro unverified — could not run: {type(exc).__name__}: {exc}", err=True)
+        finish(2)
+    if pretty:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    elif as_json:
+        click.echo(json.dumps(rows, ensure_ascii=False))
+    else:
+        click.echo(render_unverified(rows))
+    finish(0)
