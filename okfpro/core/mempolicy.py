@@ -233,7 +233,7 @@ def render(rec: MemoryRecord) -> str:
     if rec.related:
         data["related"] = list(rec.related)
     data["policy_version"] = rec.policy_version
-    head = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, allow_unicode=True).strip("\n")
+    head = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1000).strip("\n")
     body = rec.text.strip("\n")
     return f"---\n{head}\n---\n{body}" if body else f"---\n{head}\n---"
 

@@ -1,0 +1,196 @@
+"""Memory policy: records, reconciliation decisions, append-only status, and audit events."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from okfpro.core import mempolicy as P
+from okfpro.core.scope import Scope
+from okfpro.memory import audit as A
+from okfpro.memory.policy import change, load_records, remember
+from okfpro.memory.store import MemoryStore
+
+TODAY = dt.date(2026, 11, 30)
+
+
+def rec(text, **kw):
+    return P.make(text, created=TODAY, **kw)
+
+
+# ----------------------------------------------------------------------------------- pure
+
+
+def test_render_parse_round_trip():
+    r = rec("We ship on Fridays.", kind="decision", source="user", confidence="high", valid_until="2027-03-31",
+            review_at="2027-01-15")
+    text = P.render(r)
+    assert text.startswith("---\nmemory: m-") and text.endswith("We ship on Fridays.")
+    back = P.parse(text, "store#1", "2026-11-30")
+    assert back == r
+    plain = P.parse("**User:**\n> hello", "k/2026-11-30#2", "2026-11-30")
+    assert plain.kind == "event" and plain.source == "capture" and not plain.explicit and plain.id == "k/2026-11-30#2"
+
+
+def test_validation_rejects_unknown_vocabulary():
+    bad = P.MemoryRecord(id="m-000000000000", text="x", kind="gossip", status="maybe", confidence="huge",
+                         visibility="everyone", source="rumour")
+    problems = P.validate(bad)
+    assert len(problems) == 5
+    assert P.reconcile(bad, []).decision == "reject"
+    with pytest.raises(P.PolicyError):
+        P.make("x", valid_until="next week")
+
+
+def test_exact_duplicate_is_skipped():
+    old = rec("We ship on Fridays", kind="decision")
+    d = P.reconcile(rec("we ship on  fridays!", kind="decision"), [old])
+    assert d.decision == "skip" and d.target_id == old.id
+    # same text, other kind: a different memory
+    assert P.reconcile(rec("We ship on Fridays", kind="preference"), [old]).decision == "create"
+
+
+def test_create_reports_related_memories_without_touching_them():
+    old = rec("the deploy window is Friday afternoon", kind="decision")
+    new = rec("the deploy window is Friday morning", kind="decision")
+    d = P.reconcile(new, [old])
+    assert d.decision == "create" and d.evidence and d.evidence[0][0] == old.id
+    assert P.apply(d, new) == new
+
+
+def test_supersede_only_when_asked():
+    old = rec("the deploy window is Friday afternoon", kind="decision")
+    new = rec("the deploy window is Friday morning", kind="decision")
+    d = P.reconcile(new, [old], supersede=True)
+    assert d.decision == "supersede" and d.target_id == old.id
+    written = P.apply(d, new)
+    assert written.supersedes == (old.id,)
+    folded = P.fold([old, written])
+    assert folded[old.id].status == "superseded" and folded[old.id].superseded_by == new.id
+    assert folded[new.id].status == "active"
+    # by id, too; an unknown id creates instead of guessing
+    assert P.reconcile(new, [old], supersede=old.id).decision == "supersede"
+    assert P.reconcile(new, [old], supersede="m-ffffffffffff").decision == "create"
+
+
+def test_agent_inferred_never_supersedes_user_confirmed():
+    old = rec("the deploy window is Friday afternoon", kind="decision", source="user-confirmed")
+    guess = rec("the deploy window is Friday morning", kind="decision", source="agent-inferred")
+    d = P.reconcile(guess, [old], supersede=True)
+    assert d.decision == "conflict" and "cannot supersede" in d.reason
+    written = P.apply(d, guess)
+    assert written.status == "conflicted" and written.related == (old.id,)
+    # even a hand-made record claiming to supersede is ignored by fold
+    forged = P.MemoryRecord(**{**guess.__dict__, "supersedes": (old.id,)})
+    assert P.fold([old, forged])[old.id].status == "active"
+
+
+def test_declared_contradiction_is_a_conflict_and_keeps_both():
+    old = rec("staging uses postgres 15", kind="project")
+    new = rec("staging uses postgres 16", kind="project")
+    d = P.reconcile(new, [old], contradicts=True)
+    assert d.decision == "conflict" and d.target_id == old.id
+    folded = P.fold([old, P.apply(d, new)])
+    assert folded[old.id].status == "active" and folded[new.id].status == "conflicted"
+    assert P.visible(folded[new.id], TODAY)  # shown, labelled
+
+
+def test_expiry_archive_and_visibility():
+    old = rec("the freeze lasts until the 1st", kind="event", valid_until="2026-11-29")
+    assert P.effective_status(old, TODAY) == "expired" and not P.visible(old, TODAY)
+    assert P.visible(old, TODAY, include_hidden=True)
+    keep = rec("we ship on Fridays", kind="decision")
+    archived = P.fold([keep, P.change_record("archive", keep.id, created=TODAY)])[keep.id]
+    assert archived.status == "archived" and not P.visible(archived, TODAY)
+    assert P.review_due(rec("x", review_at="2026-11-01"), TODAY)
+
+
+def test_decisions_are_deterministic():
+    pool = [rec(f"service {i} deploys on day {i % 5}", kind="decision") for i in range(20)]
+    new = rec("service 3 deploys on day 3 at noon", kind="decision")
+    assert len({P.reconcile(new, pool, supersede=True) for _ in range(5)}) == 1
+    assert P.reconcile(new, list(reversed(pool)), supersede=True) == P.reconcile(new, pool, supersede=True)
+
+
+# ----------------------------------------------------------------------------------- with the real store
+
+
+@pytest.fixture
+def store(tmp_path):
+    return MemoryStore(tmp_path / "mem")
+
+
+def test_remember_through_the_store_is_append_only(store, tmp_path):
+    scope = Scope("acme", "alice")
+    a = remember(store, scope, "the deploy window is Friday afternoon", kind="decision", today=TODAY,
+                 audit_root=store.root)
+    assert a.written and a.decision.decision == "create"
+    dup = remember(store, scope, "The deploy window is Friday afternoon.", kind="decision", today=TODAY,
+                   audit_root=store.root)
+    assert dup.decision.decision == "skip" and not dup.written
+    b = remember(store, scope, "the deploy window is Friday morning", kind="decision", supersede=True, today=TODAY,
+                 audit_root=store.root)
+    assert b.decision.decision == "supersede" and b.decision.target_id == a.id
+    recs = load_records(store, scope)
+    assert recs[a.id].status == "superseded" and recs[a.id].superseded_by == b.id
+    # nothing was rewritten: both texts are still on disk, in order
+    day = next(store.root.glob("memory-user/*/*/*.md")).read_text()
+    assert day.index("Friday afternoon") < day.index("Friday morning")
+    # another scope is reconciled on its own
+    other = remember(store, Scope("acme", "bob"), "the deploy window is Friday afternoon", kind="decision", today=TODAY)
+    assert other.decision.decision == "create"
+
+
+def test_remember_redacts_and_refuses(store):
+    scope = Scope("acme", "alice")
+    r = remember(store, scope, "the staging password is Sup3r-s3cret!", kind="project", today=TODAY)
+    assert r.written and r.redactions == [("generic-password", 1)]
+    assert "Sup3r-s3cret" not in next(store.root.glob("memory-user/*/*/*.md")).read_text()
+    refused = remember(store, scope, "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----",
+                       today=TODAY)
+    assert refused.decision.decision == "reject" and not refused.written
+
+
+def test_change_records_archive_without_deleting(store):
+    scope = Scope("acme", "alice")
+    a = remember(store, scope, "use the blue deploy pipeline", kind="workflow", today=TODAY)
+    res = change(store, scope, "archive", a.id, today=TODAY, audit_root=store.root)
+    assert res.written
+    assert load_records(store, scope)[a.id].status == "archived"
+    assert "use the blue deploy pipeline" in next(store.root.glob("memory-user/*/*/*.md")).read_text()
+    assert change(store, scope, "archive", "m-000000000000", today=TODAY).decision.decision == "reject"
+
+
+# ----------------------------------------------------------------------------------- audit
+
+
+def test_audit_events_are_content_free_and_summarised(store):
+    scope = Scope("acme", "alice")
+    remember(store, scope, "alice's token is ghp_" + "a1B2c3D4e5" * 3 + "abcdef", kind="profile", today=TODAY,
+             audit_root=store.root)
+    remember(store, scope, "we ship on Fridays", kind="decision", today=TODAY, audit_root=store.root)
+    remember(store, scope, "we ship on Fridays", kind="decision", today=TODAY, audit_root=store.root)
+    path = A.audit_path(store.root)
+    raw = path.read_text()
+    for needle in ("alice", "acme", "Fridays", "ghp_", "token"):
+        assert needle not in raw
+    summary = A.summarise(path)
+    assert summary["events"] == 3 and summary["by_event"] == {"write": 3}
+    assert summary["outcomes"]["write"] == {"ok": 2, "skipped": 1}
+    assert summary["redactions"] == {"github-pat": 1}
+    assert summary["identities"] == 1 and summary["policy_versions"] == {"1": 3}
+    text = A.render(summary)
+    assert "3 event(s)" in text and "github-pat 1" in text
+    assert A.render(A.summarise(store.root / "nope.jsonl")) == "no memory audit events yet"
+
+
+def test_audit_whitelist_drops_free_text():
+    ev = A.event("recall", identity_hash="abc123", reason_code="see the prompt: we ship on Fridays", tier="user",
+                 prompt="secret stuff", memory_count=2, latency_ms=1.234, redactions={"jwt": 1, "a b": 2})
+    assert ev["event"] == "recall" and ev["tier"] == "user" and ev["memory_count"] == 2
+    assert "reason_code" not in ev and "prompt" not in ev and ev["redactions"] == {"jwt": 1}
+    with pytest.raises(ValueError):
+        A.event("gossip")
+    assert json.dumps(ev)
