@@ -195,6 +195,14 @@ def snapshot_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool) -> None:
 class RawWriter(click.Command):
     """A writer: no options at all; ``-h``/``--help`` print help; ``--`` escapes a dash."""
 
+    def __init__(self, *args, usage_args: str = "", **kwargs):
+        kwargs.setdefault("options_metavar", "")
+        super().__init__(*args, **kwargs)
+        self.usage_args = usage_args
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [self.usage_args] if self.usage_args else []
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] in ("-h", "--help"):
             click.echo(ctx.get_help())
@@ -206,7 +214,7 @@ class RawWriter(click.Command):
                 f"okfpro {ctx.info_name}: takes no options, and '{args[0]}' would become board text. "
                 f"If you mean it as text, write: okfpro {ctx.info_name} -- {' '.join(args)}"
             )
-            ctx.exit(2)
+            raise SystemExit(2)
         else:
             rest = list(args)
         ctx.meta["okfpro.writer_args"] = rest
@@ -254,7 +262,7 @@ def _refused(verb: str, root: Path, exc) -> None:
     finish(2)
 
 
-@click.command("capture", cls=RawWriter)
+@click.command("capture", cls=RawWriter, usage_args="TEXT")
 def capture_cmd() -> None:
     """capture TEXT — add '- <today> — TEXT' to the board's Inbox."""
     from okfpro.io import workstate as ws
@@ -286,19 +294,19 @@ def _move(verb: str) -> None:
     finish(0)
 
 
-@click.command("promote", cls=RawWriter)
+@click.command("promote", cls=RawWriter, usage_args="SEL")
 def promote_cmd() -> None:
     """promote SEL — move one Inbox/Backlog line to In flight (refused over the cap)."""
     _move("promote")
 
 
-@click.command("demote", cls=RawWriter)
+@click.command("demote", cls=RawWriter, usage_args="SEL")
 def demote_cmd() -> None:
     """demote SEL — move one In flight line to Backlog."""
     _move("demote")
 
 
-@click.command("journal", cls=RawWriter)
+@click.command("journal", cls=RawWriter, usage_args="open")
 def journal_cmd() -> None:
     """journal open — create today's journal entry and link it from journal/index.md."""
     from okfpro.io import workstate as ws
@@ -319,7 +327,7 @@ def journal_cmd() -> None:
     finish(0)
 
 
-@click.command("close", cls=RawWriter)
+@click.command("close", cls=RawWriter, usage_args="SLUG")
 def close_cmd() -> None:
     """close SLUG — mark projects/SLUG closed, remove its board lines, log it."""
     from okfpro.io import workstate as ws

@@ -1,0 +1,134 @@
+"""The conservation guard: a transform that drops, duplicates or invents a line is
+refused, and the file on disk is byte-for-byte untouched."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from okfpro.core import board_edit as E
+from okfpro.core import conserve as C
+from okfpro.io import workstate as ws
+from tests.helpers import REPO
+
+TODAY = dt.date(2026, 11, 30)
+BOARD = textwrap.dedent("""\
+    ---
+    type: Board
+    title: Board
+    description: The board.
+    ---
+
+    # Board
+
+    **In flight: 1/5** · updated never
+
+    ## In flight
+    - ship it [/projects/ship/]
+
+    ## Backlog
+    - someday
+
+    ## Waiting
+
+    ## Inbox
+    - 2026-11-28 — first capture
+
+    ## To read
+
+    ## Deadlines
+    """)
+
+
+def test_check_accepts_exactly_the_declared_delta():
+    after = BOARD.replace("- someday\n", "- someday\n- added\n")
+    assert C.check(BOARD, after, added=["- added"]) == []
+    assert C.check(BOARD, after) != []  # undeclared addition
+    assert C.check(BOARD, BOARD, added=["- added"]) != []  # declared but did not happen
+
+
+def test_check_catches_a_drop_and_a_duplicate():
+    dropped = BOARD.replace("- someday\n", "")
+    assert any("lost" in f for f in C.check(BOARD, dropped))
+    assert C.check(BOARD, dropped, removed=["- someday"]) == []
+    duplicated = BOARD.replace("- someday\n", "- someday\n- someday\n")
+    assert any("appeared" in f for f in C.check(BOARD, duplicated))
+
+
+def test_moved_lines_must_exist_on_both_sides():
+    assert C.check(BOARD, BOARD, moved=["- someday"]) == []
+    assert C.check(BOARD, BOARD, moved=["- not there"]) != []
+
+
+def test_real_writers_declare_honestly():
+    for e in (
+        E.capture(BOARD, TODAY, "new thing"),
+        E.promote(BOARD, "someday"),
+        E.demote(BOARD, "ship"),
+        E.close_board(BOARD, "ship")[0],
+    ):
+        assert e.changed
+        assert C.check(e.before, e.after, added=e.added, removed=e.removed, moved=e.moved) == []
+
+
+def _bundle(tmp_path: Path) -> Path:
+    root = tmp_path / ".okf"
+    root.mkdir()
+    (root / "index.md").write_text('---\nokf_version: "0.2"\n---\n\n# Brain\n')
+    (root / "board.md").write_text(BOARD)
+    (root / "log.md").write_text("# Update Log\n")
+    return root
+
+
+@pytest.mark.parametrize("fault", ["drop", "duplicate", "rewrite"])
+def test_faulty_transform_is_refused_and_file_untouched(tmp_path, monkeypatch, fault):
+    root = _bundle(tmp_path)
+    before = (root / "board.md").read_bytes()
+    real = E.capture
+
+    def faulty(board_text, today, text):
+        edit = real(board_text, today, text)
+        if fault == "drop":  # loses an unrelated line, declares only the capture
+            edit.after = edit.after.replace("- someday\n", "")
+        elif fault == "duplicate":
+            edit.after = edit.after.replace("- someday\n", "- someday\n- someday\n")
+        else:  # regenerates a line slightly differently
+            edit.after = edit.after.replace("- someday", "- Someday")
+        return edit
+
+    monkeypatch.setattr(E, "capture", faulty)
+    with pytest.raises(ws.Refusal) as info:
+        ws.do_capture(root, TODAY, "a new line")
+    assert info.value.path == "board.md"
+    assert (root / "board.md").read_bytes() == before
+    assert sorted(p.name for p in root.iterdir()) == ["board.md", "index.md", "log.md"]  # no temp litter
+
+
+def test_faulty_transform_refused_through_the_real_cli_process(tmp_path):
+    """A separate process whose writer transform is broken: exit 2, stderr says why, bytes unchanged."""
+    root = _bundle(tmp_path)
+    before = (root / "board.md").read_bytes()
+    script = textwrap.dedent("""
+        import sys
+        from okfpro.core import board_edit as E
+        real = E.promote
+        def faulty(text, sel):
+            e = real(text, sel)
+            e.after = e.after.replace("- 2026-11-28 — first capture\\n", "")  # drops a line
+            return e
+        E.promote = faulty
+        from okfpro.__main__ import main
+        sys.exit(main(["promote", "someday"]))
+    """)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+        env={"PYTHONPATH": str(REPO), "OKFPRO_TODAY": "2026-11-30", "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "refused" in proc.stderr and "board.md is untouched" in proc.stderr
+    assert (root / "board.md").read_bytes() == before
