@@ -16,7 +16,9 @@
   (a concern of the settings file ``okfpro init --agent gemini`` writes).
 
 Detection: ``--agent NAME`` on the command line wins; otherwise a Gemini event
-name in ``hook_event_name`` selects gemini; otherwise claude.
+name only Gemini uses (``BeforeTool`` …) in ``hook_event_name`` — or a shared
+one (``SessionStart``) with Gemini's ``timestamp`` field — selects gemini;
+otherwise claude.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ GEMINI_EVENTS = {
     "BeforeAgent": "user-prompt-submit",
     "AfterAgent": "stop",
 }
+GEMINI_ONLY = ("BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
+               "BeforeToolSelection", "PreCompress")
 GEMINI_TOOLS = {
     "write_file": "Write",
     "replace": "Edit",
@@ -63,7 +67,10 @@ _PATCH_MOVE = re.compile(r"^\*\*\* Move to: (.+?)\s*$")
 def detect(event: Event, requested: str | None) -> str:
     if requested:
         return requested
-    if event.hook_event_name in GEMINI_EVENTS:
+    name = event.hook_event_name
+    if name in GEMINI_ONLY:
+        return "gemini"
+    if name in GEMINI_EVENTS and "timestamp" in event.raw:  # SessionStart/End are shared names
         return "gemini"
     return "claude"
 
