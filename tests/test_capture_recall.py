@@ -333,3 +333,34 @@ def test_superseded_memory_is_hidden_from_recall(tmp_path, monkeypatch):
     shown = recall_for_prompt(prompt_event(ws, "s1", "which release day for the mobile app?"), ws, lambda q, n: [],
                               include_hidden=True).text
     assert "Thursday" in shown and "superseded" in shown
+
+
+def test_session_tier_capture_and_cleanup_on_session_end(tmp_path, monkeypatch):
+    from okfpro.memory.capture import capture_from_event, end_session
+    from okfpro.memory.recall import recall_for_prompt
+
+    ws = workspace(tmp_path, '[memory]\ncapture = true\ncapture_tier = "session"\n')
+    for k, v in ALICE.items():
+        monkeypatch.setenv(k, v)
+    t = transcript(tmp_path / "t.jsonl", "for now the scratch branch is wip-42", "ok, wip-42 it is")
+    cap = capture_from_event(stop_event(ws, "sess-tmp", t, "ok, wip-42 it is"), ws)
+    assert cap.written and cap.tier == "session", cap.reason
+    assert "wip-42" in recall_for_prompt(prompt_event(ws, "sess-tmp", "which scratch branch?"), ws, lambda q, n: []).text
+    # another session of the same user does not see it
+    assert "wip-42" not in recall_for_prompt(prompt_event(ws, "sess-other", "which scratch branch?"), ws,
+                                             lambda q, n: []).text
+    done = end_session({"hook_event_name": "SessionEnd", "session_id": "sess-tmp", "reason": "other"}, ws)
+    assert done.written, done.reason
+    assert not list((ws / ".okf-memory").glob("memory-session/*/*/*/*.md"))
+    assert "wip-42" not in recall_for_prompt(prompt_event(ws, "sess-tmp", "which scratch branch?"), ws,
+                                             lambda q, n: []).text
+    (ws / "okfpro.toml").write_text('[memory]\ncapture = true\ncapture_tier = "session"\nsession_cleanup = false\n')
+    assert not end_session({"session_id": "sess-tmp"}, ws).written
+
+
+def test_reasons_are_one_line(tmp_path):
+    from okfpro.memory.capture import capture_from_event
+
+    ws = workspace(tmp_path, "[memory]\ncapture = true\nmode = 'multi-user'\n")
+    r = capture_from_event({"session_id": "s"}, ws)
+    assert "\n" not in r.reason and r.reason

@@ -47,6 +47,9 @@ class CaptureResult:
     refused: str | None = None  # safety-layer rule that refused the capture
     redactions: list[tuple[str, int]] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.reason = one_line(self.reason)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "written": self.written,
@@ -58,6 +61,12 @@ class CaptureResult:
             "refused": self.refused,
             "redactions": dict(self.redactions),
         }
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Reasons go to stderr as one line: no newlines, bounded length."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 # ------------------------------------------------------------------------------ transcript
@@ -258,3 +267,47 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
         note += f"; {wrote.error}"
     return CaptureResult(True, f"captured the turn into {tier} memory{note}", tier=tier, id=wrote.id,
                          path=wrote.path, commit=wrote.commit, redactions=redactions)
+
+
+# ------------------------------------------------------------------------------ session end
+
+
+def end_session(event: Mapping[str, Any] | Any, workspace: str | os.PathLike) -> CaptureResult:
+    """SessionEnd: delete the session tier of this session's scope when ``[memory]
+    session_cleanup`` is on (the default).  Never raises; ``written`` is True when a
+    session subtree was removed."""
+    try:
+        from okfpro.io import config as config_mod
+        from okfpro.io.identity import identity_hash, resolve
+        from okfpro.memory import audit
+
+        ws = Path(workspace)
+        if not isinstance(event, Mapping):
+            raw = getattr(event, "raw", None)
+            event = raw if isinstance(raw, Mapping) else {}
+        cfg = config_mod.load(ws)
+        if not _flag(cfg.get("memory", "session_cleanup", True)):
+            return CaptureResult(False, "session memory kept ([memory] session_cleanup = false)")
+        ident = resolve(ws, event, bind=False)
+        if ident.scope is None or ident.scope.session is None:
+            return CaptureResult(False, f"no session memory to delete ({ident.reason or 'no session id'})")
+        from okfpro.memory.store import MemoryStore
+
+        store, problem = MemoryStore.for_workspace(ws)
+        if store is None:
+            return CaptureResult(False, f"session memory not deleted: {problem}")
+        if "session" not in store.tiers:
+            return CaptureResult(False, "no session tier is configured")
+        if not store.scope_dir("session", ident.scope).exists():
+            return CaptureResult(False, "no session memory to delete", tier="session")
+        start = time.perf_counter()
+        res = store.delete_scope(ident.scope, "session", actor="okfpro session-end")
+        audit.record(store.root, "delete", identity_hash=identity_hash(ident.scope), tier="session",
+                     outcome="error" if res.error else "ok", accepted_count=res.tiers_deleted,
+                     latency_ms=(time.perf_counter() - start) * 1000)
+        if res.error:
+            return CaptureResult(False, f"session memory not deleted: {res.error}", tier="session")
+        return CaptureResult(bool(res.tiers_deleted), "session memory deleted", tier="session",
+                             commit=res.commits.get("session"))
+    except Exception as exc:  # noqa: BLE001 - a hook must never fail the agent
+        return CaptureResult(False, f"session cleanup failed ({exc.__class__.__name__})")

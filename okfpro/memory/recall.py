@@ -42,6 +42,11 @@ class RecallResult:
     memory: list[str] = field(default_factory=list)
     degraded: list[str] = field(default_factory=list)  # surfaces that failed
 
+    def __post_init__(self) -> None:
+        from okfpro.memory.capture import one_line
+
+        self.reason = one_line(self.reason)
+
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "reason": self.reason, "knowledge": self.knowledge, "memory": self.memory,
                 "degraded": self.degraded}
