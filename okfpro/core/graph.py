@@ -120,18 +120,20 @@ class Graph:
         Each row: ``{id, top_dir, inbound, by_top_dir}`` where ``by_top_dir`` counts
         the inbound edges per top-level directory of their source.
         """
+        ranked = sorted((cid for cid, sources in self.in_edges.items() if sources),
+                        key=lambda cid: (-len(self.in_edges[cid]), cid))
+        if limit is not None:
+            ranked = ranked[:limit]
         rows: list[dict[str, Any]] = []
-        for cid, sources in self.in_edges.items():
-            if not sources:
-                continue
+        for cid in ranked:
+            sources = self.in_edges[cid]
             per_dir: dict[str, int] = {}
             for src in sources:
                 top = top_dir(src)
                 per_dir[top] = per_dir.get(top, 0) + 1
             ordered = dict(sorted(per_dir.items(), key=lambda kv: (-kv[1], kv[0])))
             rows.append({"id": cid, "top_dir": top_dir(cid), "inbound": len(sources), "by_top_dir": ordered})
-        rows.sort(key=lambda r: (-r["inbound"], r["id"]))
-        return rows if limit is None else rows[:limit]
+        return rows
 
     @cached_property
     def components(self) -> list[list[str]]:
