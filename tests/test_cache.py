@@ -1,0 +1,198 @@
+"""The parse cache is invisible to correctness.
+
+A property test edits, adds, deletes and renames files between reads and compares
+every read through the cache with a cache-less read of the same tree; the cache
+file is also corrupted, replaced by a foreign one, or made unwritable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from okfpro.core.search import scan
+from okfpro.io import cache
+from okfpro.io.reader import read_bundle
+from tests.helpers import run_okfpro
+
+BODIES = [
+    "---\ntype: Note\ntitle: Cache one\n---\n\nalpha body\n",
+    "---\ntype: Note\ntitle: Cache two\n---\n\nalpha BODY\n",  # same size as the first
+    "---\ntype: Note\ntitle: Cache 333\n---\n\nomega body\n",  # same size again
+    "---\ntype: Decision\ntags: [x, y]\ngenerated:\n  by: human:ana\n  at: 2026-01-02\n---\n\nalpha gamma\n",
+    "---\ntype: Term\nverified:\n  - by: bot/1\n    at: 2026-01-02T03:04:05Z\nsources:\n  - resource: /a.md\n---\nalpha\n",
+    "---\ntype: [unclosed\n---\nbroken yaml\n",
+    "no frontmatter at all\n",
+    "---\ntype: Note\nid: custom/id\nset: !!set {a, b}\nodd: !!omap [{a: 1}]\n---\nalpha\n",
+    "---\ntype: Note\n3: numeric key\n---\nalpha\n",
+]
+BAD_UTF8 = b"---\ntype: Note\n---\n\xff\xfe alpha\n"
+NAMES = ["a.md", "b.md", "d/c.md", "d/e/f.md", "index.md", "d/log.md"]
+
+
+def snapshot(bundle) -> tuple:
+    concepts = [(c.path, json.dumps(c.frontmatter, default=repr, sort_keys=True), c.body, c.id, c.title,
+                 c.display_title, c.type, c.tags, c.status, c.trust, repr(c.sources), c.dir, c.top_dir)
+                for c in bundle.concepts]
+    reserved = [(e.path, e.content, e.utf8_ok) for e in bundle.reserved]
+    broken = [(e.path, e.content, e.error, e.utf8_ok) for e in bundle.unparseable]
+    return concepts, reserved, broken, scan(bundle, ["alpha"]), scan(bundle, ["a"], regexp=True)
+
+
+class Tree:
+    """A bundle on disk whose every write gets a fresh, unique (past) mtime."""
+
+    def __init__(self, base: Path) -> None:
+        self.ws = base
+        self.root = base / ".okf"
+        self.root.mkdir()
+        (self.root / "index.md").write_text("# Root\n")
+        self.clock = itertools.count(1_600_000_000_000_000_000, 1_000_003)
+
+    def touch(self, path: Path) -> None:
+        ns = next(self.clock)
+        os.utime(path, ns=(ns, ns))
+
+    def write(self, rel: str, data: bytes) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        self.touch(path)
+
+
+ops = st.one_of(
+    st.tuples(st.just("write"), st.sampled_from(NAMES[:3]), st.integers(0, len(BODIES))),
+    st.tuples(st.just("write"), st.sampled_from(NAMES), st.integers(0, len(BODIES))),
+    st.tuples(st.just("delete"), st.sampled_from(NAMES), st.just(0)),
+    st.tuples(st.just("rename"), st.sampled_from(NAMES), st.integers(0, len(NAMES) - 1)),
+    st.tuples(st.just("corrupt"), st.just(""), st.integers(0, 3)),
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(ops, min_size=1, max_size=12))
+def test_cached_reads_equal_fresh_reads(steps):
+    with tempfile.TemporaryDirectory() as tmp, store_young():
+        tree = Tree(Path(tmp))
+        assert snapshot(cache.load_bundle(tree.root)) == snapshot(read_bundle(tree.root))
+        for op, name, arg in steps:
+            path = tree.root / name
+            if op == "write":
+                tree.write(name, BAD_UTF8 if arg == len(BODIES) else BODIES[arg].encode())
+            elif op == "delete" and path.exists():
+                path.unlink()
+            elif op == "rename" and path.exists():
+                dest = tree.root / NAMES[arg]
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(path, dest)
+            elif op == "corrupt":
+                target = cache.cache_path(tree.root)
+                if target.exists():
+                    data = target.read_bytes()
+                    mangled = [b"", data[: len(data) // 2], b"garbage" + data, data[:-1] + b"\x00"][arg]
+                    target.write_bytes(mangled)
+            assert snapshot(cache.load_bundle(tree.root)) == snapshot(read_bundle(tree.root)), (op, name, arg)
+
+
+@contextlib.contextmanager
+def store_young():
+    """Store every entry, however young (each write in these tests has a unique mtime)."""
+    saved = cache.RACY_NS
+    cache.RACY_NS = -(10**19)
+    try:
+        yield
+    finally:
+        cache.RACY_NS = saved
+
+
+@pytest.fixture
+def monkeypatch_racy():
+    with store_young():
+        yield
+
+
+def _stored(root: Path) -> dict:
+    return cache._read_cache(cache.cache_path(root), os.path.realpath(root))
+
+
+def test_cache_lives_under_workspace_tmp_and_is_reused(tmp_path, monkeypatch_racy):
+    tree = Tree(tmp_path)
+    tree.write("a.md", BODIES[0].encode())
+    cache.load_bundle(tree.root)
+    path = cache.cache_path(tree.root)
+    assert path.parent == tmp_path / ".tmp" / "okfpro-cache" and path.is_file()
+    assert set(_stored(tree.root)) == {"a.md", "index.md"}
+    assert (tmp_path / ".tmp" / ".gitignore").read_text() == "*\n"
+    # a reused entry comes from the cache, not from disk: prove it by poisoning the stored record
+    entries = _stored(tree.root)
+    key, rec = entries["a.md"]
+    entries["a.md"] = (key, ("c", {"type": "Poisoned"}, "x", {}))
+    cache._write_cache(path, os.path.realpath(tree.root), entries)
+    assert cache.load_bundle(tree.root).concepts[0].frontmatter == {"type": "Poisoned"}
+    # ... and any change of the file invalidates it
+    tree.write("a.md", BODIES[1].encode())
+    assert cache.load_bundle(tree.root).concepts[0].title == "Cache two"
+
+
+def test_young_files_are_not_stored(tmp_path):
+    root = tmp_path / ".okf"
+    root.mkdir()
+    (root / "index.md").write_text("# Root\n")
+    (root / "a.md").write_text(BODIES[0])
+    assert cache.load_bundle(root).concepts[0].title == "Cache one"
+    assert "a.md" not in _stored(root)  # written just now: its mtime tick may still change
+    (root / "a.md").write_text(BODIES[1])  # same size, same tick possibly
+    assert cache.load_bundle(root).concepts[0].title == "Cache two"
+
+
+def test_foreign_and_other_version_caches_are_ignored(tmp_path, monkeypatch_racy):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = Tree(tmp_path / "a"), Tree(tmp_path / "b")
+    a.write("x.md", BODIES[0].encode())
+    b.write("x.md", BODIES[0].encode())
+    cache.load_bundle(a.root)
+    # b's cache file replaced by a's (a different root): ignored, rebuilt for b
+    cache.cache_path(b.root).parent.mkdir(parents=True, exist_ok=True)
+    cache.cache_path(b.root).write_bytes(cache.cache_path(a.root).read_bytes())
+    assert snapshot(cache.load_bundle(b.root)) == snapshot(read_bundle(b.root))
+    assert set(_stored(b.root)) == {"x.md", "index.md"}
+    # a cache written by another version: ignored
+    import marshal
+
+    blob = cache.MAGIC + marshal.dumps({"version": -1, "root": os.path.realpath(b.root), "entries": {}})
+    cache.cache_path(b.root).write_bytes(blob)
+    assert snapshot(cache.load_bundle(b.root)) == snapshot(read_bundle(b.root))
+
+
+def test_unwritable_workspace_runs_without_cache(tmp_path):
+    root = tmp_path / ".okf"
+    root.mkdir()
+    (root / "index.md").write_text("# Root\n")
+    (root / "a.md").write_text(BODIES[0])
+    (tmp_path / ".tmp").write_text("a file where the cache directory would go")
+    assert snapshot(cache.load_bundle(root)) == snapshot(read_bundle(root))
+    assert (tmp_path / ".tmp").is_file()
+
+
+def test_cli_answers_equal_with_and_without_cache(tmp_path):
+    tree = Tree(tmp_path)
+    for i, body in enumerate(BODIES):
+        tree.write(f"n{i}.md", body.encode())
+    first = run_okfpro("search", "alpha", "--json", "--bundle", str(tree.root))
+    second = run_okfpro("search", "alpha", "--json", "--bundle", str(tree.root))
+    fresh = run_okfpro("search", "alpha", "--json", "--bundle", str(tree.root), env={"OKFPRO_NO_CACHE": "1"})
+    assert first.returncode == second.returncode == fresh.returncode == 0
+    assert first.stdout == second.stdout == fresh.stdout
+    assert json.loads(first.stdout)["count"] == 6
+    assert cache.cache_path(tree.root).is_file()
+    cache.clear(tree.root)
+    assert run_okfpro("search", "alpha", "--json", "--bundle", str(tree.root)).stdout == fresh.stdout
