@@ -15,21 +15,20 @@ created; any refusal leaves every file byte-for-byte untouched.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from okfpro.core import board as _board
-from okfpro.core import board_edit as _edit
-from okfpro.core import conserve as _conserve
 from okfpro.core import dormancy as _dormancy
 from okfpro.core import log as _log
 from okfpro.core import pairing as _pairing
 from okfpro.core import snapshot as _snapshot
-from okfpro.core.concept import Concept, parse_entry
-from okfpro.io.atomic import atomic_write, locked
+
+if TYPE_CHECKING:  # the readers stay light: no YAML, no writer machinery unless needed
+    from okfpro.core import board_edit as _edit
+    from okfpro.core.concept import Concept
 
 SEEDED = ("board.md", "log.md", "journal/index.md")
 
@@ -114,8 +113,9 @@ def _head_text(text: str) -> str:
     return _pairing.head(text)
 
 
-def reference_concepts(root: str | os.PathLike) -> list[Concept]:
+def reference_concepts(root: str | os.PathLike) -> list["Concept"]:
     """Parse only the files under ``reference/`` (the briefings)."""
+    from okfpro.core.concept import Concept, parse_entry
     from okfpro.io.reader import read_bytes, walk
 
     root_real = os.path.realpath(os.fspath(root))
@@ -135,7 +135,7 @@ def reference_concepts(root: str | os.PathLike) -> list[Concept]:
     return out
 
 
-def is_briefing(c: Concept) -> bool:
+def is_briefing(c: "Concept") -> bool:
     return c.id.startswith("reference/")
 
 
@@ -279,6 +279,9 @@ def contained(root: Path, path: Path) -> Path:
 
 
 def _lock_path(root: Path) -> Path:
+    import hashlib
+    import tempfile
+
     from okfpro.io.roots import repo_of
 
     scratch = repo_of(root) / ".tmp"
@@ -293,7 +296,7 @@ class Plan:
     """Files a writer means to write: relative path -> Edit (all checked before any write)."""
 
     root: Path
-    edits: list[tuple[str, _edit.Edit]] = field(default_factory=list)
+    edits: list[tuple[str, "_edit.Edit"]] = field(default_factory=list)
 
 
 def read_seeded(root: Path, rel: str) -> str:
@@ -311,8 +314,12 @@ def read_seeded(root: Path, rel: str) -> str:
         raise Refusal(f"{rel} is not valid UTF-8; a writer will not rewrite bytes it cannot read.", rel) from None
 
 
-def commit(plan: Plan, transform_check=_conserve.check) -> list[str]:
+def commit(plan: Plan, transform_check=None) -> list[str]:
     """Guard every planned edit, then write them all; return the relative paths written."""
+    from okfpro.core import conserve as _conserve
+    from okfpro.io.atomic import atomic_write
+
+    transform_check = transform_check or _conserve.check
     for rel, e in plan.edits:
         findings = transform_check(e.before, e.after, added=e.added, removed=e.removed, moved=e.moved)
         if findings:
@@ -332,10 +339,14 @@ def commit(plan: Plan, transform_check=_conserve.check) -> list[str]:
 
 
 def writing(root: Path):
+    from okfpro.io.atomic import locked
+
     return locked(_lock_path(root))
 
 
 def do_capture(root: Path, today: _dt.date, text: str) -> str:
+    from okfpro.core import board_edit as _edit
+
     with writing(root):
         before = read_seeded(root, "board.md")
         try:
@@ -346,7 +357,9 @@ def do_capture(root: Path, today: _dt.date, text: str) -> str:
     return e.added[0]
 
 
-def do_move(root: Path, verb: str, selector: str) -> tuple[_edit.Edit, _board.Board]:
+def do_move(root: Path, verb: str, selector: str) -> tuple["_edit.Edit", _board.Board]:
+    from okfpro.core import board_edit as _edit
+
     with writing(root):
         before = read_seeded(root, "board.md")
         try:
@@ -365,6 +378,8 @@ class JournalResult:
 
 
 def do_journal_open(root: Path, today: _dt.date) -> JournalResult:
+    from okfpro.core import board_edit as _edit
+
     d = today.isoformat()
     with writing(root):
         jdir = root / "journal"
@@ -401,6 +416,8 @@ class CloseResult:
 
 
 def do_close(root: Path, today: _dt.date, arg: str) -> CloseResult:
+    from okfpro.core import board_edit as _edit
+
     try:
         slug = _edit.close_slug(arg)
     except _edit.Refused as exc:
