@@ -119,12 +119,12 @@ def remember_cmd(obj: _Ctx, text: str, tier: str) -> None:
 @memory_cmd.command("recall")
 @click.argument("query")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N passages.")
+@click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True, help="At most N passages (0: all).")
 @click.pass_obj
-def recall_cmd(obj: _Ctx, query: str, as_json: bool, limit: int | None) -> None:
+def recall_cmd(obj: _Ctx, query: str, as_json: bool, limit: int) -> None:
     """Entries of the current scope matching QUERY, most specific tier first."""
     store, scope = obj.open()
-    result = store.read(scope, query, limit=limit)
+    result = store.read(scope, query, limit=limit or None)
     if as_json:
         payload = {
             "scope": scope.parts(),

@@ -30,13 +30,11 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import FileMode, ObjectType, RepositoryOpenFlag
 
-from okfpro import __version__
 from okfpro.core.scope import Scope, history_ref, memory_path, scope_key
 from okfpro.io.atomic import atomic_write, locked
+from okfpro.memory.store import LOCK_DIR, TOOL
 
 HISTORY_DIR = ".okf-history.git"
-LOCK_DIR = ".okf-locks"
-TOOL = f"okfpro/{__version__}"
 ENTRIES_TRAILER = "Entries"
 
 _fsync_enabled = False

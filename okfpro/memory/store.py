@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-import yaml
-
 from okfpro import __version__
 from okfpro.core.scope import (
     TIERS,
@@ -41,9 +39,11 @@ from okfpro.core.scope import (
     scope_key,
     write_problem,
 )
+from okfpro.core import yamlsafe
 from okfpro.io.atomic import atomic_write, locked
 
-from .history import LOCK_DIR, TOOL, History, HistoryError, LogEntry
+TOOL = f"okfpro/{__version__}"
+LOCK_DIR = ".okf-locks"
 
 CONCEPT_TYPE = "AgentMemory"
 MAX_ENTRY_CHARS = 64 * 1024
@@ -71,7 +71,7 @@ class Diagnostic:
         return {"code": self.code, "source": self.source, "message": self.message}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StoredEntry:
     """One entry as stored: ``id`` = ``<scope prefix>/<date>#<n>`` (n = section number)."""
 
@@ -83,6 +83,7 @@ class StoredEntry:
     title: str
     text: str
     path: str  # relative to the memory root
+    seq: int = 0  # section number within the day file (the n of the id)
 
     def to_json(self) -> dict:
         return {
@@ -146,7 +147,7 @@ class DeleteResult:
 
 @dataclass
 class LogResult:
-    entries: list[LogEntry] = field(default_factory=list)
+    entries: list = field(default_factory=list)  # okfpro.memory.history.LogEntry
     error: str | None = None
 
 
@@ -179,17 +180,14 @@ def _excerpt(text: str, query: str) -> str:
     return lines[0] if lines else ""
 
 
-def _rank(query: str, entries: list[StoredEntry]) -> list[Passage]:
+def _rank(query: str, entries: list[StoredEntry], limit: int | None = None) -> list[Passage]:
     """The one place memory is ranked (within one tier): score desc, newest first on ties."""
-    scored = [Passage(e, score(query, e.text, e.title), "") for e in entries]
-    hits = [p for p in scored if p.score > 0]
-    hits.sort(key=lambda p: (-p.score, _neg_order(p.entry)))
-    return [Passage(p.entry, p.score, _excerpt(p.entry.text, query)) for p in hits]
-
-
-def _neg_order(entry: StoredEntry) -> tuple:
-    n = int(entry.id.rsplit("#", 1)[1])
-    return (tuple(-ord(c) for c in entry.date), -n)
+    scored = [(score(query, e.text, e.title), e.date, e.seq, e) for e in entries]
+    hits = [h for h in scored if h[0] > 0]
+    hits.sort(key=lambda h: (h[0], h[1], h[2]), reverse=True)
+    if limit is not None:
+        hits = hits[:limit]
+    return [Passage(e, sc, _excerpt(e.text, query)) for sc, _, _, e in hits]
 
 
 # ---------------------------------------------------------------------------- format
@@ -258,9 +256,9 @@ def split_concept(raw: bytes) -> tuple[str, str]:
     head = text[: end + 5]
     body = text[end + 5 :]
     try:
-        data = yaml.safe_load(text[4:end + 1])
-    except yaml.YAMLError as exc:
-        raise MalformedConcept(f"frontmatter is not valid YAML ({exc.__class__.__name__})") from exc
+        data = yamlsafe.load(text[4 : end + 1])
+    except yamlsafe.YamlError as exc:
+        raise MalformedConcept(f"frontmatter is not valid YAML ({exc})") from exc
     if not isinstance(data, dict):
         raise MalformedConcept("frontmatter is not a mapping")
     for key in ("type", "title", "description"):
@@ -274,7 +272,7 @@ def sections(body: str) -> list[tuple[str, str]]:
     """(HH:MM:SS, text) for each ``## HH:MM:SS UTC`` section of a day concept body."""
     out: list[tuple[str, list[str]]] = []
     for line in body.split("\n"):
-        m = _SECTION_RE.match(line)
+        m = _SECTION_RE.match(line) if line.startswith("## ") else None
         if m:
             out.append((m.group(1), []))
         elif out:
@@ -302,6 +300,9 @@ def stored_sections(text: str) -> list[str]:
 
 
 def _title(text: str) -> str:
+    first = text.split("\n", 1)[0].strip()
+    if first and len(first) <= 80:
+        return first
     for line in text.splitlines():
         line = line.strip()
         if line:
@@ -353,7 +354,21 @@ class MemoryStore:
     def __init__(self, root: str | os.PathLike, tiers: tuple[str, ...] | list[str] = TIERS, history: bool = True) -> None:
         self.root = Path(os.path.abspath(root))
         self.tiers = tuple(check_tier(t) for t in tiers)
-        self.history = History(self.root) if history else None
+        self._with_history = history
+        self._history = None
+
+    @property
+    def history(self):
+        """The per-scope Git history (``okfpro.memory.history.History``), or ``None``.
+
+        Imported on first use, so reading memory never loads pygit2."""
+        if not self._with_history:
+            return None
+        if self._history is None:
+            from .history import History
+
+            self._history = History(self.root)
+        return self._history
 
     @classmethod
     def for_workspace(cls, workspace: str | os.PathLike) -> tuple["MemoryStore | None", str | None]:
@@ -494,7 +509,7 @@ class MemoryStore:
                         result.commit = self.history.record_write(
                             tier, scope, target.name, data, f"remember {day}#{n}", 1, actor, now
                         )
-                    except (HistoryError, OSError, Exception) as exc:  # noqa: BLE001 - reported as data
+                    except Exception as exc:  # noqa: BLE001 - reported as data
                         result.error = f"written, but the history commit failed: {exc}"
         except OSError as exc:
             result.error = f"could not write memory {rel}: {exc.strerror or exc}"
@@ -544,6 +559,7 @@ class MemoryStore:
                         title=_title(text),
                         text=text,
                         path=f"{key}/{name}",
+                        seq=n,
                     )
                 )
         return out
@@ -557,9 +573,10 @@ class MemoryStore:
         if not isinstance(query, str) or not query.strip():
             return result
         for tier in applicable_tiers(scope, self.tiers):
-            result.passages.extend(_rank(query, self._tier_entries(tier, scope, result.diagnostics)))
-        if limit is not None:
-            result.passages = result.passages[:limit]
+            room = None if limit is None else limit - len(result.passages)
+            if room is not None and room <= 0:
+                break  # tiers are not re-ranked: later tiers cannot displace earlier ones
+            result.passages.extend(_rank(query, self._tier_entries(tier, scope, result.diagnostics), room))
         return result
 
     def enumerate(self, scope: Scope) -> EnumerateResult:
@@ -590,7 +607,7 @@ class MemoryStore:
             with self._repo_lock(exclusive=False):
                 for t in tiers:
                     result.entries.extend(self.history.log(t, scope, limit))
-        except (HistoryError, OSError, Exception) as exc:  # noqa: BLE001 - reported as data
+        except Exception as exc:  # noqa: BLE001 - reported as data
             result.error = f"could not read memory history: {exc}"
         return result
 
@@ -631,7 +648,7 @@ class MemoryStore:
         for t in tiers:
             try:
                 err, deleted, commit, ok, residual = self._delete_tier(t, scope, purge, now, actor)
-            except (HistoryError, OSError, Exception) as exc:  # noqa: BLE001 - reported as data
+            except Exception as exc:  # noqa: BLE001 - reported as data
                 err, deleted, commit, ok, residual = f"{t}: {exc}", 0, None, False, []
             if err:
                 errors.append(err)
