@@ -641,6 +641,11 @@ def render_index(rows: list[dict[str, Any]]) -> str:
             lines.append("types: " + ", ".join(f"{k} {v}" for k, v in r["types"].items()))
         if r["tags"]:
             lines.append("tags: " + ", ".join(f"{k} {v}" for k, v in list(r["tags"].items())[:12]))
+        if r["present"]:
+            lines.append("")
+            lines.append(r["authored"] or "")
+            lines.append("")
+            continue
         base = "" if r["dir"] == "." else r["dir"] + "/"
         for item in r["listing"]:
             rel = item["path"][len(base):] if item["path"].startswith(base) else item["path"]
