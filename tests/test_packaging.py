@@ -1,0 +1,120 @@
+"""The template ships inside the wheel: build it, install it in a fresh venv, and run ``okfpro init`` from there.
+
+The build runs on a copy of the sources (so no ``build/`` or ``*.egg-info`` lands in the checkout),
+without build isolation when setuptools can build wheels offline, else with isolation.  The venv
+sees the system site-packages (okfpro's dependencies) but installs okfpro only from the wheel.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO
+
+SOURCES = ("pyproject.toml", "README.md", "okfpro", "template", "hooks")
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return env
+
+
+def _offline_wheel_build_possible() -> bool:
+    try:
+        import wheel  # noqa: F401
+
+        return True
+    except ImportError:
+        import setuptools
+
+        return tuple(int(x) for x in setuptools.__version__.split(".")[:2]) >= (70, 1)
+
+
+@pytest.fixture(scope="module")
+def wheel_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("pkg")
+    src = base / "src"
+    src.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    for name in SOURCES:
+        origin = REPO / name
+        if origin.is_dir():
+            shutil.copytree(origin, src / name, ignore=ignore, symlinks=True)
+        elif origin.exists():
+            shutil.copy2(origin, src / name)
+    dist = base / "dist"
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(src)]
+    if _offline_wheel_build_possible():
+        cmd.insert(4, "--no-build-isolation")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (built,) = dist.glob("okfpro-*.whl")
+    return built
+
+
+def test_the_wheel_holds_the_template_with_its_dotfiles_and_every_module(wheel_path: Path) -> None:
+    names = set(zipfile.ZipFile(wheel_path).namelist())
+    for required in (
+        "okfpro/_template/seed/.okf/index.md",
+        "okfpro/_template/seed/.okf/journal/index.md",
+        "okfpro/_template/seed/.tmp/.gitkeep",
+        "okfpro/_template/seed/gitignore",
+        "okfpro/_template/owned/.pre-commit-config.yaml",
+        "okfpro/_template/owned/.claude/skills/okfpro/SKILL.md",
+        "okfpro/_template/owned/.github/workflows/okfpro.yml",
+        "okfpro/_template/wiring/claude/.claude/settings.json",
+        "okfpro/_template/wiring/codex/.codex/hooks.json",
+        "okfpro/_template/wiring/gemini/.gemini/settings.json",
+        "okfpro/_launchers/_launch.py",
+        "okfpro/_launchers/session_start.py",
+    ):
+        assert required in names, required
+    template_files = {p.relative_to(REPO / "template").as_posix() for p in (REPO / "template").rglob("*") if p.is_file()}
+    shipped = {n[len("okfpro/_template/"):] for n in names if n.startswith("okfpro/_template/")}
+    assert template_files <= shipped, sorted(template_files - shipped)
+    modules = {p.relative_to(REPO).as_posix() for p in (REPO / "okfpro").rglob("*.py") if "__pycache__" not in p.parts}
+    assert modules <= names, f"packages missing from pyproject's list: {sorted(modules - names)}"
+
+
+def test_installed_wheel_finds_the_template_and_runs_init(wheel_path: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
+    py = venv / "bin" / "python"
+    install = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel_path)],
+                             capture_output=True, text=True, env=_env(), timeout=300)
+    assert install.returncode == 0, install.stdout + install.stderr
+    probe = subprocess.run(
+        [str(py), "-c", "import json, okfpro, okfpro.io.scaffold as s;"
+         "print(json.dumps([okfpro.__file__, str(s.template_root()), str(s.launcher_root())]))"],
+        capture_output=True, text=True, cwd=tmp_path, env=_env(), timeout=60,
+    )
+    assert probe.returncode == 0, probe.stderr
+    module, template, launchers = json.loads(probe.stdout)
+    site = str(venv)
+    assert module.startswith(site) and template.startswith(site) and launchers.startswith(site)
+    assert template.endswith("_template") and launchers.endswith("_launchers")
+
+    ws = tmp_path / "from wheel"
+    init = subprocess.run([str(venv / "bin" / "okfpro"), "init", str(ws)], capture_output=True, text=True,
+                          cwd=tmp_path, env=_env(), timeout=120)
+    assert init.returncode == 0, init.stderr
+    for rel in (".okf/index.md", ".claude/settings.json", ".tmp/.gitkeep", ".gitignore", ".claude/hooks/stop.py"):
+        assert (ws / rel).is_file(), rel
+    assert os.access(ws / ".claude/hooks/stop.py", os.X_OK)
+    assert (ws / ".claude/hooks/okfpro-python").read_text().strip() == str(py)
+
+    # the installed launcher runs the wheel's okfpro through the pinned interpreter
+    event = json.dumps({"hook_event_name": "SessionStart", "cwd": str(ws), "source": "startup"})
+    banner = subprocess.run([str(ws / ".claude/hooks/session_start.py")], input=event, capture_output=True,
+                            text=True, cwd=ws, env={**_env(), "CLAUDE_PROJECT_DIR": str(ws)}, timeout=120)
+    assert banner.returncode == 0, banner.stderr
+    assert "in flight 0/5" in banner.stdout
