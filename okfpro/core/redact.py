@@ -44,16 +44,41 @@ ALLOW_MARKER = "okfpro:allow-secret"
 PLACEHOLDER_PREFIX = "[REDACTED:"
 
 
+_COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
+
+
+def _compiled(regex: str, flags: int = 0) -> re.Pattern[str]:
+    """Compile on first use: a hook process only pays for the rules its text can hit."""
+    key = (regex, flags)
+    pattern = _COMPILED.get(key)
+    if pattern is None:
+        pattern = _COMPILED[key] = re.compile(regex, flags)
+    return pattern
+
+
 @dataclass(frozen=True)
 class Rule:
     id: str
-    pattern: re.Pattern[str]
+    regex: str
     group: int = 0  # the capture group holding the secret (0 = whole match)
     tier: str = "A"
 
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.regex)
 
-def _r(rule_id: str, regex: str, group: int = 0, flags: int = 0) -> Rule:
-    return Rule(rule_id, re.compile(regex, flags), group)
+    def may_match(self, text: str, lowered: str) -> bool:
+        """Cheap literal pre-filter (like gitleaks' keywords): False = cannot match."""
+        hints = _HINTS.get(self.id)
+        if hints is None:
+            return True
+        if self.id in _CI_HINTS:
+            return any(h in lowered for h in hints)
+        return any(h in text for h in hints)
+
+
+def _r(rule_id: str, regex: str, group: int = 0) -> Rule:
+    return Rule(rule_id, regex, group)
 
 
 # Word-ish boundaries that also work next to '_' and '-' (\b treats '_' as a word char).
@@ -125,6 +150,62 @@ TIER_A: tuple[Rule, ...] = (
     _r("url-credentials", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@\"'<>]+:([^\s/@\"'<>]+)@[A-Za-z0-9.\-\[\]]+", 1),
 )
 
+# Literal hints per rule: a rule only runs on text holding one of them.
+_HINTS: dict[str, tuple[str, ...]] = {
+    "private-key": ("PRIVATE KEY",),
+    "aws-access-key-id": ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA"),
+    "aws-secret-access-key": ("aws",),
+    "aws-session-token": ("aws",),
+    "github-pat": ("ghp_",),
+    "github-oauth": ("gho_",),
+    "github-app-token": ("ghu_", "ghs_"),
+    "github-refresh-token": ("ghr_",),
+    "github-fine-grained-pat": ("github_pat_",),
+    "gitlab-token": ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glagent-", "gloas-"),
+    "gitlab-runner-registration": ("GR1348941",),
+    "slack-token": ("xox",),
+    "slack-app-token": ("xapp-",),
+    "slack-webhook": ("hooks.slack.com",),
+    "anthropic-api-key": ("sk-ant-",),
+    "openai-api-key": ("sk-",),
+    "stripe-secret-key": ("_live_", "_test_"),
+    "stripe-webhook-secret": ("whsec_",),
+    "twilio-api-key": ("SK",),
+    "sendgrid-api-key": ("SG.",),
+    "mailchimp-api-key": ("-us",),
+    "npm-token": ("npm_",),
+    "pypi-token": ("pypi-AgEIcHlwaS5vcmc",),
+    "google-api-key": ("AIza",),
+    "gcp-oauth-client-secret": ("GOCSPX-",),
+    "google-oauth-token": ("ya29.",),
+    "gcp-service-account-key": ("private_key_id",),
+    "azure-storage-key": ("accountkey",),
+    "azure-sas-signature": ("sig=",),
+    "azure-ad-client-secret": ("Q~",),
+    "discord-webhook": ("discord",),
+    "telegram-bot-token": (":AA",),
+    "huggingface-token": ("hf_",),
+    "digitalocean-token": ("_v1_",),
+    "shopify-token": ("shp",),
+    "hashicorp-vault-token": ("hvs.", "hvb."),
+    "terraform-cloud-token": (".atlasv1.",),
+    "databricks-token": ("dapi",),
+    "linear-api-key": ("lin_api_",),
+    "square-token": ("sq0",),
+    "grafana-token": ("glsa_", "glc_"),
+    "postman-api-key": ("PMAK-",),
+    "doppler-token": ("dp.",),
+    "age-secret-key": ("AGE-SECRET-KEY-1",),
+    "atlassian-api-token": ("ATATT3",),
+    "sentry-token": ("sntr",),
+    "jwt": ("eyJ",),
+    "auth-header": ("authorization",),
+    "bearer-token": ("bearer",),
+    "url-credentials": ("://",),
+}
+_CI_HINTS = frozenset({"aws-secret-access-key", "aws-session-token", "azure-storage-key", "auth-header", "bearer-token"})
+_KEYWORD_HINTS = ("pass", "secret", "token", "key", "credential")
+
 # --------------------------------------------------------------------------------------
 # Tier B: keyword-gated assignments.
 _PASSWORD_WORDS = r"password|passwd|passphrase|passcode|pass_?word"
@@ -132,7 +213,7 @@ _SECRET_WORDS = (
     r"secret|token|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|client[_\-]?secret"
     r"|credentials?|auth[_\-]?key|session[_\-]?key|signing[_\-]?key|encryption[_\-]?key|master[_\-]?key"
 )
-_KEYWORD_ASSIGN = re.compile(
+_KEYWORD_ASSIGN_RE = (
     r"(?i)(?<![A-Za-z0-9])(?P<name>[A-Za-z0-9_.\-]{0,40}?(?P<kw>" + _PASSWORD_WORDS + "|" + _SECRET_WORDS + r")"
     r"[A-Za-z0-9_.\-]{0,24})[\"'`]?\s*(?P<sep>:=|=>|->|=|:|\bis\b|\bwas\b)\s*"
     r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;<>]{1,256})"
@@ -285,7 +366,11 @@ def _line_of(text: str, offset: int, starts: list[int]) -> int:
 def _hits(text: str) -> list[_Hit]:
     raw: list[_Hit] = []
     order = 0
+    lowered = text.lower()
     for rule in TIER_A:
+        if not rule.may_match(text, lowered):
+            order += 1
+            continue
         for m in rule.pattern.finditer(text):
             start, end = m.span(rule.group)
             if start < 0 or end <= start:
@@ -299,7 +384,10 @@ def _hits(text: str) -> list[_Hit]:
         order += 1
     allowed = _allowed_lines(text)
     starts = _line_starts(text) if allowed else []
-    for m in _KEYWORD_ASSIGN.finditer(text):
+    keyword_matches = (
+        _compiled(_KEYWORD_ASSIGN_RE).finditer(text) if any(h in lowered for h in _KEYWORD_HINTS) else ()
+    )
+    for m in keyword_matches:
         value = m.group("value")
         if m.group("q"):
             value = value.rstrip(_TRAILING)

@@ -127,8 +127,36 @@ def _parts_of(answer: Any) -> dict[str, str | None]:
     return out
 
 
+def _declared_anywhere() -> bool:
+    """Cheap pre-check: does any installed distribution on sys.path declare the group?
+
+    Reading a few ``entry_points.txt`` files is much cheaper than importing
+    importlib.metadata on every hook process; only a hit pays for the real lookup.
+    """
+    import sys
+
+    marker = f"[{ENTRY_POINT_GROUP}]"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(entry or ".", name, "entry_points.txt"), encoding="utf-8") as handle:
+                    if marker in handle.read():
+                        return True
+            except OSError:
+                continue
+    return False
+
+
 def host_resolvers() -> list[tuple[str, Any]]:
     """The registered ``okfpro.identity`` entry points, by name (not loaded)."""
+    if not _declared_anywhere():
+        return []
     from importlib.metadata import entry_points
 
     try:
