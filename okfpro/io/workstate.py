@@ -87,8 +87,9 @@ def _md_files_below(directory: str) -> bool:
     return False
 
 
-def projects(root: str | os.PathLike) -> list[Project]:
-    """Every ``projects/<slug>/`` directory, sorted, with its closure and emptiness."""
+def projects(root: str | os.PathLike, emptiness: bool = True) -> list[Project]:
+    """Every ``projects/<slug>/`` directory, sorted, with its closure and (unless
+    ``emptiness`` is False, when ``empty`` is left False) whether it holds no concept."""
     base = os.path.join(os.fspath(root), "projects")
     try:
         entries = sorted(os.scandir(base), key=lambda e: e.name)
@@ -105,7 +106,8 @@ def projects(root: str | os.PathLike) -> list[Project]:
             continue
         index = read_optional(os.path.join(e.path, "index.md"))
         closed = index is not None and _pairing.is_closed(_head_text(index))
-        out.append(Project(e.name, closed, empty=not _md_files_below(e.path)))
+        empty = (not closed and not _md_files_below(e.path)) if emptiness else False
+        out.append(Project(e.name, closed, empty=empty))
     return out
 
 
@@ -188,7 +190,7 @@ def state_payload(root: str | os.PathLike, today: _dt.date, full: bool = False) 
     last = None
     if latest is not None:
         last = {"day": latest[0], "line": latest[1], "counters": _snapshot.parse(latest[1])}
-    projs = projects(root)
+    projs = projects(root, emptiness=False)
     payload = {
         "root": os.fspath(root),
         "as of": today.isoformat(),
