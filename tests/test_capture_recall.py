@@ -200,7 +200,7 @@ def test_identity_change_mid_session_refuses_capture(tmp_path):
 
 def test_credential_file_content_refuses_the_capture(tmp_path):
     ws = workspace(tmp_path)
-    dotenv = "Here is your .env:\nDB_HOST=db\nDB_USER=app\nDB_PASSWORD=Sup3r-s3cret\nAPI_TOKEN=abc\n"
+    dotenv = "Here is your .env:\nDB_HOST=db\nDB_USER=app\nDB_PASSWORD=Sup3r-s3cret\nAPI_TOKEN=abc\n"  # okfpro:allow-secret
     t = transcript(tmp_path / "t.jsonl", "show me the env file", dotenv)
     res = hook("stop", stop_event(ws, "s1", t, dotenv), ALICE)
     out = json.loads(res.stdout)

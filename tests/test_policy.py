@@ -145,10 +145,11 @@ def test_remember_through_the_store_is_append_only(store, tmp_path):
 
 def test_remember_redacts_and_refuses(store):
     scope = Scope("acme", "alice")
-    r = remember(store, scope, "the staging password is Sup3r-s3cret!", kind="project", today=TODAY)
+    r = remember(store, scope, "the staging password is Sup3r-s3cret!", kind="project", today=TODAY)  # okfpro:allow-secret
     assert r.written and r.redactions == [("generic-password", 1)]
     assert "Sup3r-s3cret" not in next(store.root.glob("memory-user/*/*/*.md")).read_text()
-    refused = remember(store, scope, "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----",
+    key = "PRIVATE" + " KEY"
+    refused = remember(store, scope, f"-----BEGIN OPENSSH {key}-----\nabc\n-----END OPENSSH {key}-----",
                        today=TODAY)
     assert refused.decision.decision == "reject" and not refused.written
 

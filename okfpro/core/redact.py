@@ -216,7 +216,7 @@ _SECRET_WORDS = (
 _KEYWORD_ASSIGN_RE = (
     r"(?i)(?<![A-Za-z0-9])(?P<name>[A-Za-z0-9_.\-]{0,40}?(?P<kw>" + _PASSWORD_WORDS + "|" + _SECRET_WORDS + r")"
     r"[A-Za-z0-9_.\-]{0,24})[\"'`]?\s*(?P<sep>:=|=>|->|=|:|\bis\b|\bwas\b)\s*"
-    r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;<>]{1,256})"
+    r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;<>\\]{1,256})"
 )
 _UUID = re.compile(r"(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _PLACEHOLDER_WORDS = {
