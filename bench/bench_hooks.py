@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Hook benchmarks: p50 per event on a generated bundle, next to ``python3 -c pass``.
+
+    python bench/bench_hooks.py [--n 2000] [--runs 9]
+
+Targets (issue 4): PreToolUse on a file outside any bundle <= 3x ``python3 -c pass``;
+SessionStart <= 4x; post-edit on 2k concepts <= 15x.  Each event is timed twice:
+``python -m okfpro hook EVENT`` (the process the launcher starts) and through the
+installed launcher (``.claude/hooks/*.py``, which adds one more interpreter start).
+Bytecode is compiled first into a private cache prefix, as an installed package
+would have it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+from gen_bundle import generate  # noqa: E402
+from harness import PYTHON, baseline, measure, report  # noqa: E402
+
+TARGETS = {"pre-tool-use outside": 3.0, "session-start": 4.0, "post-edit": 15.0}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--runs", type=int, default=9)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = Path(tmp) / "pyc"
+        os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
+        os.environ["OKFPRO_TODAY"] = "2026-11-30"
+        os.environ["PYTHONPATH"] = str(REPO)
+        subprocess.run([PYTHON, "-m", "compileall", "-q", str(REPO / "okfpro"), str(REPO / "hooks")], check=True)
+        ws = Path(tmp) / "bench ws"
+        root = generate(ws, args.n)
+        subprocess.run(["git", "init", "-q", str(ws)], check=True)
+        subprocess.run(["git", "-C", str(ws), "add", "-A"], check=True)
+        subprocess.run(["git", "-C", str(ws), "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "b"], check=True)
+        hooks = ws / ".claude" / "hooks"
+        hooks.mkdir(parents=True, exist_ok=True)
+        for f in (REPO / "hooks").glob("*.py"):
+            shutil.copy2(f, hooks / f.name)
+        (hooks / "okfpro-python").write_text(PYTHON + "\n")
+        outside = Path(tmp) / "elsewhere"
+        outside.mkdir()
+        concept = next(p for p in sorted(root.rglob("*.md")) if p.name not in ("index.md", "log.md", "board.md"))
+        events = {
+            "pre-tool-use outside": ("pre-tool-use", "pre_tool_use.py",
+                                     {"cwd": str(outside), "tool_name": "Edit",
+                                      "tool_input": {"file_path": str(outside / "notes.md"), "new_string": "x"}}),
+            "pre-tool-use in bundle": ("pre-tool-use", "pre_tool_use.py",
+                                       {"cwd": str(ws), "tool_name": "Edit",
+                                        "tool_input": {"file_path": str(concept), "new_string": "x"}}),
+            "pre-tool-use shell": ("pre-tool-use", "pre_tool_use.py",
+                                   {"cwd": str(ws), "tool_name": "Bash", "tool_input": {"command": "grep -rn x .okf 2>/dev/null"}}),
+            "session-start": ("session-start", "session_start.py", {"cwd": str(ws), "source": "startup"}),
+            "post-edit": ("post-tool-use", "post_edit.py",
+                          {"cwd": str(ws), "tool_name": "Edit", "tool_input": {"file_path": str(concept), "new_string": "x"}}),
+            "stop (clean tree)": ("stop", "stop.py", {"cwd": str(ws), "stop_hook_active": False}),
+        }
+        base = baseline(runs=max(15, args.runs))
+        timings = []
+        ratios = {}
+        for label, (event, launcher, payload) in events.items():
+            data = json.dumps(payload).encode()
+            direct = measure([PYTHON, "-m", "okfpro", "hook", event], stdin=data, runs=args.runs,
+                             label=f"{label}: python -m okfpro hook {event}", expect=(0, 2))
+            via = measure([str(hooks / launcher)], stdin=data, runs=args.runs, cwd=str(ws),
+                          label=f"{label}: launcher {launcher}", expect=(0, 2))
+            timings += [direct, via]
+            ratios[label] = (direct.p50 / base.p50, via.p50 / base.p50)
+        cold = measure([PYTHON, "-m", "okfpro", "hook", "post-tool-use"], stdin=json.dumps(events["post-edit"][2]).encode(),
+                       runs=max(3, args.runs // 3), env={"OKFPRO_NO_CACHE": "1"},
+                       label="post-edit: python -m okfpro hook post-tool-use (no parse cache)", expect=(0, 2))
+        timings.append(cold)
+        report(f"hooks ({args.n} concepts)", timings, base)
+        print("\ntargets (direct / through the launcher):")
+        for label, target in TARGETS.items():
+            d, v = ratios[label]
+            print(f"  {label:<22} {d:5.1f}x / {v:5.1f}x   target <= {target:g}x   "
+                  f"{'met' if d <= target else 'MISSED'} direct, {'met' if v <= target else 'MISSED'} via launcher")
+
+
+if __name__ == "__main__":
+    main()
