@@ -399,3 +399,47 @@ def test_report_is_json_on_request(tmp_path: Path) -> None:
     data = json.loads(proc.stdout)
     assert data["verb"] == "init" and ".okf/board.md" in data["written"] and data["staged"] == []
     assert stat.S_ISDIR((tmp_path / "w" / ".git").stat().st_mode)
+
+
+def _pre_commit() -> list[str]:
+    try:
+        import pre_commit  # noqa: F401
+    except ImportError:  # pragma: no cover - the test extra installs it
+        pytest.fail("pre-commit is not installed: pip install -e '.[test]'")
+    return [sys.executable, "-m", "pre_commit"]
+
+
+def test_the_template_pre_commit_config_guards_real_commits(tmp_path: Path) -> None:
+    """`pre-commit install` in a fresh workspace, then real `git commit`s: clean lands, a past-day edit does not."""
+    ws = tmp_path / "w"
+    assert init(ws).returncode == 0
+    shim_dir = tmp_path / "bin"
+    shim_dir.mkdir()
+    shim = shim_dir / "okfpro"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m okfpro "$@"\n')
+    shim.chmod(0o755)
+    env = {**os.environ, "PATH": f"{shim_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONPATH": str(REPO),
+           "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "OKFPRO_TODAY": "2026-11-30"}
+
+    def sh(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(list(args), cwd=ws, env=env, capture_output=True, text=True, timeout=600)
+
+    installed = sh(*_pre_commit(), "install")
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    day = ws / ".okf/journal/2026-11-20.md"
+    day.write_text('---\ntype: Journal Entry\ntitle: "A day"\ndescription: What happened.\n---\n\n# A day\n\nWork.\n')
+    index = ws / ".okf/journal/index.md"
+    index.write_text("# Journal\n\n* [A day](2026-11-20.md) - the day's record.\n")
+    assert sh("git", "add", "-A").returncode == 0
+    first = sh("git", "commit", "-q", "-m", "start")
+    assert first.returncode == 0, first.stdout + first.stderr
+    ran = [line for line in (first.stdout + first.stderr).splitlines() if line.rstrip().endswith("Passed")]
+    for hook in ("okfpro records", "okfpro validate", "okfpro lint", "okfpro audit", "okfpro secrets"):
+        assert any(line.startswith(hook) for line in ran), (hook, first.stdout)
+    head = sh("git", "rev-parse", "HEAD").stdout
+    day.write_text(day.read_text() + "\nRewritten afterwards.\n")
+    sh("git", "add", str(day))
+    refused = sh("git", "commit", "-q", "-m", "rewrite history")
+    assert refused.returncode != 0
+    assert "2026-11-20.md" in refused.stdout + refused.stderr
+    assert sh("git", "rev-parse", "HEAD").stdout == head
