@@ -192,11 +192,19 @@ def snapshot_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool) -> None:
 # --- writers -------------------------------------------------------------------------
 
 
+WRITER_EPILOG = (
+    "Writers take no options: a leading '-' is refused (write '--' first to capture text that starts "
+    "with a dash). They act on the bundle enclosing the working directory, or on the bundle at "
+    "$OKFPRO_BUNDLE when set. Exit 0: written. Exit 2: refused, and no file was touched."
+)
+
+
 class RawWriter(click.Command):
     """A writer: no options at all; ``-h``/``--help`` print help; ``--`` escapes a dash."""
 
     def __init__(self, *args, usage_args: str = "", **kwargs):
         kwargs.setdefault("options_metavar", "")
+        kwargs.setdefault("epilog", WRITER_EPILOG)
         super().__init__(*args, **kwargs)
         self.usage_args = usage_args
 
@@ -206,6 +214,11 @@ class RawWriter(click.Command):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] in ("-h", "--help"):
             click.echo(ctx.get_help())
+            ctx.exit(0)
+        if args and args[0] in ("-V", "--version"):
+            from okfpro import __version__
+
+            click.echo(f"okfpro {__version__}")
             ctx.exit(0)
         if args and args[0] == "--":
             rest = args[1:]
