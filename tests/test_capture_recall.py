@@ -364,3 +364,35 @@ def test_reasons_are_one_line(tmp_path):
     ws = workspace(tmp_path, "[memory]\ncapture = true\nmode = 'multi-user'\n")
     r = capture_from_event({"session_id": "s"}, ws)
     assert "\n" not in r.reason and r.reason
+
+
+def test_hooks_from_a_subdirectory_and_stop_reruns(tmp_path):
+    ws = workspace(tmp_path)
+    sub = ws / "src" / "pkg"
+    sub.mkdir(parents=True)
+    t = transcript(tmp_path / "t.jsonl", "remember the cache TTL is 90 seconds", "Noted, 90 seconds.")
+    ev = stop_event(ws, "s1", t, "Noted, 90 seconds.")
+    ev["cwd"] = str(sub)
+    assert json.loads(hook("stop", ev, ALICE).stdout)["written"]
+    assert not (sub / ".okf-memory").exists() and (ws / ".okf-memory").is_dir()
+    ev["stop_hook_active"] = True  # the host re-ran Stop for the same turn
+    again = json.loads(hook("stop", ev, ALICE).stdout)
+    assert not again["written"] and "already captured" in again["reason"]
+    day = next((ws / ".okf-memory").glob("memory-user/*/*/*.md")).read_text()
+    assert day.count("cache TTL is 90 seconds") == 1
+    pe = prompt_event(ws, "s2", "what is the cache TTL?")
+    pe["cwd"] = str(sub)
+    assert "90 seconds" in context_of(hook("user-prompt-submit", pe, ALICE))
+
+
+def test_recall_never_exceeds_10000_chars_even_with_a_huge_budget(tmp_path, monkeypatch):
+    from okfpro.memory.recall import recall_for_prompt
+
+    ws = workspace(tmp_path, "[memory]\nbudget_tokens = 1000000\n")
+    for k, v in ALICE.items():
+        monkeypatch.setenv(k, v)
+    _seed(ws, 40, ALICE)
+    rows = [{"id": f"k/{i}", "title": f"deploy {i}", "snippet": "deploy window " + "z" * 900} for i in range(8)]
+    res = recall_for_prompt(prompt_event(ws, "s", "deploy window"), ws, lambda q, n: rows[:n])
+    assert res.knowledge and res.memory
+    assert 9000 < len(res.text) <= 10_000

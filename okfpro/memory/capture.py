@@ -171,6 +171,17 @@ def _clean_host(text: str | None) -> str | None:
 # ------------------------------------------------------------------------------ the door
 
 
+def _workspace(start: str | os.PathLike) -> Path:
+    """The workspace holding ``start`` (the nearest okfpro.toml above it), else ``start``."""
+    from okfpro.io.config import find_workspace
+
+    path = Path(start)
+    try:
+        return find_workspace(path) or path
+    except OSError:
+        return path
+
+
 def _flag(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in ("1", "true", "yes", "on")
@@ -181,7 +192,7 @@ def capture_from_event(event: Mapping[str, Any] | Any, workspace: str | os.PathL
     """Capture the turn of a Stop event into the scope's memory.  Never raises."""
     start = time.perf_counter()
     try:
-        return _capture(event, Path(workspace), start)
+        return _capture(event, _workspace(workspace), start)
     except Exception as exc:  # noqa: BLE001 - a hook must never fail the agent
         return CaptureResult(False, f"memory capture failed ({exc.__class__.__name__}); nothing was written")
 
@@ -254,6 +265,13 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
                  accepted_count=1, redaction_count=sum(findings.values()), redactions=findings,
                  latency_ms=(time.perf_counter() - start) * 1000)
 
+    if event.get("stop_hook_active") is True:
+        # the host re-ran Stop after another hook kept the turn going: the same turn, once
+        listing = store.enumerate(scope)
+        mine = [e for e in listing.entries if e.tier == tier]
+        if mine and mine[-1].text == entry:
+            return CaptureResult(False, "memory capture skipped: this turn is already captured", tier=tier,
+                                 id=mine[-1].id)
     wrote = store.write(scope, entry, tier, actor="okfpro capture")
     latency = (time.perf_counter() - start) * 1000
     audit.record(audit_root, "write", identity_hash=who, tier=tier, kind="event",
@@ -281,7 +299,7 @@ def end_session(event: Mapping[str, Any] | Any, workspace: str | os.PathLike) ->
         from okfpro.io.identity import identity_hash, resolve
         from okfpro.memory import audit
 
-        ws = Path(workspace)
+        ws = _workspace(workspace)
         if not isinstance(event, Mapping):
             raw = getattr(event, "raw", None)
             event = raw if isinstance(raw, Mapping) else {}

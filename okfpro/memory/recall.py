@@ -114,7 +114,9 @@ def recall_for_prompt(
     """The additionalContext for a UserPromptSubmit event.  Never raises."""
     start = time.perf_counter()
     try:
-        return _recall(event, Path(workspace), knowledge_search, include_hidden, start)
+        from okfpro.memory.capture import _workspace
+
+        return _recall(event, _workspace(workspace), knowledge_search, include_hidden, start)
     except Exception as exc:  # noqa: BLE001 - a hook must never fail the agent
         return RecallResult("", f"recall failed ({exc.__class__.__name__}); no context added")
 
