@@ -175,3 +175,22 @@ def test_remember_reads_stdin_with_dash(ws):
 def test_help_lists_memory_verb():
     p = subprocess.run([sys.executable, "-m", "okfpro", "--help"], capture_output=True)
     assert b"memory" in p.stdout
+
+
+@pytest.mark.parametrize("tier", ["session", "user", "agent", "tenant"])
+def test_cli_isolation_per_tier(ws, tier):
+    a = base_env(OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_AGENT="bot", OKFPRO_SESSION="s1")
+    b = base_env(OKFPRO_TENANT="Acme", OKFPRO_USER="alice", OKFPRO_AGENT="bot", OKFPRO_SESSION="s1")
+    nonce = f"nonce-{os.urandom(6).hex()}"
+    assert run(ws, a, "remember", nonce, "--tier", tier).returncode == 0
+    a_dir = ws / ".okf-memory" / memory_path(tier, Scope(tenant="acme", user="alice", agent="bot", session="s1"))
+    before = {p.name: p.read_bytes() for p in a_dir.iterdir()}
+    a_log = run(ws, a, "log", "--tier", tier).stdout
+    assert run(ws, b, "recall", nonce).returncode == 1
+    assert nonce.encode() not in run(ws, b, "list").stdout
+    assert run(ws, b, "log").stdout == b""
+    assert run(ws, b, "forget", "--yes").returncode == 0
+    assert run(ws, b, "forget", "--purge", "--yes").returncode == 0
+    assert {p.name: p.read_bytes() for p in a_dir.iterdir()} == before
+    assert run(ws, a, "log", "--tier", tier).stdout == a_log
+    assert nonce.encode() in run(ws, a, "recall", nonce).stdout

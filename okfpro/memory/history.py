@@ -387,34 +387,42 @@ class History:
             raise HistoryError(f"git {' '.join(args)} failed: {detail}")
         return proc
 
-    def purge(self, tier: str, scope: Scope, needles: list[bytes]) -> PurgeReport:
-        """Delete the scope's ref and every object only it reached; then look for
-        ``needles`` in every object left.  Caller holds the exclusive repository lock."""
+    def drop_ref(self, tier: str, scope: Scope) -> bool:
+        """Delete the scope's ref and its reflog (first step of a purge).  Caller holds
+        the exclusive repository lock.  True if there was a ref."""
+        if not self.exists():
+            return False
+        repo = self.repo()
+        name = history_ref(tier, scope)
+        self._clear_stale_ref_lock(name)
+        stale_packed = self.gitdir / "packed-refs.lock"
+        if stale_packed.exists():
+            stale_packed.unlink()
+        ref = repo.references.get(name)
+        found = ref is not None
+        if found:
+            ref.delete()
+        reflog = self.gitdir / "logs" / name
+        if reflog.exists():
+            reflog.unlink()
+        return found
+
+    def collect(self, needles: list[bytes]) -> PurgeReport:
+        """Expire reflogs, repack and prune every unreachable object, then look for
+        ``needles`` in every object left.  Caller holds the exclusive repository lock
+        (a writer's fresh, not yet referenced objects would otherwise be pruned)."""
         report = PurgeReport()
         if not self.exists():
             report.pruned = True
             return report
-        repo = self.repo()
-        name = history_ref(tier, scope)
         try:
-            self._clear_stale_ref_lock(name)
-            stale_packed = self.gitdir / "packed-refs.lock"
-            if stale_packed.exists():
-                stale_packed.unlink()
-            ref = repo.references.get(name)
-            if ref is not None:
-                ref.delete()
-                report.ref_deleted = True
-            reflog = self.gitdir / "logs" / name
-            if reflog.exists():
-                reflog.unlink()
             self._repo = None  # objects are about to move; reopen afterwards
             self._git("reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
             self._git("repack", "-a", "-d", "-q")
             self._git("prune", "--expire=now")
             report.pruned = True
             report.residual = self.objects_containing(needles)
-        except (HistoryError, pygit2.GitError, OSError) as exc:
+        except (HistoryError, OSError) as exc:
             report.error = str(exc)
         return report
 

@@ -642,68 +642,77 @@ class MemoryStore:
             tiers = [tier]
         else:
             tiers = applicable_tiers(scope, self.tiers)
-        errors: list[str] = []
-        verified = True
         now = now or _now()
+        if purge:
+            return self._purge(scope, tiers, result)
+        errors: list[str] = []
         for t in tiers:
             try:
-                err, deleted, commit, ok, residual = self._delete_tier(t, scope, purge, now, actor)
+                err, deleted, commit = self._forget_tier(t, scope, now, actor)
             except Exception as exc:  # noqa: BLE001 - reported as data
-                err, deleted, commit, ok, residual = f"{t}: {exc}", 0, None, False, []
+                err, deleted, commit = f"{t}: {exc}", 0, None
             if err:
                 errors.append(err)
             result.tiers_deleted += deleted
             if commit:
                 result.commits[t] = commit
-            verified = verified and ok
-            result.residual.extend(residual)
         result.error = "; ".join(errors) if errors else None
-        result.verified = purge and verified and not errors
         return result
 
-    def _delete_tier(self, tier: str, scope: Scope, purge: bool, now: _dt.datetime, actor: str | None):
+    def _forget_tier(self, tier: str, scope: Scope, now: _dt.datetime, actor: str | None):
         directory = self.scope_dir(tier, scope)
-        key = scope_key(tier, scope)
         problem = self._link_problem(directory)
         if problem:
-            return f"{tier}: {problem}; refusing to delete", 0, None, False, []
-        with self._scope_lock(tier, scope, exclusive_repo=purge):
+            return f"{tier}: {problem}; refusing to delete", 0, None
+        with self._scope_lock(tier, scope):
             problem = self._link_problem(directory)
             if problem:
-                return f"{tier}: {problem}; refusing to delete", 0, None, False, []
-            needles: list[bytes] = []
-            if purge:
-                if self.history is not None:
-                    needles.extend(self.history.erased_needles(tier, scope, stored_sections))
-                if directory.is_dir():
-                    for path in directory.iterdir():
-                        if path.is_file() and not path.is_symlink():
-                            text = path.read_bytes().decode("utf-8", "replace")
-                            needles.extend(s.encode("utf-8") for s in stored_sections(text))
+                return f"{tier}: {problem}; refusing to delete", 0, None
             existed = directory.is_dir()
             if existed:
                 shutil.rmtree(directory)
-            if purge:
-                self._prune_empty_parents(directory)
-                report = None
-                if self.history is not None:
-                    report = self.history.purge(tier, scope, sorted(set(needles)))
-                    if report.error:
-                        return f"{tier} ({key}): purge incomplete: {report.error}", int(existed), None, False, report.residual
-                    if report.residual:
-                        return (
-                            f"{tier} ({key}): {len(report.residual)} object(s) still hold erased text",
-                            int(existed),
-                            None,
-                            False,
-                            report.residual,
-                        )
-                deleted = int(existed or bool(report and report.ref_deleted))
-                return None, deleted, None, True, []
             commit = None
             if self.history is not None:
                 commit = self.history.record_delete(tier, scope, actor, now)
-            return None, int(existed or commit is not None), commit, True, []
+            return None, int(existed or commit is not None), commit
+
+    def _purge(self, scope: Scope, tiers: list[str], result: DeleteResult) -> DeleteResult:
+        """Hard erasure of ``tiers``: files and refs first, then one collection for all."""
+        errors: list[str] = []
+        needles: set[bytes] = set()
+        try:
+            with self._repo_lock(exclusive=True):
+                for tier in tiers:
+                    directory = self.scope_dir(tier, scope)
+                    with locked(self._lock_path(tier, scope)):
+                        problem = self._link_problem(directory)
+                        if problem:
+                            errors.append(f"{tier}: {problem}; refusing to delete")
+                            continue
+                        if self.history is not None:
+                            needles.update(self.history.erased_needles(tier, scope, stored_sections))
+                        existed = directory.is_dir()
+                        if existed:
+                            for path in directory.iterdir():
+                                if path.is_file() and not path.is_symlink():
+                                    text = path.read_bytes().decode("utf-8", "replace")
+                                    needles.update(x.encode("utf-8") for x in stored_sections(text))
+                            shutil.rmtree(directory)
+                            self._prune_empty_parents(directory)
+                        dropped = self.history.drop_ref(tier, scope) if self.history is not None else False
+                        result.tiers_deleted += int(existed or dropped)
+                if self.history is not None:
+                    report = self.history.collect(sorted(needles))
+                    result.residual = report.residual
+                    if report.error:
+                        errors.append(f"purge incomplete: {report.error}")
+                    elif report.residual:
+                        errors.append(f"{len(report.residual)} object(s) still hold erased text")
+        except Exception as exc:  # noqa: BLE001 - reported as data
+            errors.append(f"purge failed: {exc}")
+        result.error = "; ".join(errors) if errors else None
+        result.verified = result.error is None
+        return result
 
     def _prune_empty_parents(self, directory: Path) -> None:
         here = directory.parent
