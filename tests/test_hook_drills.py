@@ -492,3 +492,39 @@ def test_codex_apply_patch_is_split_per_file(ws):
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
     start = k.hook("session-start", "--agent", "codex", event={"cwd": str(ws), "source": "startup"})
     assert "additionalContext" in json.loads(start.stdout)["hookSpecificOutput"]
+
+
+# --------------------------------------------------------------------------- as `okfpro init` installs them
+
+
+def test_init_installed_hooks_run_from_the_settings_commands(tmp_path):
+    ws = tmp_path / "fresh init"
+    proc = subprocess.run([sys.executable, "-m", "okfpro", "init", str(ws)], capture_output=True, text=True, env=k.env())
+    assert proc.returncode == 0, proc.stderr
+    settings = json.loads((ws / ".claude" / "settings.json").read_text())["hooks"]
+
+    def command(event: str, tool: str | None = None) -> str:
+        for group in settings[event]:
+            matcher = group.get("matcher", "")
+            if tool is None or tool in matcher.split("|"):
+                return group["hooks"][0]["command"]
+        raise AssertionError(f"no {event} hook for {tool}")
+
+    def fire(cmd: str, event: dict) -> subprocess.CompletedProcess:
+        return subprocess.run(["sh", "-c", cmd], input=json.dumps(event).encode(), capture_output=True,
+                              env=k.env({"CLAUDE_PROJECT_DIR": str(ws)}), cwd=str(ws))
+
+    target = str(ws / ".okf" / "reference" / "x.md")
+    ask = fire(command("PreToolUse", "Write"), {"cwd": str(ws), "tool_name": "Write",
+                                                "tool_input": {"file_path": target, "content": "verified: yes"}})
+    assert ask.returncode == 0 and json.loads(ask.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+    shell = fire(command("PreToolUse", "Bash"), {"cwd": str(ws), "tool_name": "Bash",
+                                                 "tool_input": {"command": "echo x >> .okf/board.md"}})
+    assert json.loads(shell.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+    banner = fire(command("SessionStart"), {"cwd": str(ws), "source": "startup"})
+    assert banner.returncode == 0 and k.out_text(banner).startswith("Bundle state at session start")
+    assert fire(command("Stop"), {"cwd": str(ws)}).returncode in (0, 2)
+    assert fire(command("PreToolUse", "Write"), {}).returncode == 0  # every field optional
+    broken = subprocess.run(["sh", "-c", command("PreToolUse", "Edit")], input=b"not json", capture_output=True,
+                            env=k.env({"CLAUDE_PROJECT_DIR": str(ws)}), cwd=str(ws))
+    assert broken.returncode == 2
