@@ -240,3 +240,20 @@ def test_unverified_nothing_and_no_bundle(workspace: Path, tmp_path: Path) -> No
     proc = run_okfpro("unverified", str(workspace))
     assert (proc.returncode, proc.stdout.strip()) == (0, "okfpro unverified — nothing awaits a read.")
     assert run_okfpro("unverified", str(tmp_path)).returncode == 2
+
+
+def test_a_workspace_worked_by_the_writers_stays_clean(workspace: Path) -> None:
+    """init, then a day of verbs and the pasted Snapshot line: the CI door has nothing to say."""
+    env = {"OKFPRO_TODAY": TODAY}
+    for args in (("capture", "call the landlord"), ("capture", "renew the insurance"), ("promote", "landlord"),
+                 ("journal", "open")):
+        proc = run_okfpro(*args, cwd=workspace, env=env)
+        assert proc.returncode == 0, (args, proc.stderr)
+    code, out = audit(workspace)
+    assert code == 0, out  # an undated log owes no snapshot yet
+    snap = run_okfpro("snapshot", cwd=workspace, env=env).stdout.strip()
+    log = workspace / ".okf/log.md"
+    log.write_text(log.read_text() + f"\n## {TODAY}\n\n* **Update**: first day.\n{snap}\n")
+    assert audit(workspace) == (0, "okfpro audit — clean.\n")
+    lint = run_okfpro("lint", str(workspace), "--fail-on", "warn", env=env)
+    assert lint.returncode == 0, lint.stdout
