@@ -132,3 +132,38 @@ def test_faulty_transform_refused_through_the_real_cli_process(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert "refused" in proc.stderr and "board.md is untouched" in proc.stderr
     assert (root / "board.md").read_bytes() == before
+
+
+# --- property: the real writers always declare exactly what they do ------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+WORDS = st.sampled_from(["alpha", "beta", "move", "tax", "keys", "bank", "x", "Resolve:", "chase 2026-12-01"])
+TEXT = st.lists(WORDS, min_size=1, max_size=4).map(" ".join)
+OPS = st.lists(st.tuples(st.sampled_from(["capture", "promote", "demote", "close"]), TEXT), max_size=12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=OPS)
+def test_any_sequence_of_edits_conserves_lines(ops):
+    from okfpro.core import board as B
+
+    text = BOARD
+    for op, arg in ops:
+        try:
+            if op == "capture":
+                e = E.capture(text, TODAY, arg)
+            elif op == "promote":
+                e = E.promote(text, arg.split()[0])
+            elif op == "demote":
+                e = E.demote(text, arg.split()[0])
+            else:
+                e = E.close_board(text, arg.split()[0])[0]
+        except E.Refused:
+            continue
+        assert C.check(e.before, e.after, added=e.added, removed=e.removed, moved=e.moved) == []
+        text = e.after
+        b = B.parse(text)
+        assert b.declared == b.count("In flight") <= b.cap  # the header stays in step, the cap holds
+        assert B.grammar(b) == []

@@ -375,3 +375,22 @@ def test_a_week_of_work(tmp_path):
     index = (root / "journal" / "index.md").read_text()
     assert index.count(" - the day's record.") == 2 and JOURNAL_PLACEHOLDER not in index
     assert os.path.exists(root / "journal" / f"{mon}.md") and os.path.exists(root / "journal" / f"{wed}.md")
+
+
+def test_concurrent_captures_lose_nothing(tmp_path):
+    """Eight writer processes at once: the cross-process lock serialises them; every line lands."""
+    import sys
+
+    from tests.helpers import REPO
+
+    root = make_bundle(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OKFPRO_TODAY": "2026-11-30"}
+    procs = [
+        subprocess.Popen([sys.executable, "-m", "okfpro", "capture", f"parallel {i}"], cwd=tmp_path, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for i in range(8)
+    ]
+    codes = [p.wait(timeout=120) for p in procs]
+    assert codes == [0] * 8
+    text = (root / "board.md").read_text()
+    assert sorted(l for l in text.splitlines() if "parallel" in l) == [f"- 2026-11-30 — parallel {i}" for i in range(8)]
