@@ -60,3 +60,32 @@ def test_cli_matches_golden(name: str):
     payload = json.loads(sj.stdout)
     assert payload["line"] == data["snapshot"]["line"]
     assert list(payload["counters"]) == list(ws.snapshot_payload(root, today)["counters"])
+
+
+# --- reader usage and exit codes (real processes) ------------------------------------------
+
+def test_reader_usage_and_exit_codes(tmp_path):
+    name = CASES[0]
+    data, root, today = golden(name)
+    env = {"OKFPRO_TODAY": today.isoformat()}
+    ws_dir = str(root.parent)
+    assert run_okfpro("state", "@work", env=env).returncode == 2
+    two = run_okfpro("state", ws_dir, ws_dir, env=env)
+    assert two.returncode == 2 and "one DIR" in two.stderr
+    assert run_okfpro("state", str(tmp_path), env=env).returncode == 2  # no bundle
+    assert run_okfpro("snapshot", "--write", ws_dir, env=env).returncode == 2  # no such flag, by design
+    assert run_okfpro("board", ws_dir, "--section", "Someday", env=env).returncode == 2
+    inbox = run_okfpro("board", ws_dir, "--section", "inbox", "--pretty", env=env)
+    assert inbox.returncode == 0
+    assert json.loads(inbox.stdout) == [r for r in data["board"]["json"] if r["section"] == "Inbox"]
+    assert inbox.stdout.startswith("[\n  ") or inbox.stdout == "[]\n"
+    human = run_okfpro("state", ws_dir, env=env)
+    assert human.returncode == 0 and human.stdout.startswith("Board — in flight ")
+    # a bundle without board.md: state and board refuse, snapshot still computes
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "index.md").write_text('---\nokf_version: "0.2"\n---\n')
+    assert run_okfpro("state", str(bare), env=env).returncode == 2
+    assert run_okfpro("board", str(bare), env=env).returncode == 2
+    snap = run_okfpro("snapshot", str(bare), env=env)
+    assert snap.returncode == 0 and "in flight 0/0" in snap.stdout
