@@ -443,3 +443,17 @@ def test_the_template_pre_commit_config_guards_real_commits(tmp_path: Path) -> N
     assert refused.returncode != 0
     assert "2026-11-20.md" in refused.stdout + refused.stderr
     assert sh("git", "rev-parse", "HEAD").stdout == head
+
+
+def test_init_refreshes_a_stale_interpreter_pin(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    assert init(ws).returncode == 0
+    pin = ws / scaffold.PIN_FILE
+    pin.write_text("/nowhere/python\n")
+    proc = init(ws)
+    assert proc.returncode == 0
+    assert pin.read_text().strip() == os.path.abspath(sys.executable)
+    assert counts(proc.stdout)[:2] == (1, 0)
+    assert f"wrote    {scaffold.PIN_FILE}" in proc.stdout
+    assert not (ws / (scaffold.PIN_FILE + scaffold.NEW_SUFFIX)).exists()
+    assert scaffold.PIN_FILE in (ws / ".gitignore").read_text().splitlines()

@@ -278,7 +278,7 @@ def install(dest: str | os.PathLike, *, agents: tuple[str, ...] = (DEFAULT_AGENT
             continue
         if (upgrade and item.owned or item.machine) and path.is_file() and not path.is_symlink():
             _write(target, item.rel, item.data, item.mode)
-            report.rewritten.append(item.rel)
+            (report.rewritten if upgrade else report.written).append(item.rel)
             continue
         if upgrade or _inside_bundle(item.rel):
             report.left_alone.append(item.rel)
@@ -330,6 +330,6 @@ def render(report: Report) -> str:
             lines.append(".gitignore already ignores *.okfpro-new, so none of them will be committed by accident.")
         else:
             lines.append(".gitignore does not ignore *.okfpro-new: add that line, or take care not to commit them.")
-    if report.verb == "init" and report.written:
+    if report.verb == "init" and f"{BUNDLE_DIR}/board.md" in report.written:
         lines.append("Next: `pre-commit install` (the commit door), then `okfpro state` to see the board.")
     return "\n".join(lines)
