@@ -391,14 +391,6 @@ def post_edit(ctx: Ctx) -> Answer:
 
 # --------------------------------------------------------------------------- stop gate
 
-CORE = (
-    ("board.md", "the one page of state"),
-    ("log.md", "the delta memory, where the Snapshot line lands"),
-    ("journal", "the backward record"),
-    ("areas/corpus.md", "the standard this corpus is kept to"),
-)
-
-
 def _read_text(path: str) -> str | None:
     try:
         with open(path, "rb") as handle:
@@ -408,13 +400,14 @@ def _read_text(path: str) -> str | None:
 
 
 def core_missing(root: str) -> list[str]:
-    out = []
-    for name, why in CORE:
-        path = os.path.join(root, name)
-        ok = os.path.isdir(path) if name == "journal" else os.path.isfile(path)
-        if not ok:
-            out.append(f"{name} is missing — {why}. The core is closed; only roadmap.md may be deleted.")
-    return out
+    """The closed core (``okfpro.core.audit.CORE``), checked on disk."""
+    from okfpro.core import audit as _audit
+
+    present = {}
+    for path, kind, _ in _audit.CORE:
+        full = os.path.join(root, path)
+        present[path] = os.path.isdir(full) if kind == "dir" else os.path.isfile(full)
+    return _audit.structure(present)
 
 
 def dirty_markdown(root: str) -> bool:
