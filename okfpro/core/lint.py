@@ -37,6 +37,7 @@ _PROCESS = re.compile(r"\Aprocess:\S+\Z")
 
 _HEADING = re.compile(r"\A(#{1,6})\s+(.*?)\s*\Z")
 _FENCE = re.compile(r"\A(?:```|~~~)")
+_RUBY_SPACE = " \t\n\v\f\r\0"  # what the reference strips from a body before measuring it
 _DAY_SHAPE = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
 _CUTOFF_AGE = re.compile(r"\A(\d+)([dw])\Z")
 _CUTOFF_MOMENT = re.compile(r"\A(\d{4})-(\d{2})-(\d{2})(?:T(.+))?\Z")
@@ -97,7 +98,7 @@ class Context:
     def stubs(self) -> list[tuple[Concept, int]]:
         out = []
         for c in self.concepts:
-            size = len(c.body.strip())
+            size = len(c.body.strip(_RUBY_SPACE))
             if size < self.options.min_body:
                 out.append((c, size))
         return out
@@ -198,13 +199,31 @@ def check_expired(ctx: Context) -> Iterator[Finding]:
     if today is None:
         return
     for c in ctx.concepts:
-        day = c.stale_after
+        day = stale_after_day(c.frontmatter.get("stale_after"))
         if day is not None and today >= day:
             days = (today - day).days
             yield c.path, f"past its stale_after date {day.isoformat()} ({days} day(s) ago)", {
                 "days_past": days,
                 "stale_after": day.isoformat(),
             }
+
+
+def stale_after_day(value: Any) -> _dt.date | None:
+    """The ``stale_after`` field as a day: a YAML date, or strict ``YYYY-MM-DD`` text (blanks around
+    it tolerated); a timestamp or anything else is no day (validate warns about it)."""
+    if isinstance(value, _dt.datetime):
+        return None
+    if isinstance(value, _dt.date):
+        return value
+    if value is None or isinstance(value, (list, dict)):
+        return None
+    text = to_text(value).strip()
+    if not _DAY_SHAPE.match(text):
+        return None
+    try:
+        return _dt.date.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def check_stale(ctx: Context) -> Iterator[Finding]:
@@ -406,7 +425,7 @@ def check_duplicate_title(ctx: Context) -> Iterator[Finding]:
         title = c.frontmatter.get("title")
         if is_blank(title):
             continue
-        groups.setdefault(to_text(title).strip().casefold(), []).append(c)
+        groups.setdefault(to_text(title).strip().lower(), []).append(c)
     for members in groups.values():
         if len(members) < 2:
             continue
