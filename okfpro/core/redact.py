@@ -90,7 +90,7 @@ TIER_A: tuple[Rule, ...] = (
     _r(
         "private-key",
         r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s:,\-]*)",
+        r"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s:,\-]*)",
     ),
     _r("aws-access-key-id", _L + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}" + _R),
     _r(
@@ -147,7 +147,7 @@ TIER_A: tuple[Rule, ...] = (
     _r("jwt", _L + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}" + _R),
     _r("auth-header", r"(?i:\bauthorization\s*:\s*(?:bearer|basic|token|digest)\s+)([A-Za-z0-9._~+/\-]{16,}=*)", 1),
     _r("bearer-token", r"(?i:\bbearer\s+)([A-Za-z0-9._~+/\-]{24,}=*)", 1),
-    _r("url-credentials", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@\"'<>]+:([^\s/@\"'<>]+)@[A-Za-z0-9.\-\[\]]+", 1),
+    _r("url-credentials", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@\"'<>]{1,128}:([^\s/@\"'<>]{1,256})@[A-Za-z0-9.\-\[\]]+", 1),
 )
 
 # Literal hints per rule: a rule only runs on text holding one of them.
@@ -214,10 +214,40 @@ _SECRET_WORDS = (
     r"|credentials?|auth[_\-]?key|session[_\-]?key|signing[_\-]?key|encryption[_\-]?key|master[_\-]?key"
 )
 _KEYWORD_ASSIGN_RE = (
-    r"(?i)(?<![A-Za-z0-9])(?P<name>[A-Za-z0-9_.\-]{0,40}?(?P<kw>" + _PASSWORD_WORDS + "|" + _SECRET_WORDS + r")"
-    r"[A-Za-z0-9_.\-]{0,24})[\"'`]?\s*(?P<sep>:=|=>|->|=|:|\bis\b|\bwas\b)\s*"
+    r"(?i)(?P<kw>" + _PASSWORD_WORDS + "|" + _SECRET_WORDS + r")" + r"(?P<tail>"
+    r"[A-Za-z0-9_.\-]{0,24}[\"'`]?\s*(?P<sep>:=|=>|->|=|:|\bis\b|\bwas\b)\s*"
+    r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;<>\\]{1,256}))"
+)
+# the same, in two steps (much faster on long text): find a keyword root in the lower-cased
+# text with a plain literal alternation, then match the assignment right after it
+_ROOT_RE = r"password|passwd|passphrase|passcode|pass_word|secret|token|credentials?|key"
+_KEY_PREFIX_RE = r"(?:api[_\-]?|access[_\-]?|private[_\-]?|client[_\-]?|auth[_\-]?|session[_\-]?|signing[_\-]?|encryption[_\-]?|master[_\-]?)$"
+_TAIL_RE = (
+    r"(?i)[A-Za-z0-9_.\-]{0,24}[\"'`]?\s*(?P<sep>:=|=>|->|=|:|\bis\b|\bwas\b)\s*"
     r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;<>\\]{1,256})"
 )
+
+
+def _keyword_assignments(text: str, lowered: str):
+    """(keyword, value, value start) for every keyword-gated assignment in ``text``."""
+    if not any(h in lowered for h in _KEYWORD_HINTS):
+        return
+    if len(lowered) != len(text):  # lower() changed lengths (rare Unicode): the one-step regex
+        for m in _compiled(_KEYWORD_ASSIGN_RE).finditer(text):
+            yield m.group("kw"), m.group("value"), m.start("value")
+        return
+    tail = _compiled(_TAIL_RE)
+    prefix = _compiled(_KEY_PREFIX_RE)
+    for root in _compiled(_ROOT_RE).finditer(lowered):
+        kw = root.group()
+        if kw == "key":
+            before = prefix.search(lowered, max(0, root.start() - 12), root.start())
+            if before is None:
+                continue
+            kw = lowered[before.start() : root.end()]
+        m = tail.match(text, root.end())
+        if m is not None:
+            yield kw, m.group("value"), m.start("value")
 _UUID = re.compile(r"(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _PLACEHOLDER_WORDS = {
     "none", "null", "nil", "true", "false", "undefined", "empty", "required", "optional", "changeme",
@@ -384,21 +414,13 @@ def _hits(text: str) -> list[_Hit]:
         order += 1
     allowed = _allowed_lines(text)
     starts = _line_starts(text) if allowed else []
-    keyword_matches = (
-        _compiled(_KEYWORD_ASSIGN_RE).finditer(text) if any(h in lowered for h in _KEYWORD_HINTS) else ()
-    )
-    for m in keyword_matches:
-        value = m.group("value")
-        if m.group("q"):
-            value = value.rstrip(_TRAILING)
-        else:
-            value = value.rstrip(_TRAILING)
-        if not tier_b_accepts(m.group("kw"), value):
+    for kw, value, start in _keyword_assignments(text, lowered):
+        value = value.rstrip(_TRAILING)
+        if not tier_b_accepts(kw, value):
             continue
-        start = m.start("value")
         if allowed and _line_of(text, start, starts) in allowed:
             continue
-        rule_id = "generic-password" if re.fullmatch(_PASSWORD_WORDS, m.group("kw").lower()) else "generic-secret"
+        rule_id = "generic-password" if re.fullmatch(_PASSWORD_WORDS, kw.lower()) else "generic-secret"
         raw.append(_Hit(start, start + len(value), rule_id, value, order))
     # never touch an existing placeholder (redaction is idempotent)
     if PLACEHOLDER_PREFIX in text:
