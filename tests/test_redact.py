@@ -357,3 +357,25 @@ def test_two_step_keyword_scan_agrees_with_the_one_step_regex():
         fast = {(cls(kw), v, i) for kw, v, i in R._keyword_assignments(text, text.lower())}
         slow = {(cls(m.group("kw")), m.group("value"), m.start("value")) for m in one.finditer(text)}
         assert fast == slow, text
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(line=st.integers(min_value=0, max_value=199), row=st.integers(min_value=0, max_value=len(CORPUS) - 1),
+       where=st.floats(min_value=0, max_value=1), sep=st.sampled_from([" ", "\n", " (", ": ", "\t"]))
+def test_a_token_dropped_into_prose_never_survives(line, row, where, sep):
+    rule, secret, template = CORPUS[row]
+    prose = PROSE[line]
+    cut = int(len(prose) * where)
+    while cut < len(prose) and prose[cut - 1 : cut].isalnum() if cut else False:
+        cut += 1  # insert at a word boundary
+    text = prose[:cut] + sep + template.format(s=secret) + " " + prose[cut:]
+    out = R.redact(text)
+    assert secret not in out.text
+    assert R.redact(out.text).text == out.text
+
+
+PROSE = prose_lines()
