@@ -196,3 +196,32 @@ def test_cli_answers_equal_with_and_without_cache(tmp_path):
     assert cache.cache_path(tree.root).is_file()
     cache.clear(tree.root)
     assert run_okfpro("search", "alpha", "--json", "--bundle", str(tree.root)).stdout == fresh.stdout
+
+
+def test_ranked_index_follows_edits_and_survives_corruption(tmp_path):
+    from okfpro.io import fts
+
+    if not fts.available():
+        pytest.skip("SQLite without FTS5")
+    tree = Tree(tmp_path)
+    for i, body in enumerate(BODIES[:4]):
+        tree.write(f"n{i}.md", body.encode())
+
+    def both(query: str) -> tuple[str, str]:
+        a = run_okfpro("search", query, "--engine", "ranked", "--json", "--bundle", str(tree.root))
+        b = run_okfpro("search", query, "--engine", "ranked", "--json", "--bundle", str(tree.root),
+                       env={"OKFPRO_RANKED": "pure"})
+        assert a.returncode == b.returncode == 0, a.stderr + b.stderr
+        return a.stdout, b.stdout
+
+    first, pure = both("alpha omega")
+    assert first == pure and os.path.exists(fts.db_path(tree.root))
+    tree.write("n0.md", b"---\ntype: Note\ntitle: Omega omega\n---\n\nomega\n")
+    (tree.root / "n1.md").unlink()
+    os.replace(tree.root / "n2.md", tree.root / "moved.md")
+    after, pure_after = both("alpha omega")
+    assert after == pure_after and after != first
+    Path(fts.db_path(tree.root)).write_bytes(b"not a database")
+    assert both("alpha omega") == (pure_after, pure_after)
+    with open(fts.db_path(tree.root), "rb") as handle:
+        assert handle.read(16) == b"SQLite format 3\x00"  # rebuilt on disk, not only answered from memory

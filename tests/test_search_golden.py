@@ -157,30 +157,47 @@ def test_docs_records(bundle):
 
 
 # ----------------------------------------------------------------------------- ranked
-# BM25 with k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5) / (df + 0.5)), boost = field weight.
-# Titles (tokens): alpha 2, cache-notes 1, old 2, unicode 2 ("strasse élan" after casefold), long 0, plain 0
-# → N = 6, average title length 7/6.  A one-token hit in a 2-token title:
-#   norm = 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / (7/6))) = 0.77386934...
+# SQLite FTS5's bm25 (k1 = 1.2, b = 0.75): per query phrase p,
+#   idf = ln((N - n + 0.5) / (n + 0.5)) (1e-6 when <= 0), F = sum of weight * tf over searched fields,
+#   score += idf * F * 2.2 / (F + 1.2 * (0.25 + 0.75 * D / avgD)), D = tokens over ALL fields.
+# Token counts per document (title, id, tags, type, description, sources, body → D):
+#   alpha        2, 1, 2, 1, 4, 0, 12 (we keep the customer_id index warm see the cache notes + customer, id) → 22
+#   cache-notes  1, 4 (notes/cache-notes + 3 parts), 1, 1, 2, 7 (cache paper https example.com/c + 3 parts),
+#                7 (release 7.2.0 changed eviction + 7, 2, 0) → 23
+#   old          2, 4, 0, 1, 0, 0, 1 → 8        unicode  2 (strasse élan), 1, 0, 1, 2, 0, 2 → 8
+#   long         0, 1, 0, 1, 0, 0, 25 → 27      plain    0, 1, 0, 1, 0, 0, 3 → 5
+# N = 6, avgD = 93 / 6 = 15.5.
 
 
-def _norm() -> float:
-    return 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / (7 / 6)))
+def _bm25(idf: float, f: float, d: int) -> float:
+    return idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * d / 15.5))
 
 
 def test_ranked_title_scores_by_hand(bundle):
-    idf = math.log(1 + (6 - 2 + 0.5) / (2 + 0.5))  # "cache" is in 2 titles
-    score = round(5 * idf * _norm(), 4)
-    assert score == 3.984
+    idf = math.log((6 - 2 + 0.5) / (2 + 0.5))  # "cache" is in 2 titles: ln 1.8 = 0.58779
+    # old: F = 5, D = 8 → 0.58779 * 11 / 5.76452 = 1.1216; alpha: D = 22 → 0.58779 * 11 / 6.57742 = 0.9830
+    assert (round(_bm25(idf, 5, 8), 4), round(_bm25(idf, 5, 22), 4)) == (1.1216, 0.983)
     rows = search.ranked(bundle, "cache", 5, fields="title")
-    assert [(r["id"], r["score"], r["matched"]) for r in rows] == [
-        ("alpha", 3.984, ["title"]), ("notes/deep/old", 3.984, ["title"])]  # tie → id order
+    assert [(r["id"], r["score"], r["matched"], r["snippet"]) for r in rows] == [
+        ("notes/deep/old", 1.1216, ["title"], ""), ("alpha", 0.983, ["title"], "")]
 
 
 def test_ranked_unicode_full_folding(bundle):
-    idf = math.log(1 + (6 - 1 + 0.5) / (1 + 0.5))
-    assert round(5 * idf * _norm(), 4) == 5.9605
-    rows = search.ranked(bundle, "STRASSE", 5, fields="title")
-    assert [(r["id"], r["score"]) for r in rows] == [("unicode", 5.9605)]
+    idf = math.log((6 - 1 + 0.5) / (1 + 0.5))  # ln(5.5 / 1.5) = 1.29928
+    assert round(_bm25(idf, 5, 8), 4) == 2.4793
+    rows = search.ranked(bundle, "STRASSE", 5, fields="title")  # ß casefolds to ss
+    assert [(r["id"], r["score"]) for r in rows] == [("unicode", 2.4793)]
+
+
+def test_ranked_backends_agree(bundle_dir, bundle):
+    from okfpro.io import fts
+
+    if not fts.available():
+        pytest.skip("SQLite without FTS5")
+    for query in ("cache", "STRASSE", "customer_id", "7.2.0 eviction", "how the cache expires", "`customer_id`"):
+        for fields in (None, "title", "body,description"):
+            assert fts.ranked(bundle_dir, bundle, query, 10, fields=fields, persist=False) == \
+                search.ranked(bundle, query, 10, fields=fields), (query, fields)
 
 
 def test_ranked_keeps_identifiers_whole(bundle):

@@ -121,6 +121,7 @@ def _text(value: Any) -> str:
 
 # --------------------------------------------------------------------------- search
 
+RANKED_DEFAULT_LIMIT = 20
 SEARCH_ROW = ("id", "title", "type", "dir", "top_dir", "tags", "matched", "score", "snippet")
 
 
@@ -133,7 +134,8 @@ SEARCH_ROW = ("id", "title", "type", "dir", "top_dir", "tags", "matched", "score
 @click.option("--tag", metavar="G", help="Only concepts carrying this tag (case-insensitive).")
 @click.option("--status", metavar="S", help="Only concepts whose effective status is S.")
 @click.option("--trust", metavar="T", help="Only concepts of this trust tier.")
-@click.option("--limit", type=click.IntRange(min=0), metavar="N", help="At most N rows.")
+@click.option("--limit", type=click.IntRange(min=0), metavar="N",
+              help=f"At most N rows (scan: all by default; ranked: {RANKED_DEFAULT_LIMIT} by default).")
 @click.option("-e", "--regexp", is_flag=True, help="Terms are regular expressions.")
 @click.option("--engine", type=click.Choice(["scan", "ranked"]), default="scan", show_default=True,
               help="scan: the reference's AND of literal terms; ranked: BM25 over OR-joined words.")
@@ -150,7 +152,8 @@ def search_cmd(terms, bundle_dir, fields, exclude, as_json, pretty, in_fields, t
         if engine == "ranked":
             if regexp:
                 _fail("--regexp works with the scan engine only")
-            rows = engine_mod.ranked(bundle, list(terms), limit, fields=in_fields, where=where)
+            rows = ranked_rows(root, bundle, list(terms), RANKED_DEFAULT_LIMIT if limit is None else limit,
+                               in_fields, where)
         else:
             rows = engine_mod.scan(bundle, list(terms), regexp=regexp, fields=in_fields, where=where, limit=limit)
     except engine_mod.SearchError as exc:
@@ -174,6 +177,23 @@ def search_cmd(terms, bundle_dir, fields, exclude, as_json, pretty, in_fields, t
                 click.echo(f"        {r['snippet']}")
 
     emit(data, as_json, pretty, text)
+
+
+def ranked_rows(root: Path, bundle: Bundle, terms: list[str], limit: int | None, fields: str | None, where) -> list:
+    """The ranked engine: the persistent FTS5 index when SQLite has FTS5, else the pure engine.
+
+    ``OKFPRO_RANKED=pure`` forces the pure engine (both give the same answers).
+    """
+    from okfpro.core import search as engine_mod
+
+    if os.environ.get("OKFPRO_RANKED") != "pure":
+        from okfpro.io import fts
+
+        if fts.available():
+            from okfpro.io.bundle import cache_enabled
+
+            return fts.ranked(root, bundle, terms, limit, fields=fields, where=where, persist=cache_enabled())
+    return engine_mod.ranked(bundle, terms, limit, fields=fields, where=where)
 
 
 # --------------------------------------------------------------------------- catalog / files

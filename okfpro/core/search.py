@@ -23,10 +23,11 @@ objects or :class:`Doc` records (any id + field texts).
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import unicodedata
-from collections import defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -421,101 +422,156 @@ def scan(
 
 
 # --------------------------------------------------------------------------- ranked
-# A token is a run of word characters, joined through inner ``_ . - / : @ #``
-# when a word character follows (customer_id, 7.2.0, okf-pro, a/b, user@host),
-# so identifiers stay whole.  Words in backticks are kept whole as one token too.
+# Tokens: runs of word characters joined through inner ``. _ - / : @ # +`` (so
+# ``customer_id``, ``7.2.0``, ``okf-pro``, ``a/b`` stay whole); a joined token also
+# yields its parts (``customer_id`` → ``customer_id``, ``customer``, ``id``).  A
+# span in backticks is one more token, its inner blanks and other punctuation
+# written as ``_`` (``git rebase -i`` → ``git_rebase_-i``).  Text is NFKC-normalised
+# and case-folded (``Straße`` → ``strasse``).
+#
+# Score: SQLite FTS5's ``bm25()`` formula, so an FTS5 backend can answer the same:
+#   for each query phrase p (a token; a prefix ``p*`` when len(p) >= 3):
+#     idf(p) = ln((N - n(p) + 0.5) / (n(p) + 0.5)), or 1e-6 when that is <= 0
+#     F      = sum over searched fields f of weight(f) * tf(p, f)
+#     score += idf(p) * F * (k1 + 1) / (F + k1 * (1 - b + b * D / avgD))
+#   with k1 = 1.2, b = 0.75, D = the document's token count over all fields,
+#   avgD = the mean of D, n(p) = documents holding p in a searched field.
+# Query words are OR-joined; a few English stop words are dropped from queries.
 _TOKEN = re.compile(r"\w+(?:[._\-/:@#+]\w+)*")
 _BACKTICK = re.compile(r"`([^`\n]+)`")
+_BT_ODD = re.compile(r"[^\w._\-/:@#+]+")
+_PARTS = re.compile(r"[^\W_]+")
 K1 = 1.2
 B = 0.75
+PREFIX_MIN = 3
+STOP_WORDS = frozenset(
+    "a an and are as at be by do does for from has have how i in is it its of on or that the this to "
+    "was were what when where which who why will with".split()
+)
 
 
 def fold(text: str) -> str:
+    if text.isascii():
+        return text.lower()
     return unicodedata.normalize("NFKC", text).casefold()
 
 
 def tokenize(text: str) -> list[str]:
-    """Folded tokens; an identifier also yields its parts (``customer_id`` → customer_id, customer, id)."""
+    """Folded tokens of ``text`` (identifiers whole, plus their parts, plus backtick spans)."""
     if not text:
         return []
     folded = fold(text)
-    out: list[str] = []
-    for m in _BACKTICK.finditer(folded):
-        inner = m.group(1).strip()
-        if inner and not _TOKEN.fullmatch(inner):
-            out.append(inner)
-    for m in _TOKEN.finditer(folded):
-        tok = m.group(0)
-        out.append(tok)
-        if not tok.isalnum():
-            parts = [p for p in re.split(r"[^\w]+|_", tok) if p]
-            if len(parts) > 1:
-                out.extend(parts)
-    return out
+    toks = _TOKEN.findall(folded)
+    extra = [p for t in toks if not t.isalnum() for p in _PARTS.findall(t)]
+    if "`" in folded:
+        for inner in _BACKTICK.findall(folded):
+            inner = inner.strip()
+            span = _BT_ODD.sub("_", inner)
+            if span and (span != inner or not _TOKEN.fullmatch(span)):
+                extra.append(span)
+    return toks + extra if extra else toks
 
 
 def query_tokens(query: str | Sequence[str]) -> list[str]:
+    """The query's distinct tokens in order, stop words dropped (unless nothing else is left)."""
     text = query if isinstance(query, str) else " ".join(query)
     folded = fold(text)
     out: list[str] = []
-    for m in _BACKTICK.finditer(folded):
-        inner = m.group(1).strip()
-        if inner:
-            out.append(inner)
-    rest = _BACKTICK.sub(" ", folded)
-    for m in _TOKEN.finditer(rest):
-        out.append(m.group(0))
-    seen: set[str] = set()
-    uniq = []
-    for tok in out:
-        if tok not in seen:
-            seen.add(tok)
-            uniq.append(tok)
-    return uniq
+    for inner in _BACKTICK.findall(folded):
+        span = _BT_ODD.sub("_", inner.strip())
+        if span:
+            out.append(span)
+    out.extend(_TOKEN.findall(_BACKTICK.sub(" ", folded)))
+    uniq = list(dict.fromkeys(out))
+    kept = [t for t in uniq if t not in STOP_WORDS]
+    return kept or uniq
 
 
 class RankedIndex:
-    """An in-memory inverted index: BM25 per field, field boosts = the scan weights.
+    """An in-memory inverted index; build once, query many times.
 
-    Build once (``RankedIndex(docs)``), query many times (``.query(q, limit)``).
+    ``postings[token] -> {doc: (tf in field 0, tf in field 1, ...)}`` over the
+    searched fields (weight order).
     """
 
     def __init__(self, docs: Any, fields: str | Iterable[str] | None = None) -> None:
         items = list(getattr(docs, "concepts", docs))
         self.fields = parse_fields(fields)
         self.views = [_View(o) for o in items]
-        n = len(self.views)
-        self.n = n
-        # postings[field][token] -> {doc index: term frequency}
-        self.postings: dict[str, dict[str, dict[int, int]]] = {f: defaultdict(dict) for f in self.fields}
-        self.lengths: dict[str, list[int]] = {f: [0] * n for f in self.fields}
+        self.n = len(self.views)
+        nf = len(self.fields)
+        postings: dict[str, dict[int, list[int]]] = {}
+        self.doc_len: list[int] = []
         self.texts: list[dict[str, Any]] = []
         for i, view in enumerate(self.views):
             values = {}
-            for name in self.fields:
+            total = 0
+            for j, name in enumerate(FIELDS):
                 value = view.field(name)
                 values[name] = value
                 toks = tokenize(_as_text(value))
-                self.lengths[name][i] = len(toks)
-                post = self.postings[name]
-                for tok in toks:
-                    bucket = post[tok]
-                    bucket[i] = bucket.get(i, 0) + 1
+                total += len(toks)
+                if name not in self.fields:
+                    continue
+                j = self.fields.index(name)
+                for tok, tf in Counter(toks).items():
+                    row = postings.get(tok)
+                    if row is None:
+                        row = postings[tok] = {}
+                    cell = row.get(i)
+                    if cell is None:
+                        cell = row[i] = [0] * nf
+                    cell[j] = tf
+            self.doc_len.append(total)
             self.texts.append(values)
-        self.avg = {f: (sum(self.lengths[f]) / n if n else 0.0) or 1.0 for f in self.fields}
-        self.vocab = sorted({t for f in self.fields for t in self.postings[f]})
+        self.postings = postings
+        self.avg = (sum(self.doc_len) / self.n) if self.n else 1.0
+        self.vocab = sorted(postings)
 
-    def _expand(self, token: str, prefix: bool) -> list[str]:
-        if not prefix or len(token) < 2:
-            return [token]
-        import bisect
-
+    def expand(self, token: str) -> list[str]:
+        if len(token) < PREFIX_MIN:
+            return [token] if token in self.postings else []
         out = []
         i = bisect.bisect_left(self.vocab, token)
         while i < len(self.vocab) and self.vocab[i].startswith(token):
             out.append(self.vocab[i])
             i += 1
-        return out or [token]
+        return out
+
+    def scores(self, query: str | Sequence[str]) -> tuple[dict[int, float], dict[int, int], dict[int, list[str]]]:
+        weights = [WEIGHTS[f] for f in self.fields]
+        nf = len(weights)
+        scores: dict[int, float] = {}
+        matched: dict[int, int] = {}
+        hits: dict[int, list[str]] = {}
+        avg = self.avg or 1.0
+        for qt in query_tokens(query):
+            tfs: dict[int, list[int]] = {}
+            for tok in self.expand(qt):
+                for i, cell in self.postings[tok].items():
+                    acc = tfs.get(i)
+                    if acc is None:
+                        tfs[i] = list(cell)
+                    else:
+                        for j in range(nf):
+                            acc[j] += cell[j]
+                    hits.setdefault(i, []).append(tok)
+            if not tfs:
+                continue
+            n = len(tfs)
+            idf = math.log((self.n - n + 0.5) / (n + 0.5))
+            if idf <= 0.0:
+                idf = 1e-6
+            for i, tf in tfs.items():
+                f = 0.0
+                bits = 0
+                for j in range(nf):
+                    if tf[j]:
+                        f += weights[j] * tf[j]
+                        bits |= 1 << j
+                scores[i] = scores.get(i, 0.0) + idf * f * (K1 + 1) / (f + K1 * (1 - B + B * self.doc_len[i] / avg))
+                matched[i] = matched.get(i, 0) | bits
+        return scores, matched, hits
 
     def query(
         self,
@@ -523,48 +579,41 @@ class RankedIndex:
         limit: int | None = 10,
         *,
         where: RowFilter | None = None,
-        prefix: bool = True,
     ) -> list[dict[str, Any]]:
-        qtoks = query_tokens(query)
-        if not qtoks or not self.n:
-            return []
-        scores: dict[int, float] = defaultdict(float)
-        matched: dict[int, set[str]] = defaultdict(set)
-        hit_terms: dict[int, set[str]] = defaultdict(set)
-        for qt in qtoks:
-            for tok in self._expand(qt, prefix):
-                exact = tok == qt
-                for name in self.fields:
-                    post = self.postings[name].get(tok)
-                    if not post:
-                        continue
-                    df = len(post)
-                    idf = math.log(1 + (self.n - df + 0.5) / (df + 0.5))
-                    boost = WEIGHTS[name] * (1.0 if exact else 0.5)
-                    lens = self.lengths[name]
-                    avg = self.avg[name]
-                    for i, tf in post.items():
-                        norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * lens[i] / avg))
-                        scores[i] += boost * idf * norm
-                        matched[i].add(name)
-                        hit_terms[i].add(tok)
-        ranked = sorted(scores, key=lambda i: (-round(scores[i], 4), self.views[i].id))
+        scores, matched, hits = self.scores(query)
+        order = sorted(scores, key=lambda i: (-round(scores[i], 4), self.views[i].id))
         rows: list[dict[str, Any]] = []
-        for i in ranked:
+        use_filter = where is not None and where.active()
+        for i in order:
             view = self.views[i]
-            if where is not None and where.active() and not where(view):
+            if use_filter and not where(view):  # type: ignore[misc]
                 continue
-            order = [f for f in FIELDS if f in matched[i]]
-            snip = ""
-            patterns = [re.compile(r"(?<!\w)" + re.escape(t), re.IGNORECASE) for t in sorted(hit_terms[i])]
-            for name in SNIPPET_FIELDS:
-                if name in matched[i]:
-                    snip = snippet(_as_text(self.texts[i][name]), patterns)
-                    break
-            rows.append(row_for(view, order, scores[i], snip))
+            names = [f for j, f in enumerate(self.fields) if matched[i] >> j & 1]
+            rows.append(row_for(view, names, scores[i], self._snippet(i, names, hits[i])))
             if limit is not None and len(rows) >= limit:
                 break
         return rows
+
+    def _snippet(self, i: int, names: list[str], toks: list[str]) -> str:
+        return ranked_snippet(self.texts[i], names, toks)
+
+
+def ranked_snippet(values: dict[str, Any], names: Sequence[str], toks: Iterable[str]) -> str:
+    """The ranked engine's snippet: the scan window around the first token hit.
+
+    A token matches at a word start; ``_`` in a token also matches the blanks and
+    punctuation a backtick span had.  Text that only matches once folded
+    (``Straße`` for ``strasse``) is shown folded.
+    """
+    patterns = [re.compile(r"(?<!\w)" + re.escape(t).replace("_", "[_\\W]+"), re.IGNORECASE)
+                for t in sorted(set(toks), key=lambda t: (-len(t), t))]
+    for name in SNIPPET_FIELDS:
+        if name in names:
+            text = _as_text(values.get(name))
+            snip = snippet(text, patterns) or snippet(fold(text), patterns)
+            if snip:
+                return snip
+    return ""
 
 
 def ranked(
@@ -576,10 +625,11 @@ def ranked(
     where: RowFilter | None = None,
     **filters: Any,
 ) -> list[dict[str, Any]]:
-    """One-shot ranked search (builds the index, answers, drops it)."""
+    """One-shot ranked search over a Bundle or (id, fields) :class:`Doc` records.
+
+    Corpus statistics cover every document; filters (``where`` or type/dir/tag/
+    status/trust keywords) then choose which ranked rows are returned.
+    """
     if where is None and filters:
         where = RowFilter(**{k: filters.get(k) for k in ("type", "dir", "tag", "status", "trust")})
-    items = list(getattr(docs, "concepts", docs))
-    if where is not None and where.active():
-        items = [o for o in items if where(_View(o))]
-    return RankedIndex(items, fields).query(query, limit)
+    return RankedIndex(docs, fields).query(query, limit, where=where)

@@ -281,11 +281,11 @@ def load_bundle(root: str | os.PathLike) -> Bundle:
     now_ns = time.time_ns()
     progress: _Progress | None = None
     misses = 0
-    join = os.path.join
+    prefix = root_real.rstrip(os.sep) + os.sep
     stat = os.lstat
     add = reader.add
     for n, rel in enumerate(rels):
-        full = join(root_real, rel)
+        full = prefix + rel
         try:
             st = stat(full)
         except OSError:

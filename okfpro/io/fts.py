@@ -1,0 +1,223 @@
+"""The ranked engine's persistent backend for bundles: an SQLite FTS5 index under ``.tmp/``.
+
+Same answers as :class:`okfpro.core.search.RankedIndex` (the pure engine memory
+recall uses), faster on large bundles: the tokens come from the same tokenizer
+(:func:`okfpro.core.search.tokenize`), are stored pre-split (one FTS5 token per
+okfpro token), and the score is FTS5's own ``bm25()`` with the scan weights as
+column weights — the formula the pure engine implements.
+
+* File: ``<workspace>/.tmp/okfpro-cache/fts-<hash of root>.sqlite``; rows are
+  synchronised with the parsed bundle by (path, digest of the indexed text), so
+  an edit re-tokenizes one file.  Never the source of truth: a corrupt, foreign or
+  unwritable index is rebuilt, or replaced by an in-memory one, silently.
+* Concurrent processes: the sync runs in one ``BEGIN IMMEDIATE`` transaction;
+  SQLite's locking serialises writers (a busy timeout, then the in-memory
+  fallback).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any, Iterable, Sequence
+
+from okfpro.core import search as S
+from okfpro.core.concept import Bundle
+
+SCHEMA = 2
+_COLS = S.FIELDS  # title id tags type description sources body (weight order)
+_TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '._-/:@#+'"
+
+
+def db_path(root: str | os.PathLike) -> str:
+    from okfpro.io.cache import cache_dir
+
+    real = os.path.realpath(os.fspath(root))
+    digest = hashlib.sha256(real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return str(cache_dir(root) / f"fts-{digest}.sqlite")
+
+
+def available() -> bool:
+    try:
+        import sqlite3
+
+        con = sqlite3.connect(":memory:")
+        con.execute("CREATE VIRTUAL TABLE t USING fts5(a)")
+        con.close()
+        return True
+    except Exception:
+        return False
+
+
+def _columns(view: Any) -> list[str]:
+    """The indexed text of each column: the document's tokens joined by spaces."""
+    out = []
+    for name in _COLS:
+        out.append(" ".join(S.tokenize(S._as_text(view.field(name)))))
+    return out
+
+
+def _digest(view: Any) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for name in _COLS:
+        h.update(S._as_text(view.field(name)).encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def _connect(path: str | None):
+    import sqlite3
+
+    if path is None:
+        con = sqlite3.connect(":memory:")
+    else:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        con = sqlite3.connect(path, timeout=10, isolation_level=None)
+    con.isolation_level = None
+    return con
+
+
+def _ensure(con, root_real: str) -> None:
+    cols = ", ".join(_COLS)
+    ok = False
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        root = con.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+        ok = row is not None and row[0] == str(SCHEMA) and root is not None and root[0] == root_real
+    except Exception:
+        ok = False
+    if ok:
+        return
+    con.execute("BEGIN IMMEDIATE")
+    for table in ("meta", "files", "docs"):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    con.execute("CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT, rid INTEGER)")
+    con.execute(f"CREATE VIRTUAL TABLE docs USING fts5({cols}, tokenize=\"{_TOKENIZER}\")")
+    con.execute("INSERT INTO meta VALUES ('schema', ?), ('root', ?)", (str(SCHEMA), root_real))
+    con.execute("COMMIT")
+
+
+def _sync(con, views: list[Any], paths: list[str]) -> dict[int, int]:
+    """Bring the index in line with ``views``; return FTS rowid -> position in ``views``."""
+    stored = {p: (d, r) for p, d, r in con.execute("SELECT path, digest, rid FROM files")}
+    want: dict[str, tuple[int, str]] = {}
+    for i, (view, path) in enumerate(zip(views, paths)):
+        want[path] = (i, _digest(view))
+    stale = [p for p in stored if p not in want or stored[p][0] != want[p][1]]
+    fresh = [p for p in want if p not in stored or stored[p][0] != want[p][1]]
+    if stale or fresh:
+        marks = ",".join("?" * len(_COLS))
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            for p in stale:
+                con.execute("DELETE FROM docs WHERE rowid = ?", (stored[p][1],))
+                con.execute("DELETE FROM files WHERE path = ?", (p,))
+            for p in fresh:
+                i, digest = want[p]
+                cur = con.execute(f"INSERT INTO docs ({', '.join(_COLS)}) VALUES ({marks})", _columns(views[i]))
+                con.execute("INSERT INTO files VALUES (?, ?, ?)", (p, digest, cur.lastrowid))
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        stored = {p: (d, r) for p, d, r in con.execute("SELECT path, digest, rid FROM files")}
+    return {stored[p][1]: want[p][0] for p in want}
+
+
+def match_expression(tokens: Sequence[str], fields: Sequence[str]) -> str:
+    phrases = []
+    for tok in tokens:
+        quoted = '"' + tok.replace('"', '""') + '"'
+        phrases.append(quoted + "*" if len(tok) >= S.PREFIX_MIN else quoted)
+    expr = " OR ".join(phrases)
+    if tuple(fields) != tuple(_COLS):
+        expr = "{" + " ".join(fields) + "} : (" + expr + ")"
+    return expr
+
+
+def ranked(
+    root: str | os.PathLike,
+    bundle: Bundle,
+    query: str | Sequence[str],
+    limit: int | None = 10,
+    *,
+    fields: str | Iterable[str] | None = None,
+    where: S.RowFilter | None = None,
+    persist: bool = True,
+) -> list[dict[str, Any]]:
+    """Ranked search of ``bundle`` through the FTS5 index (rows shaped as the pure engine's)."""
+    searched = S.parse_fields(fields)
+    tokens = S.query_tokens(query)
+    if not tokens or not bundle.concepts:
+        return []
+    views = [S._View(c) for c in bundle.concepts]
+    paths = [c.path for c in bundle.concepts]
+    root_real = os.path.realpath(os.fspath(root))
+    con = None
+    if persist:
+        path = db_path(root)
+        for attempt in (1, 2):  # a corrupt or foreign file is removed and rebuilt once
+            try:
+                con = _connect(path)
+                _ensure(con, root_real)
+                rowmap = _sync(con, views, paths)
+                break
+            except Exception:
+                if con is not None:
+                    con.close()
+                con = None
+                if attempt == 1:
+                    for suffix in ("", "-journal", "-wal", "-shm"):
+                        try:
+                            os.unlink(path + suffix)
+                        except OSError:
+                            pass
+    if con is None:
+        con = _connect(None)
+        _ensure(con, root_real)
+        rowmap = _sync(con, views, paths)
+    weights = ", ".join(str(S.WEIGHTS[c] if c in searched else 0) for c in _COLS)
+    try:
+        found = con.execute(
+            f"SELECT rowid, -bm25(docs, {weights}) FROM docs WHERE docs MATCH ?",
+            (match_expression(tokens, searched),),
+        ).fetchall()
+    finally:
+        con.close()
+    scored = [(rowmap[rid], score) for rid, score in found if rid in rowmap]
+    scored.sort(key=lambda t: (-round(t[1], 4), views[t[0]].id))
+    use_filter = where is not None and where.active()
+    rows: list[dict[str, Any]] = []
+    for i, score in scored:
+        view = views[i]
+        if use_filter and not where(view):  # type: ignore[misc]
+            continue
+        names, hits = _matched(view, tokens, searched)
+        rows.append(S.row_for(view, names, score, _snippet(view, names, hits)))
+        if limit is not None and len(rows) >= limit:
+            break
+    return rows
+
+
+def _matched(view: Any, tokens: Sequence[str], searched: Sequence[str]) -> tuple[list[str], list[str]]:
+    names: list[str] = []
+    hits: set[str] = set()
+    for name in searched:
+        toks = set(S.tokenize(S._as_text(view.field(name))))
+        found = False
+        for q in tokens:
+            if len(q) >= S.PREFIX_MIN:
+                got = [t for t in toks if t.startswith(q)]
+            else:
+                got = [q] if q in toks else []
+            if got:
+                found = True
+                hits.update(got)
+        if found:
+            names.append(name)
+    return names, sorted(hits)
+
+
+def _snippet(view: Any, names: list[str], hits: list[str]) -> str:
+    return S.ranked_snippet({name: view.field(name) for name in S.SNIPPET_FIELDS}, names, hits)
