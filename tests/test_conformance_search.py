@@ -53,3 +53,17 @@ def test_scan_matches_reference(bundles, sid, rel, term, answer):
     assert [r["id"] for r in got] == [r["id"] for r in want]
     assert [(r["score"], r["matched"]) for r in got] == [(r["score"], r["matched"]) for r in want]
     assert got == want  # every key, snippets byte for byte
+
+
+def _cli_sample():
+    for path in EXPECTED[::12]:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for term, answer in sorted(data.get("search", {}).items()):
+            yield pytest.param(path.stem, term, answer, id=f"cli-{path.stem}-{term}")
+
+
+@pytest.mark.parametrize("sid,term,answer", list(_cli_sample()))
+def test_cli_envelope_matches_reference(sid, term, answer):
+    proc = run_okfpro("search", term, "--json", cwd=SHARED / "conformance" / "bundles" / sid)
+    assert proc.returncode == answer["rc"], proc.stderr
+    assert json.loads(proc.stdout) == answer["json"]
