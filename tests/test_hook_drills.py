@@ -458,8 +458,11 @@ def test_single_check_by_name_blocks_like_the_event(ws):
 
 
 def test_bad_clock_refuses_instead_of_exiting_one(ws):
-    proc = k.hook("pre-tool-use", event=k.edit_event(ws, "learnings/x.md", "x"), extra_env={"OKFPRO_TODAY": "someday"})
-    assert proc.returncode == 2 and "ENFORCEMENT ERROR" in k.err_text(proc)
+    # the journal guard needs today; a clock it cannot read is a refusal, not an exit 1
+    proc = k.hook("pre-tool-use", event=k.edit_event(ws, "journal/2026-11-29.md", "x"), extra_env={"OKFPRO_TODAY": "someday"})
+    assert proc.returncode == 2 and "ENFORCEMENT ERROR — 'journal-guard' crashed (ClockError" in k.err_text(proc)
+    proc = k.hook("stop", event={"cwd": str(ws)}, extra_env={"OKFPRO_TODAY": "someday"})
+    assert proc.returncode == 0, k.err_text(proc)  # a clean tree needs no date
 
 
 # --------------------------------------------------------------------------- dialects

@@ -21,11 +21,11 @@ imported inside the checks that need them, never at module import.
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import re
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook path
+    import datetime as _dt
     from typing import Any, Callable
 
 from okfpro.hooks.event import EDIT_TOOLS, SHELL_TOOLS, Event
@@ -90,16 +90,23 @@ class Ctx:
 
     def __init__(self, event: Event, today: _dt.date | None = None) -> None:
         self.event = event
-        if today is None:
-            from okfpro.io.clock import today as _today
-
-            today = _today()
-        self.today = today
-        self.today_s = today.isoformat()
+        self._today = today  # read lazily: a check that needs no date never imports datetime
         self._bundles: dict[str, Any] = {}
         self._target: Any = ...
         self._enclosing: Any = ...
         self.notes: list[str] = []  # confessions (a part not available, a skipped check)
+
+    @property
+    def today(self) -> _dt.date:
+        if self._today is None:
+            from okfpro.io.clock import today as _today
+
+            self._today = _today()
+        return self._today
+
+    @property
+    def today_s(self) -> str:
+        return self.today.isoformat()
 
     # the edited file's bundle ------------------------------------------
     def target(self) -> tuple[str, str] | None:
@@ -140,6 +147,18 @@ class Ctx:
             root = enclosing(self.event.cwd)
             self._enclosing = os.fspath(root) if root is not None else None
         return self._enclosing
+
+    def workspace(self) -> str:
+        """The workspace directory: the enclosing bundle's workspace, else the Git repository, else cwd."""
+        from pathlib import Path
+
+        from okfpro.io.roots import git_fence, repo_of
+
+        root = self.enclosing()
+        if root is not None:
+            return os.fspath(repo_of(Path(root)))
+        fence = git_fence(Path(os.path.abspath(self.event.cwd)))
+        return os.fspath(fence) if fence is not None else self.event.cwd
 
     def bundle(self, root: str) -> Any:
         if root not in self._bundles:
@@ -487,7 +506,7 @@ def memory_recall(ctx: Ctx) -> Answer:
         from okfpro.memory.recall import recall_for_prompt  # type: ignore[import-not-found]
     except ImportError:
         return Answer.pass_()
-    text = recall_for_prompt(ctx.event, ctx.event.cwd)
+    text = recall_for_prompt(ctx.event, ctx.workspace())
     return Answer.context(text) if isinstance(text, str) and text else Answer.pass_()
 
 
@@ -497,7 +516,7 @@ def memory_capture(ctx: Ctx) -> Answer:
         from okfpro.memory.capture import capture_from_event  # type: ignore[import-not-found]
     except ImportError:
         return Answer.pass_()
-    capture_from_event(ctx.event, ctx.event.cwd)
+    capture_from_event(ctx.event, ctx.workspace())
     return Answer.pass_()
 
 
