@@ -187,6 +187,7 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
         degraded.append("memory (store unavailable)")
     else:
         try:
+            from okfpro.core import mempolicy as P
             from okfpro.memory.policy import filter_passages
 
             passages = store.read(scope, query).passages
@@ -196,17 +197,17 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
                 for passage, rec, status in shown[:MEMORY_LIMIT]:
                     entry = passage.entry
                     lines = [ln for ln in (rec.text if rec.explicit else entry.text).splitlines() if ln.strip()]
-                    label = None
-                    if rec.explicit:
-                        label = rec.kind if status == "active" else f"{rec.kind}, {status}"
-                    elif status != "active":
-                        label = status
+                    label = None if status == "active" else status
+                    if P.review_due(rec, today) and label is None:
+                        label = "review due"
+                    title = (f"{rec.kind} memory ({rec.source}, {rec.confidence} confidence)" if rec.explicit
+                             else "")
                     mblocks.append(
                         B.Block(
                             "memory",
                             f"memory:{entry.tier}",
                             entry.id,
-                            "",
+                            title,
                             clean(lines[:MAX_MEMORY_LINES]),
                             tier=entry.tier,
                             date=entry.date,
