@@ -66,6 +66,8 @@ def test_guard_verified_asks_and_the_ask_reaches_stdout_intact(ws, text):
     assert "verified:" in reason and "attestation" in reason
     direct = k.hook("pre-tool-use", event=event)
     assert proc.stdout == direct.stdout  # byte for byte through the launcher
+    assert proc.stdout.startswith(
+        b'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"')
     assert k.MARKER in k.err_text(direct) and k.MARKER not in k.err_text(proc)
 
 

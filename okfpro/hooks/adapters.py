@@ -149,7 +149,7 @@ def ask_output(dialect: str, reason: str) -> tuple[str, str, int]:
             "permissionDecisionReason": reason,
         }
     }
-    return json.dumps(payload, ensure_ascii=False), "", 0
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")), "", 0
 
 
 def context_output(dialect: str, event_name: str, text: str) -> str:
@@ -157,4 +157,5 @@ def context_output(dialect: str, event_name: str, text: str) -> str:
     if dialect == "claude" and event_name in ("session-start", "user-prompt-submit"):
         return text if text.endswith("\n") else text + "\n"
     host_name = (GEMINI_EVENT_NAMES if dialect == "gemini" else CLAUDE_EVENT_NAMES).get(event_name, event_name)
-    return json.dumps({"hookSpecificOutput": {"hookEventName": host_name, "additionalContext": text}}, ensure_ascii=False)
+    return json.dumps({"hookSpecificOutput": {"hookEventName": host_name, "additionalContext": text}},
+                      ensure_ascii=False, separators=(",", ":"))
