@@ -533,3 +533,14 @@ def test_init_installed_hooks_run_from_the_settings_commands(tmp_path):
     broken = subprocess.run(["sh", "-c", command("PreToolUse", "Edit")], input=b"not json", capture_output=True,
                             env=k.env({"CLAUDE_PROJECT_DIR": str(ws)}), cwd=str(ws))
     assert broken.returncode == 2
+
+
+def test_bare_locale_and_invalid_bytes_in_the_event_still_answer(ws):
+    env = {"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": "", "PYTHONUTF8": "0"}
+    event = json.dumps(k.edit_event(ws, f"journal/{k.PAST}.md", "note")).encode().replace(b"note", b"n\xffte \xe2\x80\x94")
+    proc = k.run_launcher(ws, "pre_tool_use.py", event, extra_env=env)
+    assert proc.returncode == 2 and "append-only" in k.err_text(proc)
+    direct = k.hook("pre-tool-use", event=event, extra_env=env)
+    assert direct.returncode == 2 and "BLOCKED" in k.err_text(direct)
+    banner = k.run_launcher(ws, "session_start.py", {"cwd": str(ws)}, extra_env=env)
+    assert banner.returncode == 0 and "—" in k.out_text(banner)

@@ -67,6 +67,7 @@ def lines_for(ctx: Any, root: str) -> list[str]:
         "resume": "Bundle state on resume",
         "compact": "Bundle state after compaction",
         "clear": "Bundle state after /clear",
+        "fork": "Bundle state in this forked session",
     }.get(source, "Bundle state at session start")
     out = [
         f"{opening} — in flight {c['in flight']}/{cap} · backlog {c['backlog']} · waiting {c['waiting']} "
