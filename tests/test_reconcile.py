@@ -41,12 +41,3 @@ def test_hits_exclude_self_and_structural_files_and_annotate_deprecated(tmp_path
     assert text.startswith("RULE 1 — reconciliation.")
     assert "learnings/search-cache  [deprecated — this collision was already settled]  ·  Learning  ·  Search cache" in text
     assert R.reconcile(bundle, "Edit", "learnings/search-board.md") is None
-
-
-def test_the_stand_in_scan_agrees_with_the_kernel_engine_on_ids_and_order(tmp_path):
-    ws = k.make_workspace(tmp_path)
-    bundle = read_bundle(ws / ".okf")
-    from okfpro.core import search
-
-    for term in ("search", "ranking", "alpha", "cache"):
-        assert [r["id"] for r in R.scan(bundle, term)] == [r["id"] for r in search.scan(bundle, [term])]

@@ -7,9 +7,9 @@ concept itself and structural files, keep the top five per term, and render one
 block the agent has to read.  A deprecated hit is annotated, never hidden: it
 shows the collision was settled before.
 
-The search goes through the kernel's scan engine (``okfpro.core.search.scan``);
-:func:`scan` here is a stand-in with the same field weights, used only when that
-module cannot be imported.
+The search is the kernel's scan engine (``okfpro.core.search.scan``): weighted,
+case-insensitive substring over title, id, tags, type, description, sources and
+body, score descending then id.
 """
 
 from __future__ import annotations
@@ -28,10 +28,6 @@ HEADER = (
     "one wrong answer."
 )
 
-# field -> weight, the scan engine's weights
-_WEIGHTS = (("title", 5), ("id", 4), ("tags", 3), ("type", 2), ("description", 2), ("sources", 1), ("body", 1))
-
-
 def applies(tool_name: str, rel: str) -> bool:
     """Write only; not the journal; not a structural file."""
     if tool_name != "Write":
@@ -49,77 +45,10 @@ def terms_of(rel: str) -> list[str]:
     return out[:MAX_TERMS]
 
 
-def _fields(concept: Any) -> dict[str, str]:
-    sources = []
-    for s in getattr(concept, "sources", []) or []:
-        if isinstance(s, dict):
-            sources.extend(str(v) for v in s.values() if isinstance(v, (str, int, float)))
-    return {
-        "title": concept.title,
-        "id": concept.id,
-        "tags": " ".join(concept.tags),
-        "type": concept.type,
-        "description": concept.description,
-        "sources": " ".join(sources),
-        "body": concept.body,
-    }
+def _kernel_scan(bundle: Any, term: str) -> list[dict[str, Any]]:
+    from okfpro.core.search import scan
 
-
-def _snippet(concept: Any, term: str, width: int = 100) -> str:
-    needle = term.lower()
-    for text in (concept.description, concept.body, concept.title):
-        if not text:
-            continue
-        flat = " ".join(text.split())
-        at = flat.lower().find(needle)
-        if at < 0:
-            continue
-        start = max(0, at - width // 3)
-        piece = flat[start : start + width]
-        return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
-    flat = " ".join((concept.description or concept.body or "").split())
-    return flat[:width] + ("…" if len(flat) > width else "")
-
-
-def scan(bundle: Any, term: str) -> list[dict[str, Any]]:
-    """Stand-in for the scan engine: weighted case-insensitive substring, score desc then id."""
-    needle = term.lower()
-    rows = []
-    for concept in bundle.concepts:
-        score = 0
-        for name, weight in _WEIGHTS:
-            if needle in _fields(concept)[name].lower():
-                score += weight
-        if score:
-            rows.append(
-                {
-                    "id": concept.id,
-                    "type": concept.type,
-                    "title": concept.title,
-                    "snippet": _snippet(concept, term),
-                    "status": concept.status,
-                    "score": score,
-                    "path": concept.path,
-                }
-            )
-    rows.sort(key=lambda r: (-r["score"], r["id"]))
-    return rows
-
-
-def _search_function() -> Callable[[Any, str], list[dict[str, Any]]]:
-    """The kernel's scan engine when present (``okfpro.core.search.scan``), else the stand-in."""
-    try:
-        from okfpro.core import search as _search
-    except ImportError:
-        return scan
-    engine = getattr(_search, "scan", None)
-    if engine is None:
-        return scan
-
-    def through_engine(bundle: Any, term: str) -> list[dict[str, Any]]:
-        return [dict(row) for row in engine(bundle, [term])]
-
-    return through_engine
+    return scan(bundle, [term])
 
 
 def _basename_of(bundle: Any, row: dict[str, Any]) -> str:
@@ -139,7 +68,7 @@ def _status_of(bundle: Any, row: dict[str, Any]) -> str:
 
 def hits(bundle: Any, rel: str, search: Callable[[Any, str], list[dict[str, Any]]] | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
     """``[(term, [row…])]`` for the terms that found something."""
-    find = search or _search_function()
+    find = search or _kernel_scan
     concept = bundle.by_path.get(rel) if hasattr(bundle, "by_path") else None
     self_ids = {rel[:-3] if rel.endswith(".md") else rel}
     if concept is not None:
@@ -154,9 +83,9 @@ def hits(bundle: Any, rel: str, search: Callable[[Any, str], list[dict[str, Any]
                 continue
             row = dict(row)
             row["status"] = _status_of(bundle, row)
-            if not row.get("snippet"):
+            if not row.get("snippet"):  # only id/type matched: show what the concept is about
                 c = bundle.by_id.get(row.get("id"))
-                row["snippet"] = _snippet(c, term) if c is not None else ""
+                row["snippet"] = (c.description or "")[:120] if c is not None else ""
             rows.append(row)
             if len(rows) == MAX_HITS:
                 break

@@ -411,11 +411,9 @@ def post_edit(ctx: Ctx) -> Answer:
 # --------------------------------------------------------------------------- stop gate
 
 def _read_text(path: str) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", errors="replace")
-    except OSError:
-        return None
+    from okfpro.io.workstate import read_optional
+
+    return read_optional(path)
 
 
 def core_missing(root: str) -> list[str]:

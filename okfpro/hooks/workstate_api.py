@@ -15,14 +15,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def _read(path: str) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", errors="replace")
-    except OSError:
-        return None
-
-
 def snapshot_line_for(log_text: str, today: _dt.date) -> str | None:
     from okfpro.core import log as _log
 
@@ -52,7 +44,7 @@ def pairing_messages(ctx: Any, root: str) -> list[str]:
     from okfpro.core import pairing as _pairing
     from okfpro.io import workstate
 
-    board = _board.parse(_read(os.path.join(root, "board.md")) or "")
+    board = _board.parse(workstate.read_optional(os.path.join(root, "board.md")) or "")
     facts = workstate.pairing_facts(root, ctx.bundle(root))
     return _pairing.failures(board.rows, facts)
 
@@ -69,5 +61,5 @@ def dormancy_lines(ctx: Any, root: str) -> list[str]:
     from okfpro.core import dormancy as _dormancy
     from okfpro.io import workstate
 
-    board = _board.parse(_read(os.path.join(root, "board.md")) or "")
+    board = _board.parse(workstate.read_optional(os.path.join(root, "board.md")) or "")
     return _dormancy.questions(board, ctx.today, workstate.journal_entries(root))
