@@ -225,3 +225,34 @@ def test_ranked_index_follows_edits_and_survives_corruption(tmp_path):
     assert both("alpha omega") == (pure_after, pure_after)
     with open(fts.db_path(tree.root), "rb") as handle:
         assert handle.read(16) == b"SQLite format 3\x00"  # rebuilt on disk, not only answered from memory
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path):
+    import pty
+    import subprocess
+    import sys
+
+    tree = Tree(tmp_path)
+    for i in range(450):
+        tree.write(f"d{i % 7}/n{i}.md", BODIES[i % 4].encode())
+    env = {**os.environ, "OKFPRO_PROGRESS_AFTER": "0", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    plain = subprocess.run([sys.executable, "-m", "okfpro", "search", "alpha", "--bundle", str(tree.root)],
+                           capture_output=True, env=env)
+    assert plain.returncode == 0 and plain.stderr == b""  # not a terminal: silent
+    cache.clear(tree.root)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "okfpro", "search", "alpha", "--bundle", str(tree.root)],
+                            stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.wait() == 0
+    assert b"reading bundle [" in seen and b"/451" in seen

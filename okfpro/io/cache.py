@@ -36,7 +36,12 @@ from okfpro.io import reader
 MAGIC = b"okfpro-parse-cache\n"
 VERSION = 4
 RACY_NS = 2_000_000_000
-PROGRESS_AFTER_S = 1.0
+
+def _progress_after() -> float:
+    try:
+        return float(os.environ.get("OKFPRO_PROGRESS_AFTER", "1.0"))
+    except ValueError:
+        return 1.0
 
 
 # --------------------------------------------------------------------------- location
@@ -244,6 +249,7 @@ class _Progress:
         self.label = label
         self.start = time.monotonic()
         self.shown = False
+        self.after = _progress_after()
         try:
             self.enabled = total > 0 and sys.stderr is not None and sys.stderr.isatty()
         except (AttributeError, ValueError):
@@ -252,7 +258,7 @@ class _Progress:
     def tick(self, done: int) -> None:
         if not self.enabled or done % 200:
             return
-        if not self.shown and time.monotonic() - self.start < PROGRESS_AFTER_S:
+        if not self.shown and time.monotonic() - self.start < self.after:
             return
         self.shown = True
         width = 30

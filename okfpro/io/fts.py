@@ -113,10 +113,15 @@ def _sync(con, views: list[Any], paths: list[str]) -> dict[int, int]:
             for p in stale:
                 con.execute("DELETE FROM docs WHERE rowid = ?", (stored[p][1],))
                 con.execute("DELETE FROM files WHERE path = ?", (p,))
-            for p in fresh:
+            from okfpro.io.cache import _Progress
+
+            progress = _Progress(len(fresh), "indexing for ranked search")
+            for done, p in enumerate(fresh, 1):
+                progress.tick(done)
                 i, digest = want[p]
                 cur = con.execute(f"INSERT INTO docs ({', '.join(_COLS)}) VALUES ({marks})", _columns(views[i]))
                 con.execute("INSERT INTO files VALUES (?, ?, ?)", (p, digest, cur.lastrowid))
+            progress.close()
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
