@@ -60,6 +60,11 @@ def _relative(path: Path) -> str:
 
 
 def _load(root: Path):
+    # A one-shot process that builds ~10 objects per concept and frees nothing until it
+    # exits: the cyclic collector only costs time here (about a third of lint at 10k).
+    import gc
+
+    gc.disable()
     from okfpro.io.bundle import load
 
     try:
