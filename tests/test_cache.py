@@ -130,7 +130,7 @@ def test_cache_lives_under_workspace_tmp_and_is_reused(tmp_path, monkeypatch_rac
     path = cache.cache_path(tree.root)
     assert path.parent == tmp_path / ".tmp" / "okfpro-cache" and path.is_file()
     assert set(_stored(tree.root)) == {"a.md", "index.md"}
-    assert (tmp_path / ".tmp" / ".gitignore").read_text() == "*\n"
+    assert (tmp_path / ".tmp" / "okfpro-cache" / ".gitignore").read_text() == "*\n"
     # a reused entry comes from the cache, not from disk: prove it by poisoning the stored record
     entries = _stored(tree.root)
     key, rec = entries["a.md"]
@@ -256,3 +256,22 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
     os.close(master)
     assert proc.wait() == 0
     assert b"reading bundle [" in seen and b"/451" in seen
+
+
+def test_concurrent_processes_agree_and_leave_a_valid_cache(tmp_path):
+    import subprocess
+    import sys
+
+    tree = Tree(tmp_path)
+    for i in range(300):
+        tree.write(f"d{i % 5}/n{i}.md", BODIES[i % 4].encode())
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    cmd = [sys.executable, "-m", "okfpro", "search", "alpha", "--json", "--bundle", str(tree.root)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for _ in range(4)]
+    outs = [p.communicate() for p in procs]
+    assert all(p.returncode == 0 for p in procs), [e for _, e in outs]
+    assert len({o for o, _ in outs}) == 1
+    fresh = run_okfpro("search", "alpha", "--json", "--bundle", str(tree.root), env={"OKFPRO_NO_CACHE": "1"})
+    assert outs[0][0].decode() == fresh.stdout
+    assert cache.cache_path(tree.root).read_bytes().startswith(cache.MAGIC)
+    assert not [p for p in cache.cache_path(tree.root).parent.iterdir() if p.name.endswith(".tmp")]

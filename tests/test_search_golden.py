@@ -217,6 +217,17 @@ def test_ranked_is_or_joined_with_prefixes(bundle_dir):
     assert set(ids) == {"notes/cache-notes", "notes/deep/old"}  # "evict" is a prefix of "eviction"
 
 
+def test_ranked_on_records():
+    # memory recall ranks its own (id, fields) records
+    docs = [search.Doc("m/1", {"title": "Deploy checklist", "body": "run the smoke tests before deploy"}),
+            search.Doc("m/2", {"body": "lunch order"}),
+            search.Doc("m/3", {"body": "deployment of 7.2.0 went fine"})]
+    rows = search.ranked(docs, "how do we deploy?", 5)
+    assert [r["id"] for r in rows] == ["m/1", "m/3"]  # "deploy" prefixes "deployment"
+    assert rows[0]["matched"] == ["title", "body"] and rows[1]["matched"] == ["body"]
+    assert rows[1]["snippet"] == "deployment of 7.2.0 went fine"
+
+
 def test_ranked_filters(bundle):
     rows = search.ranked(bundle, "cache", 10, status="deprecated")
     assert [r["id"] for r in rows] == ["notes/deep/old"]

@@ -223,7 +223,7 @@ def _write_cache(path: Path, root_real: str, entries: dict[str, tuple]) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        ignore = path.parent.parent / ".gitignore"
+        ignore = path.parent / ".gitignore"  # the cache is never committed, whatever .tmp/ holds
         if not ignore.exists():
             try:
                 with open(ignore, "x", encoding="utf-8") as handle:
