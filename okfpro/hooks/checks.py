@@ -524,44 +524,41 @@ GATE, FEEDBACK = "gate", "feedback"
 
 
 class Check:
-    """name; events that run it when a whole event is dispatched; tools (None: any);
-    kind (gate | feedback); fn."""
+    """One row of the table.
 
-    __slots__ = ("name", "events", "tools", "kind", "fn")
+    ``events``: the events that run it when a whole event is dispatched;
+    ``tools``: the tools it applies to (None: any tool, or none);
+    ``kind``: gate (a crash refuses) or feedback (a crash degrades);
+    ``door``: the event whose answer format ``okfpro hook check NAME`` uses —
+    None when the check is not addressable by name.
+    """
+
+    __slots__ = ("name", "events", "tools", "kind", "fn", "door")
 
     def __init__(self, name: str, events: tuple[str, ...], tools: tuple[str, ...] | None, kind: str,
-                 fn: Callable[[Ctx], Answer]) -> None:
-        self.name, self.events, self.tools, self.kind, self.fn = name, events, tools, kind, fn
+                 fn: Callable[[Ctx], Answer], door: str | None) -> None:
+        self.name, self.events, self.tools, self.kind, self.fn, self.door = name, events, tools, kind, fn, door
 
 
+PRE, POST = "pre-tool-use", "post-tool-use"
 _ALL = (
-    Check("guard-verified", ("pre-tool-use",), EDIT_TOOLS, GATE, guard_verified),
-    Check("journal-guard", ("pre-tool-use",), EDIT_TOOLS, GATE, journal_guard),
-    Check("shell-guard", ("pre-tool-use",), SHELL_TOOLS, GATE, shell_guard),
-    Check("check-okf", (), EDIT_TOOLS, GATE, check_okf),
-    Check("cap-check", (), EDIT_TOOLS, GATE, cap_check),
-    Check("reconcile-search", (), EDIT_TOOLS, GATE, reconcile_search),
-    Check("post-edit", ("post-tool-use",), EDIT_TOOLS, GATE, post_edit),
-    Check("stop-gate", ("stop",), None, GATE, stop_gate),
-    Check("session-context", ("session-start",), None, FEEDBACK, session_context),
-    Check("memory-recall", ("user-prompt-submit",), None, FEEDBACK, memory_recall),
-    Check("memory-capture", ("session-end",), None, FEEDBACK, memory_capture),
+    # name               events dispatched       tools        kind      function          door (hook check NAME)
+    Check("guard-verified", (PRE,), EDIT_TOOLS, GATE, guard_verified, PRE),
+    Check("journal-guard", (PRE,), EDIT_TOOLS, GATE, journal_guard, PRE),
+    Check("shell-guard", (PRE,), SHELL_TOOLS, GATE, shell_guard, PRE),
+    Check("check-okf", (), EDIT_TOOLS, GATE, check_okf, POST),  # runs inside post-edit
+    Check("cap-check", (), EDIT_TOOLS, GATE, cap_check, POST),  # runs inside post-edit
+    Check("reconcile-search", (), EDIT_TOOLS, GATE, reconcile_search, POST),  # runs inside post-edit
+    Check("post-edit", (POST,), EDIT_TOOLS, GATE, post_edit, POST),
+    Check("stop-gate", ("stop",), None, GATE, stop_gate, "stop"),
+    Check("session-context", ("session-start",), None, FEEDBACK, session_context, "session-start"),
+    Check("memory-recall", ("user-prompt-submit",), None, FEEDBACK, memory_recall, None),
+    Check("memory-capture", ("session-end",), None, FEEDBACK, memory_capture, None),
 )
 CHECKS: dict[str, Check] = {c.name: c for c in _ALL}
 # the names `okfpro hook check NAME` accepts (the reference's nine)
-HOOK_NAMES = (
-    "guard-verified",
-    "journal-guard",
-    "shell-guard",
-    "check-okf",
-    "cap-check",
-    "reconcile-search",
-    "post-edit",
-    "stop-gate",
-    "session-context",
-)
+HOOK_NAMES = tuple(c.name for c in _ALL if c.door is not None)
 EVENTS = ("session-start", "pre-tool-use", "post-tool-use", "stop", "user-prompt-submit", "session-end")
-GATE_EVENTS = ("pre-tool-use", "post-tool-use", "stop")
 
 
 def for_event(event_name: str, tool_name: str) -> list[Check]:

@@ -35,17 +35,6 @@ USAGE = (
     "post-edit stop-gate session-context"
 )
 
-CHECK_EVENT = {
-    "guard-verified": "pre-tool-use",
-    "journal-guard": "pre-tool-use",
-    "shell-guard": "pre-tool-use",
-    "check-okf": "post-tool-use",
-    "cap-check": "post-tool-use",
-    "reconcile-search": "post-tool-use",
-    "post-edit": "post-tool-use",
-    "stop-gate": "stop",
-    "session-context": "session-start",
-}
 FEEDBACK_EVENTS = ("session-start", "user-prompt-submit", "session-end")
 
 
@@ -77,7 +66,7 @@ def _cap(text: str) -> str:
 
 def parse_args(args: list[str]) -> tuple[str | None, str | None, str | None, str | None]:
     """(event, check name, agent, refusal message)."""
-    from okfpro.hooks.checks import EVENTS, HOOK_NAMES
+    from okfpro.hooks.checks import CHECKS, EVENTS, HOOK_NAMES
 
     agent = None
     rest: list[str] = []
@@ -112,7 +101,7 @@ def parse_args(args: list[str]) -> tuple[str | None, str | None, str | None, str
         name = rest[1]
         if name not in HOOK_NAMES:
             return None, None, None, _unknown(name, HOOK_NAMES)
-        return CHECK_EVENT[name], name, agent, None
+        return CHECKS[name].door, name, agent, None
     if len(rest) != 1:
         return None, None, None, (
             f"ENFORCEMENT MISCONFIGURED — one EVENT expected, got {len(rest)} arguments; reading the first "
@@ -120,7 +109,7 @@ def parse_args(args: list[str]) -> tuple[str | None, str | None, str | None, str
         )
     event = rest[0]
     if event in HOOK_NAMES:  # the reference's spelling: `hook CHECK`
-        return CHECK_EVENT[event], event, agent, None
+        return CHECKS[event].door, event, agent, None
     if event not in EVENTS:
         return None, None, None, _unknown(event, EVENTS + HOOK_NAMES)
     return event, None, agent, None
