@@ -141,7 +141,6 @@ def _main(args: list[str]) -> int:
         return 2
     assert event_name is not None
     _err(MARKER)
-    feedback = event_name in FEEDBACK_EVENTS
     label = check_name or event_name
 
     from okfpro.hooks import adapters
@@ -158,14 +157,7 @@ def _main(args: list[str]) -> int:
     answers: list[C.Answer] = []
     notes: list[str] = []
     for ev in events:
-        try:
-            ctx = C.Ctx(ev)
-        except Exception as exc:  # noqa: BLE001 - e.g. a bad OKFPRO_TODAY
-            if feedback:
-                _err(f"okfpro: {label} could not start ({type(exc).__name__}: {exc}).")
-                return 0
-            _err(f"ENFORCEMENT ERROR — '{label}' could not start ({type(exc).__name__}: {exc}); nothing was checked, so the call is refused.")
-            return 2
+        ctx = C.Ctx(ev)
         selected = [C.CHECKS[check_name]] if check_name else C.for_event(event_name, ev.tool_name)
         for check in selected:
             answers.append(_run_one(C, check, ctx))
