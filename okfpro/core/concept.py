@@ -23,10 +23,9 @@ TRUST_TIERS = ("unverified", "machine-confirmed", "human-reviewed")
 STATUS_VOCABULARY = ("draft", "stable", "deprecated")
 KNOWN_SPEC_VERSIONS = ("0.2", "0.1")
 DAY = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
-_CITATIONS_HEADING = re.compile(r"^#{1,6}[ \t]+Citations[ \t]*$", re.I)
-_HEADING = re.compile(r"^#{1,6}[ \t]")
-_CITATION_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-_BARE_URL = re.compile(r"<?((?:[a-zA-Z][a-zA-Z0-9+.-]*://|/)[^\s>]+)>?")
+_SECTION_HEADING = re.compile(r"\A(#{1,6})\s+(.*?)\s*\Z")
+_URL_ITEM = re.compile(r"\A(?:[-*+]\s+)?([a-zA-Z][a-zA-Z0-9+.-]*://\S+)\Z")
+_AUTOLINK_ITEM = re.compile(r"\A(?:[-*+]\s+)?<([a-zA-Z][a-zA-Z0-9+.-]*:[^>\s]+)>\Z")
 
 
 class ParseError(ValueError):
@@ -249,29 +248,68 @@ class Concept:
         return _links.scan(self.body)
 
 
-def citations_section(body: str) -> list[dict[str, str]]:
-    """Lift a legacy v0.1 ``# Citations`` section into ``{title, resource}`` entries."""
+def citations_text(body: str) -> str | None:
+    """The lines under a legacy ``# Citations`` heading (any level 1-6, case-insensitive), up to the
+    next heading of the same or a higher level; None when the body has no such heading.
+
+    Fence-aware: a heading inside a fenced block is not a heading.  Fence lines inside the
+    section are kept, so the section's own prose reading can skip its code.
+    """
     if "itations" not in body:
-        return []
-    out: list[dict[str, str]] = []
-    inside = False
-    for line in _links.prose_lines(body):
-        if _CITATIONS_HEADING.match(line.strip()):
-            inside = True
+        return None
+    lines: list[str] = []
+    level: int | None = None
+    fenced = False
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+            if level is not None:
+                lines.append(line)
             continue
-        if inside and _HEADING.match(line):
+        heading = None if fenced else _SECTION_HEADING.match(stripped)
+        if level is None:
+            if heading and heading.group(2).lower() == "citations":
+                level = len(heading.group(1))
+            continue
+        if heading and len(heading.group(1)) <= level:
             break
-        if not inside or not line.strip():
+        lines.append(line)
+    return None if level is None else "\n".join(lines)
+
+
+def citations_section(body: str) -> list[dict[str, str]]:
+    """Lift a legacy v0.1 ``# Citations`` section into ``{title?, resource}`` entries, in order.
+
+    Three item shapes count: a labelled link (inline ``[t](url)`` or reference ``[t][label]``,
+    title kept), a list item that is only a ``scheme://`` URL, and an autolink item ``<scheme:...>``
+    (no title).  Anything else in the section is prose.
+    """
+    text = citations_text(body)
+    if not text:
+        return []
+    defs = _links.scan(text).ref_defs
+    out: list[dict[str, str]] = []
+    for line in _links.prose_lines(text):
+        item = line.strip()
+        bare = _AUTOLINK_ITEM.match(item) or _URL_ITEM.match(item)
+        if bare:
+            out.append({"resource": bare.group(1)})
             continue
-        found = False
-        for m in _CITATION_LINK.finditer(line):
-            out.append({"title": m.group(1).strip(), "resource": m.group(2)})
-            found = True
-        if not found:
-            bare = _BARE_URL.search(line)
-            if bare and line.lstrip().startswith(("-", "*", "+")) or bare and re.match(r"^\s*\d+[.)]", line):
-                text = line.strip().lstrip("-*+ ").strip()
-                out.append({"title": text, "resource": bare.group(1)})
+        found: list[tuple[int, str, str]] = []
+        for m in _links.INLINE.finditer(line):
+            found.append((m.start(), m.group(1).strip(), m.group(2)))
+        for m in _links.REF_USE.finditer(line):
+            label = (m.group(2) or m.group(1)).strip().lower()
+            target = defs.get(label)
+            if target is not None:
+                found.append((m.start(), m.group(1).strip(), target))
+        for _, title, target in sorted(found, key=lambda f: f[0]):
+            entry: dict[str, str] = {}
+            if title:
+                entry["title"] = title
+            entry["resource"] = target
+            out.append(entry)
     return out
 
 
