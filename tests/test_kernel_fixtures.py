@@ -556,3 +556,32 @@ def test_cli_lint_fail_on_and_flags(tmp_path: Path) -> None:
     assert proc.returncode == 0
     assert "skipped: stale" in proc.stdout
     assert proc.stdout.rstrip().splitlines()[-1].startswith("NOT healthy")
+
+
+def test_legacy_citations_are_read_as_the_reference_reads_them(tmp_path: Path) -> None:
+    body = (
+        "# Beta\n\nBeta points back to [Alpha](/alpha.md) with more than fifty characters of text.\n\n"
+        "# Citations\n\n"
+        "- see https://example.com/prose for details\n"
+        "- https://example.com/bare\n"
+        "- <mailto:someone@example.com>\n\n"
+        "## Older\n\n"
+        "- [Gone](/gone.md)\n"
+        "- [By reference][r]\n\n"
+        "[r]: /alpha.md\n\n"
+        "# After\n\n"
+        "- [Not a citation](https://example.com/after)\n"
+    )
+    root = write_bundle(tmp_path / ".okf", {**clean_files(), "beta.md": doc(beta_fm(), body)})
+    bundle = read_bundle(root)
+    beta = next(c for c in bundle.concepts if c.path == "beta.md")
+    assert beta.sources == [
+        {"resource": "https://example.com/bare"},
+        {"resource": "mailto:someone@example.com"},
+        {"title": "Gone", "resource": "/gone.md"},
+        {"title": "By reference", "resource": "/alpha.md"},
+    ]
+    fired = {(f["check"], f["path"]) for f in lint_report(root)["findings"]}
+    assert ("broken_source", "beta.md") in fired
+    assert ("legacy_citations", None) in fired
+    assert ("uncited_external", "beta.md") not in fired  # the lifted citations are its sources

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from okfpro.core import graph as _graph
 from okfpro.core import links as _links
-from okfpro.core.concept import TRUST_TIERS, Bundle, Concept, Entry
+from okfpro.core.concept import TRUST_TIERS, Bundle, Concept, Entry, citations_text
 from okfpro.core.validate import is_attested_computation, log_headings
 from okfpro.core.yamlsafe import is_blank, to_text
 
@@ -403,20 +403,7 @@ def check_legacy_citations(ctx: Context) -> Iterator[Finding]:
 
 
 def has_citations_section(body: str) -> bool:
-    if "itations" not in body:
-        return False
-    fenced = False
-    for line in body.split("\n"):
-        stripped = line.strip()
-        if _FENCE.match(stripped):
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
-        heading = _HEADING.match(stripped)
-        if heading and heading.group(2).lower() == "citations":
-            return True
-    return False
+    return citations_text(body) is not None
 
 
 def check_duplicate_title(ctx: Context) -> Iterator[Finding]:
