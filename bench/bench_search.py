@@ -136,7 +136,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,10000,50000")
     ap.add_argument("--work", help="where bundles are generated (kept); default: a temp dir")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--term", default="ridership")
+    ap.add_argument("--term", default="ridership", help="a common word (the generator's vocabulary is small)")
+    ap.add_argument("--rare", default="cache-tenant", help="a selective term (a slug fragment)")
     ap.add_argument("--quick", action="store_true", help="3 runs, no 50k")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -159,6 +160,8 @@ def main() -> None:
             cold(okfpro("search", args.term, "--json"), ws, r, f"{n:>6}: search {args.term} cold (no cache)"),
             measure(okfpro("search", args.term, "--json"), runs=r, cwd=str(ws), env=ENV,
                     label=f"{n:>6}: search {args.term} warm (cache)"),
+            measure(okfpro("search", args.rare, "--json"), runs=r, cwd=str(ws), env=ENV,
+                    label=f"{n:>6}: search {args.rare} warm (cache)"),
             measure(okfpro("search", args.term, "--json"), runs=r, cwd=str(ws),
                     env={**ENV, "OKFPRO_NO_CACHE": "1"}, label=f"{n:>6}: search {args.term} OKFPRO_NO_CACHE=1"),
             cold(okfpro("search", *ranked_q, "--engine", "ranked", "--json"), ws, r,
