@@ -74,7 +74,7 @@ class Context:
         for entry in sorted(self.bundle.indexes, key=lambda e: e.path):
             targets = []
             for raw in _links.scan(entry.content).targets():
-                resolved = _links.resolve(raw, entry.path)
+                resolved = _graph.resolve_to_path(raw, entry.path)
                 if resolved is not None:
                     targets.append((raw, resolved))
             out.append((entry, targets))
@@ -106,16 +106,15 @@ class Context:
     @cached_property
     def missing(self) -> dict[str, tuple[int, list[str]]]:
         """Missing in-bundle ``.md`` link targets -> (reference count, citing concept ids)."""
-        out: dict[str, tuple[int, list[str]]] = {}
+        refs: dict[str, int] = {}
+        citing: dict[str, dict[str, None]] = {}
         for c in self.concepts:
             for _, resolved in _graph.resolved_links(c):
                 if resolved is None or resolved in self.existing:
                     continue
-                refs, citing = out.get(resolved, (0, []))
-                if c.id not in citing:
-                    citing = citing + [c.id]
-                out[resolved] = (refs + 1, citing)
-        return out
+                refs[resolved] = refs.get(resolved, 0) + 1
+                citing.setdefault(resolved, {})[c.id] = None
+        return {target: (count, list(citing[target])) for target, count in refs.items()}
 
     @cached_property
     def islands(self) -> list[list[str]]:
