@@ -585,3 +585,31 @@ def test_legacy_citations_are_read_as_the_reference_reads_them(tmp_path: Path) -
     assert ("broken_source", "beta.md") in fired
     assert ("legacy_citations", None) in fired
     assert ("uncited_external", "beta.md") not in fired  # the lifted citations are its sources
+
+
+def test_graph_edges_indexes_hubs_components(tmp_path: Path) -> None:
+    from okfpro.core.graph import build
+
+    files = {
+        **clean_files(),
+        # a custom id: links still resolve by path, edges carry the id
+        "notes/gamma.md": doc(
+            beta_fm(title="Gamma", id="topics/gamma", tags=["x", "y", "x"],
+                    sources=[{"id": "s", "resource": "../alpha.md"}, {"id": "t", "resource": "https://e.com"}]),
+            "# Gamma\n\n[a](/alpha.md) [a again](../alpha.md#x) [me](gamma.md) [gone](/gone.md) [beta][b]\n\n[b]: /beta.md\n",
+        ),
+        "lone.md": doc(beta_fm(title="Lone", type=""), "# Lone\n\nNo links at all.\n"),
+    }
+    g = build(read_bundle(write_bundle(tmp_path / ".okf", files)))
+    assert g.ids == ["alpha", "beta", "lone", "topics/gamma"]
+    assert sorted(g.edges) == [("alpha", "beta"), ("beta", "alpha"), ("topics/gamma", "alpha"), ("topics/gamma", "beta")]
+    assert g.in_degree("alpha") == 2 and g.out_degree("topics/gamma") == 2 and g.degree("lone") == 0
+    assert g.unlinked == ["lone"]
+    assert g.type_index == {"Overview": ["alpha"], "Decision": ["beta", "topics/gamma"], "Untyped": ["lone"]}
+    assert g.tag_index == {"x": ["topics/gamma"], "y": ["topics/gamma"]}
+    assert [(h["id"], h["inbound"], h["by_top_dir"]) for h in g.hubs()] == [
+        ("alpha", 2, {"(root)": 1, "topics": 1}),
+        ("beta", 2, {"(root)": 1, "topics": 1}),
+    ]
+    assert g.components == [["alpha", "beta", "topics/gamma"], ["lone"]]
+    assert g.node("lone")["title"] == "Lone" and g.node("alpha", minimal=True) == {"id": "alpha", "title": "Alpha"}
