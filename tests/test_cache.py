@@ -171,6 +171,13 @@ def test_foreign_and_other_version_caches_are_ignored(tmp_path, monkeypatch_racy
     blob = cache.MAGIC + marshal.dumps({"version": -1, "root": os.path.realpath(b.root), "entries": {}})
     cache.cache_path(b.root).write_bytes(blob)
     assert snapshot(cache.load_bundle(b.root)) == snapshot(read_bundle(b.root))
+    # a cache written by other parsing code (an upgrade): ignored, even with poisoned records
+    payload = marshal.loads(cache.cache_path(b.root).read_bytes()[len(cache.MAGIC):])
+    key, _ = payload["entries"]["x.md"]
+    payload["entries"]["x.md"] = (key, ("c", {"type": "Poisoned"}, "x", {}))
+    payload["code"] = "someone-else"
+    cache.cache_path(b.root).write_bytes(cache.MAGIC + marshal.dumps(payload))
+    assert snapshot(cache.load_bundle(b.root)) == snapshot(read_bundle(b.root))
 
 
 def test_unwritable_workspace_runs_without_cache(tmp_path):

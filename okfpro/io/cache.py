@@ -34,7 +34,7 @@ from okfpro.core.concept import Bundle, Concept, Entry, parse_entry
 from okfpro.io import reader
 
 MAGIC = b"okfpro-parse-cache\n"
-VERSION = 4
+VERSION = 5
 RACY_NS = 2_000_000_000
 
 def _progress_after() -> float:
@@ -99,17 +99,6 @@ def _dec(value: Any) -> Any:
     return value
 
 
-def _plain(value: Any) -> bool:
-    """True when the frontmatter holds only str/int/float/bool/None/list/dict (no decode walk needed)."""
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return True
-    if isinstance(value, list):
-        return all(_plain(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
-    return False
-
-
 # Derived values that depend only on the file (never on today or on other files):
 # computed once by Concept's own code at parse time, stored beside the record and
 # put back into the instance's __dict__ on load (they are cached properties).
@@ -118,9 +107,8 @@ PROPS = ("id", "dir", "top_dir", "type", "title", "display_title", "description"
 
 def _props(item: Concept) -> dict[str, Any]:
     out = {name: getattr(item, name) for name in PROPS}
-    sources = item.sources
-    if _plain(sources):
-        out["sources"] = sources
+    if not item.native_sources:  # the legacy # Citations lift scans the body: keep its result
+        out["sources"] = item.legacy_citations
     return out
 
 
@@ -128,10 +116,10 @@ def _patchable(value: Any, path: tuple, patches: list[tuple]) -> Any:
     """``value`` with each date/timestamp replaced by its ISO text and its position noted.
 
     Only str-keyed dicts, lists and scalars qualify; anything else raises _Unstorable
-    (the record then takes the slower fully tagged route).
+    (the record then takes the slower, fully tagged route).
     """
     cls = value.__class__
-    if value is None or cls in (str, bool, int, float):
+    if value is None or cls is str or cls is bool or cls is int or cls is float:
         return value
     if cls is dict:
         out = {}
@@ -154,14 +142,14 @@ def _patchable(value: Any, path: tuple, patches: list[tuple]) -> Any:
 def _record(item: Concept | Entry) -> tuple:
     if isinstance(item, Concept):
         fm = item.frontmatter
-        if _plain(fm):
-            return ("c", fm, item.body, _props(item))
         patches: list[tuple] = []
         try:
             flat = _patchable(fm, (), patches)
-            return ("P", flat, item.body, _props(item), patches)
         except _Unstorable:
             return ("C", _enc(fm), item.body, _props(item))
+        if not patches:
+            return ("c", fm, item.body, _props(item))
+        return ("P", flat, item.body, _props(item), patches)
     if item.error is None:
         return ("r", item.content, item.utf8_ok)
     return ("u", item.content, item.error, item.utf8_ok)
@@ -190,6 +178,23 @@ def _item(rel: str, rec: tuple) -> Concept | Entry:
 
 
 # --------------------------------------------------------------------------- file
+# The records hold what okfpro's own parsing code produced: a cache written by other
+# code (an upgrade, an edited checkout) is foreign.  Fingerprint those sources.
+_CODE = ("core/concept.py", "core/yamlsafe.py", "core/yamlfast.py", "core/links.py", "io/reader.py", "io/cache.py")
+
+
+def code_stamp() -> str:
+    base = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parts = []
+    for rel in _CODE:
+        try:
+            st = os.stat(os.path.join(base, rel))
+            parts.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{rel}:-")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
 def _read_cache(path: Path, root_real: str) -> dict[str, tuple]:
     try:
         with open(path, "rb") as handle:
@@ -205,6 +210,7 @@ def _read_cache(path: Path, root_real: str) -> dict[str, tuple]:
             or payload.get("version") != VERSION
             or payload.get("root") != root_real
             or payload.get("python") != sys.version_info[:2]
+            or payload.get("code") != code_stamp()
         ):
             return {}
         entries = payload.get("entries")
@@ -216,7 +222,8 @@ def _read_cache(path: Path, root_real: str) -> dict[str, tuple]:
 def _write_cache(path: Path, root_real: str, entries: dict[str, tuple]) -> None:
     try:
         blob = MAGIC + marshal.dumps(
-            {"version": VERSION, "root": root_real, "python": sys.version_info[:2], "entries": entries}
+            {"version": VERSION, "root": root_real, "python": sys.version_info[:2], "code": code_stamp(),
+             "entries": entries}
         )
     except ValueError:
         return
