@@ -77,13 +77,27 @@ def _connect(path: str | None):
     return con
 
 
+def _schema() -> str:
+    """Schema number + fingerprint of the tokenizer's code: a change rebuilds the index."""
+    base = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parts = [str(SCHEMA)]
+    for rel in ("core/search.py", "io/fts.py"):
+        try:
+            st = os.stat(os.path.join(base, rel))
+            parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append("-")
+    return "/".join(parts)
+
+
 def _ensure(con, root_real: str) -> None:
     cols = ", ".join(_COLS)
+    schema = _schema()
     ok = False
     try:
         row = con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         root = con.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
-        ok = row is not None and row[0] == str(SCHEMA) and root is not None and root[0] == root_real
+        ok = row is not None and row[0] == schema and root is not None and root[0] == root_real
     except Exception:
         ok = False
     if ok:
@@ -94,7 +108,7 @@ def _ensure(con, root_real: str) -> None:
     con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
     con.execute("CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT, rid INTEGER)")
     con.execute(f"CREATE VIRTUAL TABLE docs USING fts5({cols}, tokenize=\"{_TOKENIZER}\")")
-    con.execute("INSERT INTO meta VALUES ('schema', ?), ('root', ?)", (str(SCHEMA), root_real))
+    con.execute("INSERT INTO meta VALUES ('schema', ?), ('root', ?)", (schema, root_real))
     con.execute("COMMIT")
 
 
