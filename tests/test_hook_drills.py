@@ -544,3 +544,31 @@ def test_bare_locale_and_invalid_bytes_in_the_event_still_answer(ws):
     assert direct.returncode == 2 and "BLOCKED" in k.err_text(direct)
     banner = k.run_launcher(ws, "session_start.py", {"cwd": str(ws)}, extra_env=env)
     assert banner.returncode == 0 and "—" in k.out_text(banner)
+
+
+# --------------------------------------------------------------------------- the conformance corpus: no crash anywhere
+
+
+def _corpus_sample() -> list[Path]:
+    sys.path.insert(0, str(k.REPO / "tests"))
+    from helpers import shared_dir
+
+    bundles = sorted((shared_dir() / "conformance" / "bundles").glob("s*"))
+    return bundles[::10]
+
+
+@pytest.mark.parametrize("bundle", _corpus_sample(), ids=lambda p: p.name)
+def test_every_event_answers_on_the_conformance_corpus_without_crashing(bundle):
+    expected = json.loads((bundle.parent.parent / "expected" / f"{bundle.name}.json").read_text())
+    root = bundle / ".okf"
+    target = next(p for p in sorted(root.rglob("*.md")) if p.name not in ("index.md", "log.md"))
+    write = {"cwd": str(bundle), "tool_name": "Write", "tool_input": {"file_path": str(target), "content": "x"}}
+    for event, payload in (("session-start", {"cwd": str(bundle), "source": "startup"}), ("pre-tool-use", write),
+                           ("post-tool-use", write), ("stop", {"cwd": str(bundle)})):
+        proc = k.hook(event, event=payload, extra_env={"OKFPRO_TODAY": expected["today"], "OKFPRO_NO_CACHE": "1"})
+        err = k.err_text(proc)
+        assert proc.returncode in (0, 2), (event, err)
+        assert "ENFORCEMENT" not in err and "unavailable" not in k.out_text(proc), (event, err)
+    banner = k.out_text(k.hook("session-start", event={"cwd": str(bundle)}, extra_env={"OKFPRO_TODAY": expected["today"]}))
+    board = expected["state"]["json"]["board"]
+    assert f"in flight {board['in flight']}/" in banner and f"· backlog {board['backlog']} ·" in banner
