@@ -83,8 +83,12 @@ def _reader_root(verb: str, dirs: tuple[str, ...], need_board: bool) -> Path:
 @click.option("--full", is_flag=True, help="Also parse the bundle: pairing, unverified list, live count.")
 def state_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool, full: bool) -> None:
     """What is on the board, in one call (cheap: no concept is parsed unless --full)."""
+    import gc
+
     from okfpro.io import workstate as ws
 
+    if full:
+        gc.disable()  # one-shot process parsing the whole bundle: the cyclic GC only costs time here
     root = _reader_root("state", dirs, need_board=True)
     payload = ws.state_payload(root, _today(), full=full)
     if as_json or pretty:
@@ -178,8 +182,11 @@ def board_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool, section: str |
 @click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
 def snapshot_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool) -> None:
     """Compute today's Snapshot line.  Prints it; never writes it."""
+    import gc
+
     from okfpro.io import workstate as ws
 
+    gc.disable()  # one-shot process parsing many small files: the cyclic GC only costs time here
     root = _reader_root("snapshot", dirs, need_board=False)
     payload = ws.snapshot_payload(root, _today())
     if as_json or pretty:
