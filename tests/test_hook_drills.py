@@ -478,6 +478,8 @@ def test_gemini_dialect_event_names_tools_and_no_ask(ws):
     event = {"hook_event_name": "BeforeTool", "cwd": str(ws), "tool_name": "replace",
              "tool_input": {"file_path": str(ws / f".okf/journal/{k.PAST}.md"), "new_string": "x"}}
     assert k.hook("pre-tool-use", event=event).returncode == 2
+    via = k.run_launcher(ws, "pre_tool_use.py", event, args=("--agent", "gemini"))  # as init wires Gemini CLI
+    assert via.returncode == 2 and "append-only" in k.err_text(via)
     start = k.hook("session-start", event={"hook_event_name": "SessionStart", "cwd": str(ws), "source": "startup",
                                              "timestamp": "2026-11-30T10:00:00Z"})
     payload = json.loads(start.stdout)
