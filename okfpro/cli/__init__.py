@@ -85,7 +85,7 @@ def cli() -> None:
 def run(args: list[str]) -> int:
     """Run the click app and return its exit code (usage errors are 2, as click has them)."""
     try:
-        cli.main(args=args, prog_name="okfpro", standalone_mode=False)
+        rv = cli.main(args=args, prog_name="okfpro", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
     except click.ClickException as exc:
@@ -97,10 +97,8 @@ def run(args: list[str]) -> int:
     except SystemExit as exc:  # a command that calls sys.exit / ctx.exit
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 2)
-    return _last_code
-
-
-_last_code = 0
+    # standalone_mode=False hands back ctx.exit(code)'s code, or the command's return value.
+    return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
 
 
 def finish(code: int) -> None:
