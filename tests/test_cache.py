@@ -168,16 +168,34 @@ def test_foreign_and_other_version_caches_are_ignored(tmp_path, monkeypatch_racy
     # a cache written by another version: ignored
     import marshal
 
-    blob = cache.MAGIC + marshal.dumps({"version": -1, "root": os.path.realpath(b.root), "entries": {}})
-    cache.cache_path(b.root).write_bytes(blob)
+    cache.cache_path(b.root).write_bytes(_blob({"version": -1, "root": os.path.realpath(b.root), "entries": {}}))
     assert snapshot(cache.load_bundle(b.root)) == snapshot(read_bundle(b.root))
     # a cache written by other parsing code (an upgrade): ignored, even with poisoned records
-    payload = marshal.loads(cache.cache_path(b.root).read_bytes()[len(cache.MAGIC):])
+    payload = marshal.loads(cache.cache_path(b.root).read_bytes()[len(cache.MAGIC) + 4:])
     key, _ = payload["entries"]["x.md"]
     payload["entries"]["x.md"] = (key, ("c", {"type": "Poisoned"}, "x", {}))
     payload["code"] = "someone-else"
-    cache.cache_path(b.root).write_bytes(cache.MAGIC + marshal.dumps(payload))
+    cache.cache_path(b.root).write_bytes(_blob(payload))
     assert snapshot(cache.load_bundle(b.root)) == snapshot(read_bundle(b.root))
+
+
+def _blob(payload: dict) -> bytes:
+    import marshal
+    import zlib
+
+    data = marshal.dumps(payload)
+    return cache.MAGIC + zlib.crc32(data).to_bytes(4, "big") + data
+
+
+def test_a_flipped_byte_that_still_unmarshals_is_caught(tmp_path, monkeypatch_racy):
+    tree = Tree(tmp_path)
+    tree.write("a.md", BODIES[0].encode())
+    cache.load_bundle(tree.root)
+    path = cache.cache_path(tree.root)
+    data = path.read_bytes()
+    at = data.rindex(b"unverified")  # inside a stored string: marshal would still load it
+    path.write_bytes(data[:at] + b"X" + data[at + 1:])
+    assert cache.load_bundle(tree.root).concepts[0].trust == "unverified"
 
 
 def test_unwritable_workspace_runs_without_cache(tmp_path):

@@ -27,6 +27,7 @@ import marshal
 import os
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from okfpro.core.concept import Bundle, Concept, Entry, parse_entry
 from okfpro.io import reader
 
 MAGIC = b"okfpro-parse-cache\n"
-VERSION = 5
+VERSION = 6
 RACY_NS = 2_000_000_000
 
 def _progress_after() -> float:
@@ -201,10 +202,13 @@ def _read_cache(path: Path, root_real: str) -> dict[str, tuple]:
             data = handle.read()
     except OSError:
         return {}
-    if not data.startswith(MAGIC):
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
         return {}
+    body = memoryview(data)[len(MAGIC) + 4:]
+    if zlib.crc32(body).to_bytes(4, "big") != data[len(MAGIC):len(MAGIC) + 4]:
+        return {}  # torn or corrupted: a flipped byte may still unmarshal, so check first
     try:
-        payload = marshal.loads(data[len(MAGIC):])
+        payload = marshal.loads(body)
         if (
             not isinstance(payload, dict)
             or payload.get("version") != VERSION
@@ -221,12 +225,13 @@ def _read_cache(path: Path, root_real: str) -> dict[str, tuple]:
 
 def _write_cache(path: Path, root_real: str, entries: dict[str, tuple]) -> None:
     try:
-        blob = MAGIC + marshal.dumps(
+        payload = marshal.dumps(
             {"version": VERSION, "root": root_real, "python": sys.version_info[:2], "code": code_stamp(),
              "entries": entries}
         )
     except ValueError:
         return
+    blob = MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
