@@ -427,19 +427,65 @@ class History:
         return report
 
     def objects_containing(self, needles: list[bytes]) -> list[str]:
-        """Ids of every object in the repository whose content holds one of ``needles``."""
+        """Ids of every object in the repository whose content holds one of ``needles``.
+
+        Streams ``git cat-file --batch-all-objects --batch`` (memory stays flat) and
+        matches all needles in one pass per object (see :class:`_Needles`).
+        """
+        needles = [n for n in needles if n]
         if not needles or not self.exists():
             return []
-        proc = self._git("cat-file", "--batch-all-objects", "--batch")
-        data = proc.stdout
+        git = shutil.which("git")
+        if git is None:
+            raise HistoryError("the git command is needed to scan objects and was not found")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        matcher = _Needles(needles)
         found: list[str] = []
-        pos = 0
-        while pos < len(data):
-            nl = data.index(b"\n", pos)
-            header = data[pos:nl].split()
-            size = int(header[2])
-            body = data[nl + 1 : nl + 1 + size]
-            if any(n in body for n in needles):
-                found.append(header[0].decode())
-            pos = nl + 1 + size + 1
+        with subprocess.Popen(
+            [git, f"--git-dir={self.gitdir}", "cat-file", "--batch-all-objects", "--batch"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        ) as proc:
+            out = proc.stdout
+            assert out is not None
+            while True:
+                header = out.readline()
+                if not header:
+                    break
+                fields = header.split()
+                if len(fields) < 3:
+                    raise HistoryError(f"unexpected git cat-file output: {header[:80]!r}")
+                body = out.read(int(fields[2]))
+                out.read(1)  # the newline after each object
+                if matcher.search(body):
+                    found.append(fields[0].decode())
+        if proc.returncode != 0:
+            raise HistoryError(f"git cat-file exited {proc.returncode}")
         return found
+
+
+class _Needles:
+    """Many byte strings searched at once: candidates start where the needles' common
+    prefix occurs (``bytes.find``), then one dict lookup on a fixed-width anchor; so
+    the cost is the object's size, not size x number of needles."""
+
+    def __init__(self, needles: list[bytes]) -> None:
+        prefix = os.path.commonprefix(needles)
+        self.prefix = bytes(prefix)
+        self.width = min(len(n) for n in needles)
+        self.buckets: dict[bytes, list[bytes]] = {}
+        for n in needles:
+            self.buckets.setdefault(n[: self.width], []).append(n)
+        self.needles = needles
+
+    def search(self, body: bytes) -> bool:
+        if not self.prefix:
+            return any(n in body for n in self.needles)
+        pos = body.find(self.prefix)
+        while pos >= 0:
+            for n in self.buckets.get(body[pos : pos + self.width], ()):
+                if body.startswith(n, pos):
+                    return True
+            pos = body.find(self.prefix, pos + 1)
+        return False
