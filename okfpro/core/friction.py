@@ -30,7 +30,7 @@ OWN_COMMAND = re.compile(
     r"(?:(?:env|time|nice|nohup|sudo|command|uv\s+run|pipx\s+run)\s+)*"
     r"(?:okfpro|python3?(?:\.\d+)?\s+-m\s+okfpro)\b"
 )
-_JOURNAL_DAY = re.compile(r"journal/\d{4}-\d{2}-\d{2}\.md")
+_JOURNAL_DAY = re.compile(r"journal/[0-9]{4}-[0-9]{2}-[0-9]{2}\.md")
 
 SHELL_COVER = "Edit or Write — the guards read a tool event, and a shell redirect is none"
 BOARD_COVER = "okfpro capture / promote / demote"

@@ -12,8 +12,9 @@ refresh, ``compact`` a short re-brief (the long one is in the compacted past).
 
 from __future__ import annotations
 
-import os
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LIMIT = 9_500
 TRUNCATED = "[… banner cut here to stay under the 10,000-character limit — `okfpro state` has the rest]"

@@ -78,10 +78,6 @@ def strongest(answers: list[Answer]) -> Answer:
     return Answer(kind, merged)
 
 
-class NotAvailable(RuntimeError):
-    """A part this check depends on is not in this build (yet)."""
-
-
 # --------------------------------------------------------------------------- context
 
 
@@ -94,7 +90,7 @@ class Ctx:
         self._bundles: dict[str, Any] = {}
         self._target: Any = ...
         self._enclosing: Any = ...
-        self.notes: list[str] = []  # confessions (a part not available, a skipped check)
+        self.notes: list[str] = []  # stderr notes (a feedback check that crashed and was skipped)
 
     @property
     def today(self) -> _dt.date:
@@ -172,7 +168,7 @@ class Ctx:
 
 VERIFIED_BLOCK = re.compile(r"^[ \t]*verified[ \t]*:", re.M)
 VERIFIED_FLOW = re.compile(r"[{,][ \t]*['\"]?verified['\"]?[ \t]*:")
-JOURNAL_DAY = re.compile(r"\Ajournal/(\d{4}-\d{2}-\d{2})\.md\Z")
+JOURNAL_DAY = re.compile(r"\Ajournal/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z")
 MD_PATH = re.compile(r"[^\s'\"`|;&()<>]*\.md\b")
 OKF_WORD = re.compile(r"\.okf\b")
 
@@ -213,7 +209,8 @@ def journal_guard(ctx: Ctx) -> Answer:
     )
 
 
-def _touches_bundle(command: str, root: str, cwd: str) -> bool:
+def _touches_bundle(command: str, root: str) -> bool:
+    """The command names ``.okf`` or a Markdown path that is relative or under the bundle root."""
     if OKF_WORD.search(command):
         return True
     real_root = os.path.realpath(root)
@@ -236,7 +233,7 @@ def shell_guard(ctx: Ctx) -> Answer:
     if not command or not friction.has_mutator(command):
         return Answer.pass_()
     root = ctx.enclosing()
-    if root is None or not _touches_bundle(command, root, ctx.event.cwd):
+    if root is None or not _touches_bundle(command, root):
         return Answer.pass_()
     if not friction.is_own_command(command):
         from okfpro.io import friction as friction_log
@@ -254,20 +251,6 @@ def shell_guard(ctx: Ctx) -> Answer:
 # --------------------------------------------------------------------------- post-edit
 
 
-def _lint_today_kwargs(ctx: Ctx) -> dict[str, Any]:
-    return {"today": ctx.today, "except_": ["stale"]}
-
-
-def _rows(result: Any, *keys: str) -> list[dict[str, Any]]:
-    if isinstance(result, dict):
-        for key in keys:
-            value = result.get(key)
-            if isinstance(value, list):
-                return [r for r in value if isinstance(r, dict)]
-        return []
-    return []
-
-
 def _same_stem(path: str, rel: str) -> bool:
     def stem(p: str) -> str:
         p = str(p).lstrip("/")
@@ -277,37 +260,37 @@ def _same_stem(path: str, rel: str) -> bool:
 
 
 def conformance(ctx: Ctx, root: str, rel: str) -> list[str]:
-    """check-okf: validator errors and warnings, lint warn findings (yours / elsewhere)."""
-    try:
-        from okfpro.core.validate import validate
-        from okfpro.core.lint import lint
-    except ImportError as exc:
-        raise NotAvailable(f"the validator or the linter is not available in this build ({exc})") from None
+    """check-okf: validator errors and warnings, lint warn findings (yours / elsewhere).
+
+    Lint gets the clock (so nothing that needs a date is silently skipped) and
+    leaves out ``stale`` (its cutoff is opt-in); any skipped check is confessed.
+    """
+    from okfpro.core.lint import lint
+    from okfpro.core.validate import validate
+
     bundle = ctx.bundle(root)
     out: list[str] = []
     result = validate(bundle)
-    errors = _rows(result, "errors")
-    warnings = _rows(result, "warnings")
-    if errors:
+    if result["errors"]:
         out.append("okfpro validate failed after your edit:")
-        out.extend(f"  {e.get('path', '?')}: {e.get('message', '')}" for e in errors)
+        out.extend(f"  {e['path']}: {e['message']}" for e in result["errors"])
+    warnings = result["warnings"]
     if warnings:
         out.append(
             f"okfpro validate accepted the bundle with {len(warnings)} warning(s) — conformant, but not "
             "read the way you probably meant:"
         )
-        out.extend(f"  {w.get('path', '?')}: {w.get('message', '')} ({w.get('check', '?')})" for w in warnings)
-    report = lint(bundle, **_lint_today_kwargs(ctx))
-    stats = report.get("stats") if isinstance(report, dict) else None
-    skipped = (stats or {}).get("skipped_checks") or report.get("skipped_checks")
+        out.extend(f"  {w['path']}: {w['message']} ({w['check']})" for w in warnings)
+    report = lint(bundle, today=ctx.today, except_=["stale"])
+    skipped = report["stats"].get("skipped_checks") or []
     if skipped:
         out.append(f"okfpro lint skipped check(s) {', '.join(map(str, skipped))} — those were not looked at.")
-    findings = [f for f in _rows(report, "findings") if str(f.get("severity", "")).lower() in ("warn", "warning")]
-    mine = [f for f in findings if _same_stem(f.get("path", ""), rel)]
-    other = [f for f in findings if not _same_stem(f.get("path", ""), rel)]
+    findings = [f for f in report["findings"] if f["severity"] == "warn"]
+    mine = [f for f in findings if _same_stem(f["path"], rel)]
+    other = [f for f in findings if not _same_stem(f["path"], rel)]
 
     def line(f: dict[str, Any]) -> str:
-        return f"  {f.get('path', '?')}: {f.get('message', '')} ({f.get('check', '?')})"
+        return f"  {f['path']}: {f['message']} ({f['check']})"
 
     if mine:
         out.append("okfpro lint flagged your edit:")
@@ -318,28 +301,17 @@ def conformance(ctx: Ctx, root: str, rel: str) -> list[str]:
     return out
 
 
-def board_findings(board_text: str) -> tuple[list[str], list[str]]:
-    """(cap/header messages, grammar findings) from the board module."""
-    try:
-        from okfpro.core import board as board_mod
-    except ImportError as exc:
-        raise NotAvailable(f"the board grammar is not available in this build ({exc})") from None
-    cap_fn = getattr(board_mod, "cap_check", None) or getattr(board_mod, "check_cap", None)
-    grammar_fn = getattr(board_mod, "grammar", None) or getattr(board_mod, "grammar_findings", None)
-    if cap_fn is None or grammar_fn is None:
-        raise NotAvailable("okfpro.core.board has no cap_check / grammar functions")
-    return [str(m) for m in cap_fn(board_text) or []], [str(m) for m in grammar_fn(board_text) or []]
-
-
 def cap_messages(ctx: Ctx, root: str, rel: str) -> list[str]:
-    """cap-check: only for board.md — header/cap and board grammar."""
+    """cap-check: only for board.md — the budget header and the board grammar."""
     if rel != "board.md":
         return []
+    from okfpro.core import board as _board
+
     text = _read_text(os.path.join(root, "board.md"))
     if text is None:
         return ["— board: board.md could not be read after your edit."]
-    caps, grammar = board_findings(text)
-    return caps + [f"— board: {g}" for g in grammar]
+    parsed = _board.parse(text)
+    return _board.cap_check(parsed) + [f"— board: {g}" for g in _board.grammar(parsed)]
 
 
 def reconcile_message(ctx: Ctx, root: str, rel: str) -> str | None:
@@ -391,21 +363,11 @@ def post_edit(ctx: Ctx) -> Answer:
         from okfpro.io import friction as friction_log
 
         friction_log.record(root, friction.edit_event("board.md", ctx.today_s))
-    out: list[str] = []
-    unavailable: list[str] = []
-    for part in (conformance, cap_messages):
-        try:
-            out.extend(part(ctx, root, rel))
-        except NotAvailable as exc:
-            unavailable.append(str(exc))
+    out = conformance(ctx, root, rel) + cap_messages(ctx, root, rel)
     message = reconcile_message(ctx, root, rel)
     if message:
         out.append(message)
-    if out:
-        out.extend(f"(not checked: {u})" for u in unavailable)
-        return Answer.block(out)
-    ctx.notes.extend(f"not checked: {u}" for u in unavailable)
-    return Answer.pass_()
+    return Answer.block(out) if out else Answer.pass_()
 
 
 # --------------------------------------------------------------------------- stop gate
@@ -473,12 +435,11 @@ def stop_gate(ctx: Ctx) -> Answer:
     missing = core_missing(root)
     if missing:
         return Answer.block(["RULE 2 — before stopping:"] + [f"— structure: {m}" for m in missing])
+    from okfpro.core import board as _board
     from okfpro.hooks import workstate_api as api
 
     messages = snapshot_messages(ctx, root)
-    board_text = _read_text(os.path.join(root, "board.md")) or ""
-    _, grammar = board_findings(board_text)
-    messages.extend(f"— board: {g}" for g in grammar)
+    messages.extend(f"— board: {g}" for g in _board.grammar(_read_text(os.path.join(root, "board.md")) or ""))
     messages.extend(api.pairing_messages(ctx, root))
     if messages:
         return Answer.block(["RULE 2 — before stopping:"] + messages)

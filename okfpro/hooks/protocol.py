@@ -172,13 +172,6 @@ def _run_one(C, check, ctx):  # noqa: N803
         if not isinstance(answer, C.Answer):
             raise TypeError(f"returned {type(answer).__name__}, not an answer")
         return answer
-    except C.NotAvailable as exc:
-        if check.kind == C.FEEDBACK:
-            ctx.notes.append(f"{check.name}: {exc}")
-            return C.Answer.pass_()
-        return C.Answer.block(
-            f"ENFORCEMENT DEGRADED — '{check.name}' could not run: {exc}. Nothing was checked, so the call is refused."
-        )
     except BaseException as exc:  # noqa: BLE001
         if isinstance(exc, KeyboardInterrupt):
             raise

@@ -7,11 +7,11 @@ and ``okfpro state`` / ``okfpro snapshot`` compute every number the same way.
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import datetime as _dt
     from typing import Any
 
 
