@@ -441,7 +441,7 @@ def test_lint_negative_edges(tmp_path: Path) -> None:
                                          "alpha.md": doc(alpha_fm(**AC, computation="/calc.md"),
                                                          ALPHA_BODY + "\n# Computation\n\n```sql\nselect 1\n```\n")})
     found = [f for f in lint_report(root)["findings"] if f["check"] == "incomplete_computation"]
-    assert found and found[0]["metric"]["provided"] == ["computation", "fence"]
+    assert found and found[0]["metric"]["provided"] == ["computation", "body"]
     # A fenced link is not a link; an image is not a link.
     root = write_bundle(tmp_path / "e", {**clean_files(), "beta.md": doc(
         beta_fm(), BETA_BODY + "\n```\n[x](gone.md)\n```\n![img](gone2.md) and `[y](gone3.md)`\n")})
@@ -613,3 +613,43 @@ def test_graph_edges_indexes_hubs_components(tmp_path: Path) -> None:
     ]
     assert g.components == [["alpha", "beta", "topics/gamma"], ["lone"]]
     assert g.node("lone")["title"] == "Lone" and g.node("alpha", minimal=True) == {"id": "alpha", "title": "Alpha"}
+
+
+def test_identity_view_of_findings_with_a_custom_id(tmp_path: Path) -> None:
+    # The reference names a concept by its id: findings say `<id>.md`, index listings and self
+    # links are matched against the id, and the directory it "lives" in is its id's directory.
+    renamed = doc(beta_fm(title="Gamma", id="topics/gamma", description=""),
+                  "# Gamma\n\nLinks to [its own file](gamma.md) and [its id](/topics/gamma.md) and [Alpha](/alpha.md).\n")
+    files = {**clean_files(), "notes/gamma.md": renamed, "notes/index.md": "# Notes\n\n* [Gamma](gamma.md)\n"}
+    report = lint_report(write_bundle(tmp_path / ".okf", files))
+    found = {(f["check"], f["path"]) for f in report["findings"]}
+    assert ("missing_description", "topics/gamma.md") in found
+    assert ("self_link", "topics/gamma.md") in found
+    assert [f["metric"] for f in report["findings"] if f["check"] == "self_link"] == [{"count": 1}]
+    # notes/index.md lists notes/gamma.md, which is not the id: no index names topics/gamma
+    assert ("orphan", "topics/gamma.md") in found
+    assert not any(f["check"] == "not_in_index" for f in report["findings"])  # no topics/index.md
+
+
+def test_stats_counters_follow_the_selected_checks(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / ".okf", {**clean_files(), **LINT_CASES["orphan"]})
+    full = lint_report(root)["stats"]
+    assert (full["orphans"], full["loose"]) == (1, 1)
+    narrowed = lint_report(root, only="stub")["stats"]
+    assert (narrowed["orphans"], narrowed["loose"], narrowed["stubs"], narrowed["backlog"]) == (0, 0, 0, 0)
+    assert narrowed["concepts"] == 3 and narrowed["components"] == 2  # the rest is not selection-bound
+
+
+def test_repeated_tags_and_dangling_footnotes_count_each_time(tmp_path: Path) -> None:
+    files = {**clean_files(),
+             "alpha.md": doc(alpha_fm(tags=["x", "x", "y"]), ALPHA_BODY + "\nOne.[^zz] Two.[^zz]\n")}
+    report = lint_report(write_bundle(tmp_path / ".okf", files))
+    assert report["stats"]["tags"] == {"x": 2, "y": 1}
+    assert [f["check"] for f in report["findings"]].count("unattributed_claim") == 2
+
+
+def test_prose_only_citations_section_silences_uncited_external(tmp_path: Path) -> None:
+    body = BETA_BODY + "\nRead [the docs](https://example.com/docs).\n\n# Citations\n\nThe Q3 report, page 4.\n"
+    report = lint_report(write_bundle(tmp_path / ".okf", {**clean_files(), "beta.md": doc(beta_fm(), body)}))
+    checks = {f["check"] for f in report["findings"]}
+    assert "uncited_external" not in checks and "legacy_citations" in checks

@@ -35,12 +35,22 @@ _AGENT = re.compile(r"\A\S+/\S+\Z")
 _HUMAN = re.compile(r"\Ahuman:\S+\Z")
 _PROCESS = re.compile(r"\Aprocess:\S+\Z")
 
-_HEADING = re.compile(r"\A(#{1,6})\s+(.*?)\s*\Z")
-_FENCE = re.compile(r"\A(?:```|~~~)")
+_COMPUTATION_HEADING = re.compile(r"\A#{1,6}\s+Computation\s*\Z", re.I)
+_ANY_HEADING = re.compile(r"\A#{1,6}\s")
 _RUBY_SPACE = " \t\n\v\f\r\0"  # what the reference strips from a body before measuring it
 _DAY_SHAPE = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
 _CUTOFF_AGE = re.compile(r"\A(\d+)([dw])\Z")
 _CUTOFF_MOMENT = re.compile(r"\A(\d{4})-(\d{2})-(\d{2})(?:T(.+))?\Z")
+
+
+def where(c: Concept) -> str:
+    """The path a per-concept finding names: the concept's id plus ``.md`` (as the reference reports
+    it; the file path itself unless frontmatter overrides the id)."""
+    return f"{c.id}.md"
+
+
+def _strip_md(path: str) -> str:
+    return path[:-3] if path.endswith(".md") else path
 
 
 def _is_actor(value: str) -> bool:
@@ -82,12 +92,13 @@ class Context:
 
     @cached_property
     def listed(self) -> set[str]:
-        return {resolved for _, targets in self.indexes for _, resolved in targets}
+        """Ids named by any index.md link (the resolved target without ``.md``)."""
+        return {_strip_md(resolved) for _, targets in self.indexes for _, resolved in targets}
 
     @cached_property
     def orphans(self) -> list[Concept]:
         g = self.graph
-        return [c for c in self.concepts if not g.in_edges.get(c.id) and c.path not in self.listed]
+        return [c for c in self.concepts if not g.in_edges.get(c.id) and c.id not in self.listed]
 
     @cached_property
     def unlinked(self) -> list[Concept]:
@@ -125,20 +136,21 @@ class Context:
 # --- the checks -------------------------------------------------------------------
 def check_orphan(ctx: Context) -> Iterator[Finding]:
     for c in ctx.orphans:
-        yield c.path, "nothing links here and no index.md lists it", None
+        yield where(c), "nothing links here and no index.md lists it", None
 
 
 def check_not_in_index(ctx: Context) -> Iterator[Finding]:
+    # A concept "lives" in the directory of its id (``dir``), and an index lists it when one of
+    # its links resolves to ``<id>.md`` — the reference's identity view.
     by_dir: dict[str, list[Concept]] = {}
     for c in ctx.concepts:
-        head, _, _ = c.path.rpartition("/")
-        by_dir.setdefault(head, []).append(c)
+        by_dir.setdefault(c.dir, []).append(c)
     for entry, targets in ctx.indexes:
         head, _, _ = entry.path.rpartition("/")
-        listed = {resolved for _, resolved in targets}
-        for c in sorted(by_dir.get(head, ()), key=lambda c: c.path):
-            if c.path not in listed:
-                yield c.path, f"its directory's {entry.path} does not list it", {"index": entry.path}
+        listed = {_strip_md(resolved) for _, resolved in targets}
+        for c in by_dir.get(head or ".", ()):
+            if c.id not in listed:
+                yield where(c), f"its directory's {entry.path} does not list it", {"index": entry.path}
 
 
 def check_disconnected_component(ctx: Context) -> Iterator[Finding]:
@@ -151,7 +163,7 @@ def check_disconnected_component(ctx: Context) -> Iterator[Finding]:
 
 def check_unlinked(ctx: Context) -> Iterator[Finding]:
     for c in ctx.unlinked:
-        yield c.path, "no links in or out: it floats outside the graph", None
+        yield where(c), "no links in or out: it floats outside the graph", None
 
 
 def check_missing_concept(ctx: Context) -> Iterator[Finding]:
@@ -172,25 +184,25 @@ def check_broken_index_entry(ctx: Context) -> Iterator[Finding]:
 def check_stub(ctx: Context) -> Iterator[Finding]:
     limit = ctx.options.min_body
     for c, size in ctx.stubs:
-        yield c.path, f"body has only {size} character(s); --min-body is {limit}", {"chars": size, "min": limit}
+        yield where(c), f"body has only {size} character(s); --min-body is {limit}", {"chars": size, "min": limit}
 
 
 def check_missing_title(ctx: Context) -> Iterator[Finding]:
     for c in ctx.concepts:
         if is_blank(c.frontmatter.get("title")):
-            yield c.path, "no title (recommended)", None
+            yield where(c), "no title (recommended)", None
 
 
 def check_missing_description(ctx: Context) -> Iterator[Finding]:
     for c in ctx.concepts:
         if is_blank(c.frontmatter.get("description")):
-            yield c.path, "no description (recommended)", None
+            yield where(c), "no description (recommended)", None
 
 
 def check_missing_generated(ctx: Context) -> Iterator[Finding]:
     for c in ctx.concepts:
         if "generated" not in c.frontmatter and "timestamp" not in c.frontmatter:
-            yield c.path, "no generated (who produced this, and when)", None
+            yield where(c), "no generated (who produced this, and when)", None
 
 
 def check_expired(ctx: Context) -> Iterator[Finding]:
@@ -201,7 +213,7 @@ def check_expired(ctx: Context) -> Iterator[Finding]:
         day = stale_after_day(c.frontmatter.get("stale_after"))
         if day is not None and today >= day:
             days = (today - day).days
-            yield c.path, f"past its stale_after date {day.isoformat()} ({days} day(s) ago)", {
+            yield where(c), f"past its stale_after date {day.isoformat()} ({days} day(s) ago)", {
                 "days_past": days,
                 "stale_after": day.isoformat(),
             }
@@ -232,7 +244,7 @@ def check_stale(ctx: Context) -> Iterator[Finding]:
     for c in ctx.concepts:
         at = _moment_day(c.generated_at)
         if at is not None and at < cutoff:
-            yield c.path, f"generated {at.isoformat()}, before the --stale-after cutoff {cutoff.isoformat()}", {
+            yield where(c), f"generated {at.isoformat()}, before the --stale-after cutoff {cutoff.isoformat()}", {
                 "generated_at": at.isoformat(),
                 "cutoff": cutoff.isoformat(),
             }
@@ -240,9 +252,11 @@ def check_stale(ctx: Context) -> Iterator[Finding]:
 
 def check_uncited_external(ctx: Context) -> Iterator[Finding]:
     for c in ctx.concepts:
+        if c.sources or citations_text(c.body) is not None:
+            continue
         external = c.links.external_targets()
-        if external and not c.sources:
-            yield c.path, f"{len(external)} external link(s) in the body and no sources", {
+        if external:
+            yield where(c), f"{len(external)} external link(s) in the body and no sources", {
                 "external_count": len(external)
             }
 
@@ -263,7 +277,7 @@ def check_broken_source(ctx: Context) -> Iterator[Finding]:
         for raw in _source_resources(c):
             resolved = _links.resolve(raw, c.path)
             if resolved is not None and resolved not in ctx.existing:
-                yield c.path, f"source {raw} points into the bundle at a file that does not exist", {
+                yield where(c), f"source {raw} points into the bundle at a file that does not exist", {
                     "target": resolved
                 }
 
@@ -284,9 +298,9 @@ def check_unattributed_claim(ctx: Context) -> Iterator[Finding]:
             continue
         known = {i.lower() for i in ids}
         scan = c.links
-        for label in dict.fromkeys(scan.footnote_refs):
+        for label in scan.footnote_refs:
             if label not in known and label not in scan.footnote_defs:
-                yield c.path, f"footnote [^{label}] matches no sources[].id and has no definition", {"label": label}
+                yield where(c), f"footnote [^{label}] matches no sources[].id and has no definition", {"label": label}
 
 
 def check_unused_source(ctx: Context) -> Iterator[Finding]:
@@ -294,7 +308,7 @@ def check_unused_source(ctx: Context) -> Iterator[Finding]:
         cited = set(c.links.footnote_refs)
         for sid in _source_ids(c):
             if sid.lower() not in cited:
-                yield c.path, f"source {sid!r} is not cited by any [^{sid}] footnote", {"id": sid}
+                yield where(c), f"source {sid!r} is not cited by any [^{sid}] footnote", {"id": sid}
 
 
 def check_unprefixed_actor(ctx: Context) -> Iterator[Finding]:
@@ -302,44 +316,40 @@ def check_unprefixed_actor(ctx: Context) -> Iterator[Finding]:
         actors: list[tuple[str, str]] = []
         gen = c.frontmatter.get("generated")
         if isinstance(gen, dict):
-            by = gen.get("by")
-            if not is_blank(by):
-                actors.append(("generated.by", to_text(by).strip()))
+            actors.append(("generated.by", to_text(gen.get("by")).strip()))
         for entry in c.verified:
-            by = entry.get("by")
-            if not is_blank(by):
-                actors.append(("verified.by", to_text(by).strip()))
+            actors.append(("verified.by", to_text(entry.get("by")).strip()))
         for name, by in actors:
-            if not _is_actor(by):
-                yield c.path, f"{name} {by!r} is not in a §7 form (agent/version, human:id, process:id)", {
+            if by and not _is_actor(by):
+                yield where(c), f"{name} {by!r} is not in a §7 form (agent/version, human:id, process:id)", {
                     "by": by,
                     "field": name,
                 }
 
 
 def computation_fence(body: str) -> bool:
-    """Whether a ``# Computation`` section holds a fenced code block."""
-    level = None
+    """Whether a fenced code block opens inside a ``# Computation`` section (§10.3's inline form).
+
+    The section starts at a ``Computation`` heading (any level) and ends at the next heading of
+    any level; a heading inside a fence is text.
+    """
+    if "omputation" not in body:
+        return False
     fenced = False
+    inside = False
     for line in body.split("\n"):
         stripped = line.strip()
-        if _FENCE.match(stripped):
-            if level is not None:
+        if stripped.startswith(("```", "~~~")):
+            if inside and not fenced:
                 return True
             fenced = not fenced
             continue
         if fenced:
             continue
-        heading = _HEADING.match(stripped)
-        if heading is None:
-            continue
-        if level is None:
-            if heading.group(2).lower() == "computation":
-                level = len(heading.group(1))
-        elif len(heading.group(1)) <= level:
-            level = None
-            if heading.group(2).lower() == "computation":
-                level = len(heading.group(1))
+        if _COMPUTATION_HEADING.match(stripped):
+            inside = True
+        elif inside and _ANY_HEADING.match(stripped):
+            inside = False
     return False
 
 
@@ -351,14 +361,14 @@ def check_incomplete_computation(ctx: Context) -> Iterator[Finding]:
         if not is_blank(c.frontmatter.get("computation")):
             provided.append("computation")
         if computation_fence(c.body):
-            provided.append("fence")
+            provided.append("body")
         if len(provided) == 1:
             continue
         if provided:
             message = "gives its computation twice (a computation: path and a # Computation fence); keep one"
         else:
             message = "gives no computation (no computation: path, no fenced block under # Computation)"
-        yield c.path, message, {"provided": provided}
+        yield where(c), message, {"provided": provided}
 
 
 def check_broken_attestation_ref(ctx: Context) -> Iterator[Finding]:
@@ -377,14 +387,14 @@ def check_broken_attestation_ref(ctx: Context) -> Iterator[Finding]:
             raw = to_text(value)
             resolved = _links.resolve(raw, c.path)
             if resolved is not None and resolved not in ctx.existing:
-                yield c.path, f"{name} {raw} names a file that does not exist in the bundle", {
+                yield where(c), f"{name} {raw} names a file that does not exist in the bundle", {
                     "field": name,
                     "target": resolved,
                 }
 
 
 def check_legacy_timestamp(ctx: Context) -> Iterator[Finding]:
-    paths = [c.path for c in ctx.concepts if "timestamp" in c.frontmatter]
+    paths = sorted(where(c) for c in ctx.concepts if "timestamp" in c.frontmatter)
     if paths:
         yield None, (
             f"{len(paths)} concept(s) still carry the v0.1 timestamp field; write it as "
@@ -393,7 +403,7 @@ def check_legacy_timestamp(ctx: Context) -> Iterator[Finding]:
 
 
 def check_legacy_citations(ctx: Context) -> Iterator[Finding]:
-    paths = [c.path for c in ctx.concepts if has_citations_section(c.body)]
+    paths = sorted(where(c) for c in ctx.concepts if has_citations_section(c.body))
     if paths:
         yield None, (
             f"{len(paths)} concept(s) still have a v0.1 '# Citations' section; move it into sources: "
@@ -408,14 +418,13 @@ def has_citations_section(body: str) -> bool:
 def check_duplicate_title(ctx: Context) -> Iterator[Finding]:
     groups: dict[str, list[Concept]] = {}
     for c in ctx.concepts:
-        title = c.frontmatter.get("title")
-        if is_blank(title):
-            continue
-        groups.setdefault(to_text(title).strip().lower(), []).append(c)
+        key = to_text(c.frontmatter.get("title")).strip().lower()
+        if key:
+            groups.setdefault(key, []).append(c)
     for members in groups.values():
         if len(members) < 2:
             continue
-        title = to_text(members[0].frontmatter.get("title")).strip()
+        title = to_text(members[0].frontmatter.get("title"))
         ids = sorted(c.id for c in members)
         yield None, f"{len(members)} concepts share the title {title!r}", {"concepts": ids, "title": title}
 
@@ -423,20 +432,21 @@ def check_duplicate_title(ctx: Context) -> Iterator[Finding]:
 def check_unused_reference_def(ctx: Context) -> Iterator[Finding]:
     for c in ctx.concepts:
         for label in c.links.unused_defs():
-            yield c.path, f"reference definition [{label}] is never used", {"label": label}
+            yield where(c), f"reference definition [{label}] is never used", {"label": label}
 
 
 def check_undefined_reference(ctx: Context) -> Iterator[Finding]:
     for c in ctx.concepts:
         for label in dict.fromkeys(c.links.undefined_refs()):
-            yield c.path, f"reference link [{label}] has no definition, so it goes nowhere", {"label": label}
+            yield where(c), f"reference link [{label}] has no definition, so it goes nowhere", {"label": label}
 
 
 def check_self_link(ctx: Context) -> Iterator[Finding]:
     for c in ctx.concepts:
-        count = sum(1 for _, resolved in _graph.resolved_links(c) if resolved == c.path)
+        own = f"{c.id}.md"
+        count = sum(1 for _, resolved in _graph.resolved_links(c) if resolved == own)
         if count:
-            yield c.path, f"links to itself ({count} time(s))", {"count": count}
+            yield where(c), f"links to itself ({count} time(s))", {"count": count}
 
 
 def check_log_order(ctx: Context) -> Iterator[Finding]:
@@ -626,26 +636,29 @@ def lint(
             )
     return {
         "healthy": not any(f["severity"] == "warn" for f in findings),
-        "stats": stats(ctx, skipped),
+        "stats": stats(ctx, skipped, findings),
         "findings": findings,
     }
 
 
-def stats(ctx: Context, skipped: list[str]) -> dict[str, Any]:
+def _frequency(values: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def stats(ctx: Context, skipped: list[str], findings: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report's stats.  ``orphans``, ``loose``, ``stubs`` and ``backlog`` count the findings of
+    their check (so a check left out by ``--only``/``--except`` counts 0), as the reference does."""
     g = ctx.graph
     bundle = ctx.bundle
-    types: dict[str, int] = {}
-    tags: dict[str, int] = {}
+    per_check: dict[str, int] = {}
+    for f in findings:
+        per_check[f["check"]] = per_check.get(f["check"], 0) + 1
     trust = {tier: 0 for tier in TRUST_TIERS}
-    status: dict[str, int] = {}
     for c in ctx.concepts:
-        t = _graph.node_type(c)
-        types[t] = types.get(t, 0) + 1
-        for tag in dict.fromkeys(c.tags):
-            tags[tag] = tags.get(tag, 0) + 1
         trust[c.trust] = trust.get(c.trust, 0) + 1
-        s = _effective_status(c)
-        status[s] = status.get(s, 0) + 1
     return {
         "concepts": len(ctx.concepts),
         "edges": len(g.edges),
@@ -653,16 +666,16 @@ def stats(ctx: Context, skipped: list[str]) -> dict[str, Any]:
         "logs": len(bundle.logs),
         "skipped": len(bundle.unparseable),
         "skipped_checks": skipped,
-        "orphans": len(ctx.orphans),
-        "loose": len(ctx.unlinked),
-        "stubs": len(ctx.stubs),
-        "backlog": len(ctx.missing),
+        "orphans": per_check.get("orphan", 0),
+        "loose": per_check.get("unlinked", 0),
+        "stubs": per_check.get("stub", 0),
+        "backlog": per_check.get("missing_concept", 0),
         "components": len(g.components),
         "hubs": [{"id": row["id"], "in_degree": row["inbound"]} for row in g.hubs(limit=5)],
-        "types": dict(sorted(types.items())),
-        "tags": dict(sorted(tags.items())),
+        "types": _frequency(_graph.node_type(c) for c in ctx.concepts),
+        "tags": _frequency(tag for c in ctx.concepts for tag in c.tags),  # repeats count, as the reference's
         "trust": trust,
-        "status": dict(sorted(status.items())),
+        "status": _frequency(_effective_status(c) for c in ctx.concepts),
     }
 
 
