@@ -243,6 +243,7 @@ def lint_cmd(
     )
     trust = ", ".join(f"{k} {v}" for k, v in stats["trust"].items())
     click.echo(f"trust: {trust}")
+    click.echo("status: " + (", ".join(f"{k} {v}" for k, v in stats["status"].items()) or "none"))
     verdict = "healthy" if report["healthy"] else "NOT healthy"
     click.echo(f"{verdict}: {_plural(warn, 'warning')}, {info} info")
     raise SystemExit(code)
