@@ -231,3 +231,60 @@ def test_ranked_on_records():
 def test_ranked_filters(bundle):
     rows = search.ranked(bundle, "cache", 10, status="deprecated")
     assert [r["id"] for r in rows] == ["notes/deep/old"]
+
+
+# ----------------------------------------------------------------------------- fast paths = plain rules
+# The engine takes shortcuts (a joined-text pre-check, ASCII lowering, collapsing a long
+# text a prefix at a time).  A direct transcription of the rules must give the same rows.
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ALPHABET = st.sampled_from(list("abcK ſsSß\tÉé_-.\n  xyz`") + ["cache", "Cache", " word", "\u00a0", "\x1c", " " * 60, "\n" * 30])
+_TEXT = st.lists(_ALPHABET, max_size=80).map("".join)
+
+
+def _plain_scan(docs, terms):
+    import re as _re
+
+    pats = [_re.compile(_re.escape(t), _re.IGNORECASE) for t in terms]
+    rows = []
+    for d in docs:
+        fields = {f: d.fields.get(f) for f in search.FIELDS}
+        fields["id"] = d.id
+        hit_fields = set()
+        ok = True
+        for p in pats:
+            got = set()
+            for f, v in fields.items():
+                vals = v if isinstance(v, list) else [v]
+                if any(isinstance(x, str) and x and p.search(x) for x in vals):
+                    got.add(f)
+            if not got:
+                ok = False
+                break
+            hit_fields |= got
+        if not ok:
+            continue
+        order = [f for f in search.FIELDS if f in hit_fields]
+        snip = ""
+        for f in ("description", "body", "sources"):
+            if f in hit_fields:
+                flat = _re.sub(r"[ \t\r\n\f\v]+", " ", fields[f]).strip(" \t\r\n\f\v")
+                ms = [m for m in (p.search(flat) for p in pats) if m]
+                if ms:
+                    m = min(ms, key=lambda m: m.start())
+                    a, b = max(0, m.start() - 44), m.end() + 44
+                    snip = ("…" if a > 0 else "") + flat[a:b].strip(" ") + ("…" if b < len(flat) else "")
+                break
+        rows.append((d.id, order, sum(search.WEIGHTS[f] for f in order), snip))
+    return sorted(rows, key=lambda r: (-r[2], r[0]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_TEXT, _TEXT, st.lists(_TEXT, max_size=2), st.integers(0, 40)), min_size=1, max_size=4),
+       st.lists(st.sampled_from(["cache", "s", "K", "é", "a b", "x", "ß", " word", "_-"]), min_size=1, max_size=2))
+def test_fast_paths_equal_the_plain_rules(specs, terms):
+    docs = [search.Doc(f"d{i}", {"title": t, "body": (b * (n + 1)), "tags": tags, "description": t[:5]})
+            for i, (t, b, tags, n) in enumerate(specs)]
+    got = [(r["id"], r["matched"], r["score"], r["snippet"]) for r in search.scan(docs, terms)]
+    assert got == _plain_scan(docs, terms)

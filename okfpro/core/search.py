@@ -133,6 +133,19 @@ def concept_fields(concept: Any) -> dict[str, Any]:
     }
 
 
+def _concept_values(c: Any) -> dict[str, Any]:
+    """All seven searched fields of a Concept (attribute reads: cached values are plain)."""
+    return {
+        "title": c.title,
+        "id": c.id,
+        "tags": concept_tags(c),
+        "type": c.type,
+        "description": c.description,
+        "sources": sources_text(c.sources),
+        "body": c.body,
+    }
+
+
 class _View:
     """Uniform read access over a Concept or a Doc."""
 
@@ -382,12 +395,32 @@ def scan(
     rows: list[dict[str, Any]] = []
     literal = not regexp
     searchers = [p.search for p in patterns]
+    # A literal term that hits a field also hits the fields joined by NUL (a term
+    # holding no NUL cannot straddle two of them): one search rules most documents
+    # out.  Regexps (anchors, lookarounds) take the per-field path only.
+    precheck = literal and not any("\x00" in t for t in terms)
+    concept_fast = tuple(searched) == FIELDS
+    ascii_terms = [t.lower() for t in terms] if precheck and all(t.isascii() for t in terms) else None
     for obj in items:
         view = _View(obj)
         if use_filter and not flt(view):
             continue
-        values = {name: view.field(name) for name in searched}
-        matched = 0  # bit i set: FIELDS[i] matched (bits follow weight order)
+        if concept_fast and not view.is_doc:
+            values = _concept_values(obj)
+        else:
+            values = {name: view.field(name) for name in searched}
+        if precheck:
+            joined = "\x00".join(
+                v if v.__class__ is str else "\x00".join(x if x.__class__ is str else str(x) for x in v if x is not None)
+                for v in values.values() if v
+            )
+            if ascii_terms and joined.isascii():
+                low = joined.lower()  # exact for ASCII: IGNORECASE folds nothing else here
+                if not all(t in low for t in ascii_terms):
+                    continue
+            elif not all(search(joined) for search in searchers):
+                continue
+        matched = 0  # bit i set: searched[i] matched (bits follow weight order)
         ok = True
         for search in searchers:
             hit = False
