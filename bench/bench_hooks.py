@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from gen_bundle import generate  # noqa: E402
-from harness import PYTHON, baseline, measure, report  # noqa: E402
+from harness import PYTHON  # noqa: E402
 
 TARGETS = {"pre-tool-use outside": 3.0, "session-start": 4.0, "post-edit": 15.0}
 
@@ -69,27 +69,53 @@ def main() -> None:
                           {"cwd": str(ws), "tool_name": "Edit", "tool_input": {"file_path": str(concept), "new_string": "x"}}),
             "stop (clean tree)": ("stop", "stop.py", {"cwd": str(ws), "stop_hook_active": False}),
         }
-        base = baseline(runs=max(15, args.runs))
-        timings = []
-        ratios = {}
+        cmds: dict[str, tuple[list[str], bytes, dict[str, str]]] = {"python3 -c pass": ([PYTHON, "-c", "pass"], b"", {})}
         for label, (event, launcher, payload) in events.items():
             data = json.dumps(payload).encode()
-            direct = measure([PYTHON, "-m", "okfpro", "hook", event], stdin=data, runs=args.runs,
-                             label=f"{label}: python -m okfpro hook {event}", expect=(0, 2))
-            via = measure([str(hooks / launcher)], stdin=data, runs=args.runs, cwd=str(ws),
-                          label=f"{label}: launcher {launcher}", expect=(0, 2))
-            timings += [direct, via]
-            ratios[label] = (direct.p50 / base.p50, via.p50 / base.p50)
-        cold = measure([PYTHON, "-m", "okfpro", "hook", "post-tool-use"], stdin=json.dumps(events["post-edit"][2]).encode(),
-                       runs=max(3, args.runs // 3), env={"OKFPRO_NO_CACHE": "1"},
-                       label="post-edit: python -m okfpro hook post-tool-use (no parse cache)", expect=(0, 2))
-        timings.append(cold)
-        report(f"hooks ({args.n} concepts)", timings, base)
-        print("\ntargets (direct / through the launcher):")
+            cmds[f"{label}: python -m okfpro hook {event}"] = ([PYTHON, "-m", "okfpro", "hook", event], data, {})
+            cmds[f"{label}: launcher {launcher}"] = ([str(hooks / launcher)], data, {})
+        cmds["post-edit: python -m okfpro hook post-tool-use (no parse cache)"] = (
+            [PYTHON, "-m", "okfpro", "hook", "post-tool-use"], json.dumps(events["post-edit"][2]).encode(),
+            {"OKFPRO_NO_CACHE": "1"})
+        wall, cpu = interleaved(cmds, args.runs, cwd=str(ws))
+        base_w, base_c = wall["python3 -c pass"], cpu["python3 -c pass"]
+        print(f"\n== hooks ({args.n} concepts), {args.runs} interleaved runs, load average {os.getloadavg()[0]:.1f} ==")
+        print(f"{'':<66} {'wall p50':>10} {'ratio':>6}   {'cpu p50':>9} {'ratio':>6}")
+        for label in cmds:
+            print(f"{label:<66} {wall[label] * 1000:8.1f}ms {wall[label] / base_w:5.1f}x   "
+                  f"{cpu[label] * 1000:7.1f}ms {cpu[label] / base_c:5.1f}x")
+        print("\ntargets, wall-clock ratio (direct / through the launcher):")
         for label, target in TARGETS.items():
-            d, v = ratios[label]
+            direct = [k for k in cmds if k.startswith(f"{label}: python")][0]
+            via = [k for k in cmds if k.startswith(f"{label}: launcher")][0]
+            d, v = wall[direct] / base_w, wall[via] / base_w
             print(f"  {label:<22} {d:5.1f}x / {v:5.1f}x   target <= {target:g}x   "
                   f"{'met' if d <= target else 'MISSED'} direct, {'met' if v <= target else 'MISSED'} via launcher")
+
+
+def interleaved(cmds, runs: int, cwd: str):
+    """p50 wall time and p50 CPU time (user+sys of the child) per command, sampled round-robin
+    so that a change in machine load hits every command alike."""
+    import resource
+    import statistics
+    import time
+
+    walls: dict[str, list[float]] = {k: [] for k in cmds}
+    cpus: dict[str, list[float]] = {k: [] for k in cmds}
+    for i in range(runs + 1):
+        for label, (argv, data, extra) in cmds.items():
+            env = {**os.environ, **extra}
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            proc = subprocess.run(argv, input=data, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            elapsed = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if proc.returncode not in (0, 2):
+                raise RuntimeError(f"{label} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-400:]}")
+            if i:  # the first round warms caches
+                walls[label].append(elapsed)
+                cpus[label].append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return ({k: statistics.median(v) for k, v in walls.items()}, {k: statistics.median(v) for k, v in cpus.items()})
 
 
 if __name__ == "__main__":
