@@ -69,6 +69,13 @@ def main() -> None:
         busy_store = MemoryStore(busy / ".okf-memory")
 
         print("building …", flush=True)
+        # Population only: skip fsync of Git objects (the timed CLI runs below keep it).
+        import pygit2
+
+        from okfpro.memory import history as history_mod
+
+        history_mod._fsync_enabled = True
+        pygit2.settings.enable_fsync_gitdir(False)
         sizes = (10, 1_000, 10_000)
         secs = populate(fresh_store, Scope(tenant="bench", user="u10"), 10, "fresh")
         build: dict[str, float] = {}
@@ -78,10 +85,11 @@ def main() -> None:
         for k in range(1_000):
             populate(busy_store, Scope(tenant=f"other{k % 50}", user=f"user{k}"), 1, "other")
         build["1000 other scopes"] = time.perf_counter() - t0
+        pygit2.settings.enable_fsync_gitdir(True)  # back to what okfpro does
         writes = 10 + sum(sizes) + 1_000
         total = secs + sum(build.values())
         print(f"built {writes} commits via the library in {total:.1f} s "
-              f"({total / writes * 1000:.2f} ms per write+commit, in-process)")
+              f"({total / writes * 1000:.2f} ms per write+commit, in-process, no Git fsync)")
         for label, s in build.items():
             print(f"  {label}: {s:.1f} s")
 
@@ -91,11 +99,11 @@ def main() -> None:
         def env_for(user: str) -> dict[str, str]:
             return {"OKFPRO_TENANT": "bench", "OKFPRO_USER": user, "OKFPRO_AGENT": "", "OKFPRO_SESSION": ""}
 
-        timings.append(measure(okfpro("memory", "remember", "benchmark note"), runs=args.runs, cwd=str(fresh),
+        timings.append(measure(okfpro("memory", "remember", "benchmark note fresh"), runs=args.runs, cwd=str(fresh),
                                env=env_for("u10"), expect=(0,),
                                label="remember: 10 prior commits, no other scope"))
         for n in sizes:
-            timings.append(measure(okfpro("memory", "remember", "benchmark note"), runs=args.runs, cwd=str(busy),
+            timings.append(measure(okfpro("memory", "remember", f"benchmark note u{n}"), runs=args.runs, cwd=str(busy),
                                    env=env_for(f"u{n}"), expect=(0,),
                                    label=f"remember: {n:,} prior commits, 1,000 other scopes"))
         timings.append(measure(okfpro("memory", "recall", "kilo note 4242"), runs=args.runs, cwd=str(busy),
@@ -111,6 +119,30 @@ def main() -> None:
                                env=env_for("u10000"), expect=(0,),
                                label="log --limit 20: scope with 10,000 commits"))
         report("okfpro memory (fresh process each run)", timings, base_t)
+
+        print("\n== in-process (library) write + commit, 50 writes each, p50 ==")
+        for label, st, user in (("10 prior commits, no other scope", fresh_store, "u10"),
+                                ("10 prior commits, 1,000 other scopes", busy_store, "u10"),
+                                ("1,000 prior commits, 1,000 other scopes", busy_store, "u1000"),
+                                ("10,000 prior commits, 1,000 other scopes", busy_store, "u10000")):
+            scope = Scope(tenant="bench", user=user)
+            samples = []
+            for i in range(50):
+                t0 = time.perf_counter()
+                res = st.write(scope, f"{user} in-process {i}", "user", actor="bench")
+                samples.append(time.perf_counter() - t0)
+                assert res.written and not res.error, res
+            samples.sort()
+            print(f"  {label:<44} {samples[len(samples) // 2] * 1000:7.2f} ms")
+
+        print("\n== hard erasure (library, one run each) ==")
+        for user in ("u1000", "u10"):
+            scope = Scope(tenant="bench", user=user)
+            t0 = time.perf_counter()
+            res = busy_store.delete_scope(scope, "user", purge=True)
+            took = time.perf_counter() - t0
+            print(f"  purge {user} (repository of ~{writes} commits): {took:.2f} s, verified={res.verified}, "
+                  f"error={res.error}")
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)

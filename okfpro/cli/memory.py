@@ -201,8 +201,15 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> None:
     result = store.delete_scope(scope, tier, purge=purge, actor=_actor(scope))
     if result.error:
         _fail(result.error)
-    if purge:
+    if purge and result.verified:
         click.echo(f"erased {result.tiers_deleted} tier(s); no object holds the erased entries (verified)")
+    elif purge:
+        click.echo(f"erased {result.tiers_deleted} tier(s)")
+        click.echo(
+            f"okfpro memory: note: {len(result.shared)} object(s) of other scopes hold byte-identical "
+            "entries; they belong to those scopes and were kept",
+            err=True,
+        )
     else:
         click.echo(f"forgot {result.tiers_deleted} tier(s)")
         for t, commit in result.commits.items():

@@ -71,6 +71,7 @@ class PurgeReport:
     ref_deleted: bool = False
     pruned: bool = False
     residual: list[str] = field(default_factory=list)  # object ids still holding erased text
+    shared: list[str] = field(default_factory=list)  # ... of which other scopes' refs reach
     error: str | None = None
 
     @property
@@ -422,9 +423,18 @@ class History:
             self._git("prune", "--expire=now")
             report.pruned = True
             report.residual = self.objects_containing(needles)
+            if report.residual:
+                # Byte-identical text stored by another scope is that scope's data, kept.
+                reachable = self.reachable_objects()
+                report.shared = [oid for oid in report.residual if oid in reachable]
         except (HistoryError, OSError) as exc:
             report.error = str(exc)
         return report
+
+    def reachable_objects(self) -> set[str]:
+        """Ids of every object some ref (another scope's history) still reaches."""
+        out = self._git("rev-list", "--objects", "--all").stdout
+        return {line.split(b" ", 1)[0].decode() for line in out.splitlines() if line}
 
     def objects_containing(self, needles: list[bytes]) -> list[str]:
         """Ids of every object in the repository whose content holds one of ``needles``.

@@ -142,7 +142,8 @@ class DeleteResult:
     commits: dict[str, str] = field(default_factory=dict)  # tier -> forget commit
     purged: bool = False
     verified: bool = False  # purge only: no object left holds an erased entry
-    residual: list[str] = field(default_factory=list)
+    residual: list[str] = field(default_factory=list)  # objects still holding one
+    shared: list[str] = field(default_factory=list)  # residual objects another scope holds too
 
 
 @dataclass
@@ -284,7 +285,8 @@ def sections(body: str) -> list[tuple[str, str]]:
 
 
 def stored_sections(text: str) -> list[str]:
-    """Each section of a day concept exactly as stored (heading + quoted lines)."""
+    """Each section of a day concept exactly as stored (heading + quoted lines + the
+    newline that ends it, so one entry's text is never mistaken for a prefix of another)."""
     chunks: list[str] = []
     current: list[str] | None = None
     for line in text.split("\n"):
@@ -296,7 +298,7 @@ def stored_sections(text: str) -> list[str]:
             current.append(line)
     if current is not None:
         chunks.append("\n".join(current).rstrip("\n"))
-    return chunks
+    return [c + "\n" for c in chunks]
 
 
 def _title(text: str) -> str:
@@ -704,14 +706,16 @@ class MemoryStore:
                 if self.history is not None:
                     report = self.history.collect(sorted(needles))
                     result.residual = report.residual
+                    result.shared = report.shared
+                    unshared = [oid for oid in report.residual if oid not in set(report.shared)]
                     if report.error:
                         errors.append(f"purge incomplete: {report.error}")
-                    elif report.residual:
-                        errors.append(f"{len(report.residual)} object(s) still hold erased text")
+                    elif unshared:
+                        errors.append(f"{len(unshared)} unreferenced object(s) still hold erased text")
         except Exception as exc:  # noqa: BLE001 - reported as data
             errors.append(f"purge failed: {exc}")
         result.error = "; ".join(errors) if errors else None
-        result.verified = result.error is None
+        result.verified = result.error is None and not result.residual
         return result
 
     def _prune_empty_parents(self, directory: Path) -> None:
