@@ -142,6 +142,22 @@ def test_cache_lives_under_workspace_tmp_and_is_reused(tmp_path, monkeypatch_rac
     assert cache.load_bundle(tree.root).concepts[0].title == "Cache two"
 
 
+def test_reused_records_are_written_back_intact(tmp_path, monkeypatch_racy):
+    # a hit on a record with dates, then a change elsewhere: the rewritten cache still holds both
+    tree = Tree(tmp_path)
+    tree.write("dated.md", BODIES[4].encode())  # verified.at is a timestamp
+    tree.write("other.md", BODIES[0].encode())
+    cache.load_bundle(tree.root)
+    first = cache.load_bundle(tree.root)
+    assert first.by_id["dated"].verified[0]["at"].year == 2026
+    tree.write("other.md", BODIES[1].encode())
+    cache.load_bundle(tree.root)
+    stored = _stored(tree.root)
+    assert set(stored) == {"dated.md", "other.md", "index.md"}
+    assert stored["other.md"][1][1]["title"] == "Cache two"
+    assert snapshot(cache.load_bundle(tree.root)) == snapshot(read_bundle(tree.root))
+
+
 def test_young_files_are_not_stored(tmp_path):
     root = tmp_path / ".okf"
     root.mkdir()

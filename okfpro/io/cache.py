@@ -163,13 +163,23 @@ def _item(rel: str, rec: tuple) -> Concept | Entry:
         if kind == "C":
             fm = _dec(fm)
         elif kind == "P":
+            # the record stays as stored (it is written back as is): copy the containers
+            # on each patched path, then put the date objects into the copies
+            fm = dict(fm)
             for path, tag, text in rec[4]:
                 holder = fm
                 for step in path[:-1]:
-                    holder = holder[step]
+                    child = holder[step]
+                    child = dict(child) if child.__class__ is dict else list(child)
+                    holder[step] = child
+                    holder = child
                 holder[path[-1]] = _dt.datetime.fromisoformat(text) if tag == "t" else _dt.date.fromisoformat(text)
-        concept = Concept(rel, fm, rec[2])
-        concept.__dict__.update(rec[3])
+        concept = Concept.__new__(Concept)
+        state = dict(rec[3])
+        state["path"] = rel
+        state["frontmatter"] = fm
+        state["body"] = rec[2]
+        concept.__dict__ = state
         return concept
     if kind == "r":
         return Entry(rel, rec[1], utf8_ok=rec[2])
