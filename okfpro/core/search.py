@@ -474,6 +474,7 @@ _TOKEN = re.compile(r"\w+(?:[._\-/:@#+]\w+)*")
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 _BT_ODD = re.compile(r"[^\w._\-/:@#+]+")
 _PARTS = re.compile(r"[^\W_]+")
+_JOINED = re.compile(r"\w[.\-/:@#+]\w")
 K1 = 1.2
 B = 0.75
 PREFIX_MIN = 3
@@ -495,7 +496,10 @@ def tokenize(text: str) -> list[str]:
         return []
     folded = fold(text)
     toks = _TOKEN.findall(folded)
-    extra = [p for t in toks if not t.isalnum() for p in _PARTS.findall(t)]
+    if "_" in folded or _JOINED.search(folded):
+        extra = [p for t in toks if not t.isalnum() for p in _PARTS.findall(t)]
+    else:  # no identifier in this text: every token is a plain word
+        extra = []
     if "`" in folded:
         for inner in _BACKTICK.findall(folded):
             inner = inner.strip()

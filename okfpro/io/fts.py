@@ -130,11 +130,16 @@ def _sync(con, views: list[Any], paths: list[str]) -> dict[int, int]:
             from okfpro.io.cache import _Progress
 
             progress = _Progress(len(fresh), "indexing for ranked search")
+            top = con.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]
+            rows, files = [], []
             for done, p in enumerate(fresh, 1):
                 progress.tick(done)
                 i, digest = want[p]
-                cur = con.execute(f"INSERT INTO docs ({', '.join(_COLS)}) VALUES ({marks})", _columns(views[i]))
-                con.execute("INSERT INTO files VALUES (?, ?, ?)", (p, digest, cur.lastrowid))
+                rid = top + done
+                rows.append((rid, *_columns(views[i])))
+                files.append((p, digest, rid))
+            con.executemany(f"INSERT INTO docs (rowid, {', '.join(_COLS)}) VALUES (?, {marks})", rows)
+            con.executemany("INSERT INTO files VALUES (?, ?, ?)", files)
             progress.close()
             con.execute("COMMIT")
         except Exception:
