@@ -71,7 +71,7 @@ class Diagnostic:
         return {"code": self.code, "source": self.source, "message": self.message}
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class StoredEntry:
     """One entry as stored: ``id`` = ``<scope prefix>/<date>#<n>`` (n = section number)."""
 
