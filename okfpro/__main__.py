@@ -12,8 +12,14 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "hook":
-        from okfpro.hooks.protocol import main as hook_main
-
+        try:
+            from okfpro.hooks.protocol import main as hook_main
+        except BaseException as exc:  # noqa: BLE001 - the hook door must never exit 1
+            sys.stderr.write(
+                f"ENFORCEMENT DEGRADED — okfpro's hook protocol could not be loaded ({type(exc).__name__}: {exc}); "
+                "nothing was checked, so the call is refused.\n"
+            )
+            return 2
         return hook_main(args[1:])
     if args in (["--version"], ["-V"], ["version"]):
         from okfpro import __version__
