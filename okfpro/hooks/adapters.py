@@ -154,8 +154,9 @@ def ask_output(dialect: str, reason: str) -> tuple[str, str, int]:
 
 def context_output(dialect: str, event_name: str, text: str) -> str:
     """stdout for a context answer (SessionStart banner, prompt recall)."""
-    if dialect == "claude" and event_name in ("session-start", "user-prompt-submit"):
+    if dialect == "claude" and event_name == "session-start":
         return text if text.endswith("\n") else text + "\n"
+    # recall is data for the model: the structured additionalContext, never bare stdout
     host_name = (GEMINI_EVENT_NAMES if dialect == "gemini" else CLAUDE_EVENT_NAMES).get(event_name, event_name)
     return json.dumps({"hookSpecificOutput": {"hookEventName": host_name, "additionalContext": text}},
                       ensure_ascii=False, separators=(",", ":"))

@@ -456,26 +456,50 @@ def session_context(ctx: Ctx) -> Answer:
     return Answer.context(text) if text else Answer.pass_()
 
 
-# --------------------------------------------------------------------------- memory (wired by the lead)
+# --------------------------------------------------------------------------- memory
+
+# Memory is feedback: it adds context or writes memory, and never stands between the agent and its
+# work.  A result that did nothing says why in one line on stderr (not shown to the agent), except
+# the quiet, expected cases.
+_QUIET_REASONS = (
+    "memory capture is off", "no prompt to recall for", "this turn is already captured",
+    "session memory kept", "no session memory to delete", "no content words",
+)
+
+
+def _note_unless_quiet(ctx: Ctx, name: str, reason: str) -> None:
+    if reason and not any(q in reason for q in _QUIET_REASONS):
+        ctx.notes.append(f"{name}: {reason}")
 
 
 def memory_recall(ctx: Ctx) -> Answer:
-    """UserPromptSubmit: scoped-memory recall.  PASS until okfpro.memory.recall lands."""
-    try:
-        from okfpro.memory.recall import recall_for_prompt  # type: ignore[import-not-found]
-    except ImportError:
-        return Answer.pass_()
-    text = recall_for_prompt(ctx.event, ctx.workspace())
-    return Answer.context(text) if isinstance(text, str) and text else Answer.pass_()
+    """UserPromptSubmit: knowledge + scoped memory under the budget, as additionalContext."""
+    from okfpro.memory.recall import recall_for_prompt
+
+    result = recall_for_prompt(ctx.event, ctx.workspace())
+    if result.text:
+        return Answer.context(result.text)
+    _note_unless_quiet(ctx, "memory-recall", result.reason)
+    return Answer.pass_()
 
 
 def memory_capture(ctx: Ctx) -> Answer:
-    """SessionEnd: scoped-memory capture.  PASS until okfpro.memory.capture lands."""
-    try:
-        from okfpro.memory.capture import capture_from_event  # type: ignore[import-not-found]
-    except ImportError:
-        return Answer.pass_()
-    capture_from_event(ctx.event, ctx.workspace())
+    """Stop: capture the turn (when ``[memory] capture = true``), redacted before it touches disk."""
+    from okfpro.memory.capture import capture_from_event
+
+    result = capture_from_event(ctx.event, ctx.workspace())
+    if not result.written:
+        _note_unless_quiet(ctx, "memory-capture", result.reason)
+    return Answer.pass_()
+
+
+def memory_session_end(ctx: Ctx) -> Answer:
+    """SessionEnd: delete the session tier's memory (``[memory] session_cleanup``, default on)."""
+    from okfpro.memory.capture import end_session
+
+    result = end_session(ctx.event, ctx.workspace())
+    if not result.written:
+        _note_unless_quiet(ctx, "memory-session-end", result.reason)
     return Answer.pass_()
 
 
@@ -514,7 +538,8 @@ _ALL = (
     Check("stop-gate", ("stop",), None, GATE, stop_gate, "stop"),
     Check("session-context", ("session-start",), None, FEEDBACK, session_context, "session-start"),
     Check("memory-recall", ("user-prompt-submit",), None, FEEDBACK, memory_recall, None),
-    Check("memory-capture", ("session-end",), None, FEEDBACK, memory_capture, None),
+    Check("memory-capture", ("stop",), None, FEEDBACK, memory_capture, None),
+    Check("memory-session-end", ("session-end",), None, FEEDBACK, memory_session_end, None),
 )
 CHECKS: dict[str, Check] = {c.name: c for c in _ALL}
 # the names `okfpro hook check NAME` accepts (the reference's nine)
