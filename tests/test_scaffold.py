@@ -434,7 +434,8 @@ def test_the_template_pre_commit_config_guards_real_commits(tmp_path: Path) -> N
     first = sh("git", "commit", "-q", "-m", "start")
     assert first.returncode == 0, first.stdout + first.stderr
     ran = [line for line in (first.stdout + first.stderr).splitlines() if line.rstrip().endswith("Passed")]
-    for hook in ("okfpro records", "okfpro validate", "okfpro lint", "okfpro audit", "okfpro secrets"):
+    for hook in ("okfpro identifies itself", "okfpro records", "okfpro validate", "okfpro lint", "okfpro audit",
+                 "okfpro secrets"):
         assert any(line.startswith(hook) for line in ran), (hook, first.stdout)
     head = sh("git", "rev-parse", "HEAD").stdout
     day.write_text(day.read_text() + "\nRewritten afterwards.\n")
@@ -442,6 +443,16 @@ def test_the_template_pre_commit_config_guards_real_commits(tmp_path: Path) -> N
     refused = sh("git", "commit", "-q", "-m", "rewrite history")
     assert refused.returncode != 0
     assert "2026-11-20.md" in refused.stdout + refused.stderr
+    assert sh("git", "rev-parse", "HEAD").stdout == head
+
+    # a stray `okfpro` that exits 0 for everything must not pass the commit door
+    sh("git", "reset", "-q", "--hard", "HEAD")
+    shim.write_text("#!/bin/sh\nexit 0\n")
+    (ws / ".okf/learnings/note.md").write_text("no frontmatter at all\n")
+    sh("git", "add", "-A")
+    stray = sh("git", "commit", "-q", "-m", "slip past a fake enforcer")
+    assert stray.returncode != 0
+    assert "did not identify itself as the enforcer" in stray.stdout + stray.stderr
     assert sh("git", "rev-parse", "HEAD").stdout == head
 
 
