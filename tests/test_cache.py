@@ -316,3 +316,18 @@ def test_concurrent_processes_agree_and_leave_a_valid_cache(tmp_path):
     assert outs[0][0].decode() == fresh.stdout
     assert cache.cache_path(tree.root).read_bytes().startswith(cache.MAGIC)
     assert not [p for p in cache.cache_path(tree.root).parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_read_only_workspace_is_left_alone_even_for_root(tmp_path):
+    root = tmp_path / "ws" / ".okf"
+    root.mkdir(parents=True)
+    (root / "index.md").write_text("# Root\n")
+    (root / "a.md").write_text(BODIES[0])
+    os.chmod(tmp_path / "ws", 0o555)  # root could still write here; okfpro must not
+    try:
+        assert snapshot(cache.load_bundle(root)) == snapshot(read_bundle(root))
+        proc = run_okfpro("search", "alpha", "--engine", "ranked", "--json", "--bundle", str(root))
+        assert proc.returncode == 0 and json.loads(proc.stdout)["count"] == 1
+        assert sorted(p.name for p in (tmp_path / "ws").iterdir()) == [".okf"]
+    finally:
+        os.chmod(tmp_path / "ws", 0o755)

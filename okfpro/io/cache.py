@@ -234,7 +234,31 @@ def _read_cache(path: Path, root_real: str) -> dict[str, tuple]:
         return {}
 
 
+def writable(directory: Path) -> bool:
+    """May okfpro create files at ``directory``?  Its nearest existing ancestor decides.
+
+    A directory without its owner's write bit counts as read-only even for root
+    (who could write it anyway): a read-only checkout, a shared corpus, is left alone.
+    """
+    probe = directory
+    while True:
+        try:
+            st = os.stat(probe)
+            break
+        except FileNotFoundError:
+            if probe.parent == probe:
+                return False
+            probe = probe.parent
+        except OSError:
+            return False
+    import stat as _stat
+
+    return _stat.S_ISDIR(st.st_mode) and bool(st.st_mode & _stat.S_IWUSR) and os.access(probe, os.W_OK | os.X_OK)
+
+
 def _write_cache(path: Path, root_real: str, entries: dict[str, tuple]) -> None:
+    if not writable(path.parent):
+        return
     try:
         payload = marshal.dumps(
             {"version": VERSION, "root": root_real, "python": sys.version_info[:2], "code": code_stamp(),

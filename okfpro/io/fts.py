@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from okfpro.core import search as S
@@ -180,7 +181,11 @@ def ranked(
     root_real = os.path.realpath(os.fspath(root))
     con = None
     if persist:
+        from okfpro.io.cache import writable
+
         path = db_path(root)
+        persist = writable(Path(path).parent)
+    if persist:
         for attempt in (1, 2):  # a corrupt or foreign file is removed and rebuilt once
             try:
                 con = _connect(path)
