@@ -5,6 +5,9 @@
 
 For each size (bundles made by ``bench/gen_bundle.py``, seed 7):
 
+Every command row is sampled interleaved with ``python3 -c pass`` (run, pass, run,
+pass, ...) and printed with the p50 of both, so the machine's load drift hits both.
+
 * ``okfpro search TERM`` (scan engine) in a fresh process: **cold** (no parse
   cache: the cache directory is deleted before every run, so each run parses every
   file and writes the cache), **warm** (cache present), and ``OKFPRO_NO_CACHE=1``;
@@ -35,7 +38,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
-from harness import PYTHON, Timing, baseline, measure, okfpro, report  # noqa: E402
+from harness import PYTHON, Timing, baseline, measure, okfpro, report  # noqa: E402,F401
 
 ENV = {"PYTHONPATH": str(REPO)}
 
@@ -48,17 +51,34 @@ def generate(work: Path, n: int) -> Path:
     return out
 
 
-def cold(cmd: list[str], ws: Path, runs: int, label: str) -> Timing:
-    samples = []
-    for _ in range(runs):
-        shutil.rmtree(ws / ".tmp" / "okfpro-cache", ignore_errors=True)
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=ws, env={**os.environ, **ENV}, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
-        samples.append(time.perf_counter() - start)
-        if proc.returncode != 0:
-            raise RuntimeError(proc.stderr.decode(errors="replace")[-500:])
-    return Timing(label, statistics.median(samples), runs)
+def timed(cmd: list[str], ws: Path, env: dict[str, str], before=None) -> float:
+    if before is not None:
+        before()
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ws, env={**os.environ, **ENV, **env}, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr.decode(errors="replace")[-500:])
+    return elapsed
+
+
+def interleaved(label: str, cmd: list[str], ws: Path, runs: int, env: dict[str, str] | None = None,
+                before=None, warmup: int = 1) -> tuple[Timing, Timing]:
+    """Alternate ``python3 -c pass`` and the command, so the machine's load drift hits both alike."""
+    base, samples = [], []
+    for i in range(warmup + runs):
+        b = timed([PYTHON, "-c", "pass"], ws, {})
+        t = timed(cmd, ws, env or {}, before)
+        if i >= warmup:
+            base.append(b)
+            samples.append(t)
+    return Timing(label, statistics.median(samples), runs), Timing("python3 -c pass", statistics.median(base), runs)
+
+
+def row(t: Timing, base: Timing) -> str:
+    ratio = t.p50 / base.p50 if base.p50 > 0 else float("nan")
+    return f"{t.label:<52} p50 {t.p50 * 1000:8.1f} ms   pass {base.p50 * 1000:6.1f} ms   {ratio:6.1f} x"
 
 
 def backends(ws: Path) -> list[str]:
@@ -156,21 +176,26 @@ def main() -> None:
         ws = generate(work, n)
         gen = time.perf_counter() - start
         r = max(3, runs if n <= 10000 else 3)
-        timings = [
-            cold(okfpro("search", args.term, "--json"), ws, r, f"{n:>6}: search {args.term} cold (no cache)"),
-            measure(okfpro("search", args.term, "--json"), runs=r, cwd=str(ws), env=ENV,
-                    label=f"{n:>6}: search {args.term} warm (cache)"),
-            measure(okfpro("search", args.rare, "--json"), runs=r, cwd=str(ws), env=ENV,
-                    label=f"{n:>6}: search {args.rare} warm (cache)"),
-            measure(okfpro("search", args.term, "--json"), runs=r, cwd=str(ws),
-                    env={**ENV, "OKFPRO_NO_CACHE": "1"}, label=f"{n:>6}: search {args.term} OKFPRO_NO_CACHE=1"),
-            cold(okfpro("search", *ranked_q, "--engine", "ranked", "--json"), ws, r,
-                 f"{n:>6}: search --engine ranked cold (no cache/index)"),
-            measure(okfpro("search", *ranked_q, "--engine", "ranked", "--json"), runs=r, cwd=str(ws), env=ENV,
-                    label=f"{n:>6}: search --engine ranked warm"),
+
+        def drop_cache(ws: Path = ws) -> None:
+            shutil.rmtree(ws / ".tmp" / "okfpro-cache", ignore_errors=True)
+
+        q = ["search", args.term, "--json"]
+        rare = ["search", args.rare, "--json"]
+        ranked = ["search", *ranked_q, "--engine", "ranked", "--json"]
+        cases = [
+            (f"{n:>6}: search {args.term} cold (no cache)", q, {}, drop_cache, 0),
+            (f"{n:>6}: search {args.term} warm (cache)", q, {}, None, 1),
+            (f"{n:>6}: search {args.rare} warm (cache)", rare, {}, None, 1),
+            (f"{n:>6}: search {args.term} OKFPRO_NO_CACHE=1", q, {"OKFPRO_NO_CACHE": "1"}, None, 0),
+            (f"{n:>6}: search --engine ranked cold (no cache/index)", ranked, {}, drop_cache, 0),
+            (f"{n:>6}: search --engine ranked warm", ranked, {}, None, 1),
         ]
-        local = baseline()  # the machine's load drifts: compare with a baseline taken next to the rows
-        report(f"{n} concepts (generated in {gen:.1f} s)", timings, local)
+        print(f"\n== {n} concepts (generated in {gen:.1f} s; each row interleaved with python3 -c pass) ==")
+        for label, argv, env, before, warm in cases:
+            t, b = interleaved(label, okfpro(*argv), ws, r, env, before, warm)
+            print(row(t, b))
+            sys.stdout.flush()
         if n <= 10000:
             for line in backends(ws):
                 print(f"{n:>6}: {line}")
