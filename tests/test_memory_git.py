@@ -49,10 +49,13 @@ def workspace_state(ws: Path) -> tuple:
     return head, branch, status, index, refs
 
 
-def make_workspace(tmp_path: Path) -> Path:
+def make_workspace(tmp_path: Path, ignore_memory: bool = True) -> Path:
+    """A committed workspace; like `okfpro init`'s, its .gitignore names .okf-memory/."""
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "okfpro.toml").write_text("[memory]\n")
+    if ignore_memory:
+        (ws / ".gitignore").write_text(".tmp/*\n.okf-memory/\n")
     (ws / ".okf").mkdir()
     (ws / ".okf" / "index.md").write_text("# Index\n")
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
@@ -86,9 +89,14 @@ def test_parallel_processes_lose_nothing_and_workspace_untouched(tmp_path):
         subprocess.Popen([sys.executable, "-c", WORKER, str(root), str(p), "50"], stdout=subprocess.PIPE)
         for p in range(8)
     ]
+    samples = 0
+    while any(p.poll() is None for p in procs):  # checked throughout, not only at the end
+        assert workspace_state(ws) == before
+        samples += 1
     outs = [(p.wait(timeout=300), p.stdout.read()) for p in procs]
     assert all(rc == 0 for rc, _ in outs), outs
     assert workspace_state(ws) == before
+    assert samples > 0
 
     scope = Scope(tenant="acme", user="alice")
     days = sorted((root / memory_path("user", scope)).glob("*.md"))
@@ -111,6 +119,21 @@ def test_parallel_processes_lose_nothing_and_workspace_untouched(tmp_path):
     assert [e.name for e in repo[tip].tree] == ["memory-user"]
     assert list(repo.references) == [history_ref("user", scope)]
     assert repo.head_is_unborn  # the memory repo's HEAD is never set either
+
+
+def test_memory_root_hides_itself_from_a_workspace_that_does_not_ignore_it(tmp_path):
+    ws = make_workspace(tmp_path, ignore_memory=False)
+    before = workspace_state(ws)
+    # the very first file in the root (here without any history) is already hidden
+    assert MemoryStore(ws / ".okf-memory", history=False).write(Scope(user="x"), "no history", "user").written
+    assert workspace_state(ws) == before
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_")}
+    env.update(OKFPRO_TENANT="acme", OKFPRO_USER="alice")
+    for args in (["remember", "hello"], ["forget", "--yes"], ["remember", "again"], ["forget", "--purge", "--yes"]):
+        proc = subprocess.run([sys.executable, "-m", "okfpro", "memory", *args], cwd=ws, env=env, capture_output=True)
+        assert proc.returncode == 0, proc.stderr
+        assert workspace_state(ws) == before
+    assert (ws / ".okf-memory" / HISTORY_DIR).is_dir()
 
 
 def test_commit_shape_message_and_author(tmp_path):

@@ -31,8 +31,8 @@ import pygit2
 from pygit2.enums import FileMode, ObjectType, RepositoryOpenFlag
 
 from okfpro.core.scope import Scope, history_ref, memory_path, scope_key
-from okfpro.io.atomic import atomic_write, locked
-from okfpro.memory.store import LOCK_DIR, TOOL
+from okfpro.io.atomic import locked
+from okfpro.memory.store import LOCK_DIR, TOOL, ensure_ignored
 
 HISTORY_DIR = ".okf-history.git"
 ENTRIES_TRAILER = "Entries"
@@ -132,11 +132,7 @@ class History:
         return self._repo
 
     def _init(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        ignore = self.root / ".gitignore"
-        if not ignore.exists():
-            # keeps a workspace repository around the memory root from listing it
-            atomic_write(ignore, "# okfpro memory root: history lives in .okf-history.git\n*\n")
+        ensure_ignored(self.root)
         tmp = self.root / f".okf-history.{os.getpid()}.tmp"
         if tmp.exists():
             shutil.rmtree(tmp)

@@ -44,6 +44,25 @@ from okfpro.io.atomic import atomic_write, locked
 
 TOOL = f"okfpro/{__version__}"
 LOCK_DIR = ".okf-locks"
+_IGNORE = b"# okfpro memory root (history: .okf-history.git); no enclosing repository tracks it\n*\n"
+
+
+def ensure_ignored(root: Path) -> None:
+    """Create ``root`` with a ``.gitignore`` of ``*`` before anything else goes in it.
+
+    A workspace repository around the memory root then never lists it, even when the
+    workspace's own .gitignore does not name it.  An empty directory is invisible to
+    Git, and the file is created exclusively and filled by one write.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(str(root / ".gitignore"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return
+    try:
+        os.write(fd, _IGNORE)
+    finally:
+        os.close(fd)
 
 CONCEPT_TYPE = "AgentMemory"
 MAX_ENTRY_CHARS = 64 * 1024
@@ -358,6 +377,7 @@ class MemoryStore:
         self.tiers = tuple(check_tier(t) for t in tiers)
         self._with_history = history
         self._history = None
+        self._root_ready = False
 
     @property
     def history(self):
@@ -416,6 +436,9 @@ class MemoryStore:
     @contextlib.contextmanager
     def _repo_lock(self, exclusive: bool) -> Iterator[None]:
         """Writers share it; a purge (which prunes objects) takes it alone."""
+        if not self._root_ready:
+            ensure_ignored(self.root)
+            self._root_ready = True
         path = self.root / LOCK_DIR / "repository.lock"
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(str(path), os.O_RDWR | os.O_CREAT, 0o644)
