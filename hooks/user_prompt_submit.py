@@ -9,6 +9,7 @@ import sys
 EVENT = "user-prompt-submit"
 GATE = False
 
+sys.dont_write_bytecode = True  # no __pycache__ left in the workspace beside the launchers
 try:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from _launch import launch

@@ -32,7 +32,8 @@ def _start_dir(directory: str, verb: str) -> Path:
         finish(2)
     start = Path(directory)
     if not start.is_dir():
-        click.echo(f"okfpro {verb}: {directory}: no such directory", err=True)
+        what = "not a directory" if start.exists() else "no such directory"
+        click.echo(f"okfpro {verb}: {directory}: {what}", err=True)
         finish(2)
     return start
 

@@ -67,6 +67,15 @@ def _reader_root(verb: str, dirs: tuple[str, ...], need_board: bool) -> Path:
         _err(f"okfpro {verb}: {d} holds no OKF bundle (no index.md there, and none in {d}/.okf).")
         finish(2)
     root = Path(os.path.abspath(root))
+    root_real = os.path.realpath(root)
+    for rel in ("board.md", "log.md"):
+        real = os.path.realpath(root / rel)
+        if (root / rel).is_symlink() and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+            _err(
+                f"okfpro {verb}: {rel} resolves outside the bundle ({real}); okfpro reads nothing through a "
+                f"link that leaves the bundle. Replace the link with the file itself."
+            )
+            finish(2)
     if need_board and not (root / "board.md").is_file():
         _err(f"okfpro {verb}: the bundle at {root} has no board.md, so there is no work state to read.")
         finish(2)

@@ -101,7 +101,15 @@ def capture(board_text: str, today: _dt.date, text: str) -> Edit:
     line = capture_line(today, text)
     raw = _lines(board_text)
     raw.insert(_section_end(b, "Inbox"), line + _eol(board_text))
-    return Edit(board_text, "".join(raw), added=[line])
+    after = "".join(raw)
+    # Only a '<!--' in the text can add a comment finding (unclosed, or respliced once stripped).
+    if "<!--" in text and len(_board.grammar(after)) > len(_board.grammar(board_text)):
+        raise Refused(
+            "the text holds a '<!--' that would not close as one comment on its line, so the board would "
+            "carry a grammar finding that audit and the Stop gate refuse. Capture it without '<!--', "
+            "or close the comment on the same line ('<!-- note -->')."
+        )
+    return Edit(board_text, after, added=[line])
 
 
 # --- selectors ----------------------------------------------------------------------
@@ -221,9 +229,17 @@ def close_marker(index_text: str, today: _dt.date) -> Edit:
         raise Refused("the project's index.md is empty; its first line must be a heading to carry the closed marker.")
     first = chomp(raw[0])
     if FENCE_LINE.match(first):
-        raise Refused("the project's index.md opens with a '---' frontmatter fence; a project index carries none. Fix it by hand.")
+        raise Refused(
+            "the project's index.md opens with a '---' frontmatter fence, but the closed marker belongs on its "
+            "first line, the project's Markdown heading (a project index carries no frontmatter, and the marker "
+            "is read from the first three lines only). Remove the frontmatter so the heading comes first, then "
+            "run close again."
+        )
     if not HEADING_LINE.match(first):
-        raise Refused("the project's index.md does not open with a Markdown heading, so there is no line to mark closed.")
+        raise Refused(
+            "the project's index.md does not open with a Markdown heading, so there is no line to mark closed. "
+            "Put the project's heading ('# <Project>') on the first line, then run close again."
+        )
     new = first.rstrip() + f" {EM} closed {today.isoformat()}"
     if not marker_ok(new) or MARKER.search(new) is None:
         raise Refused(f"the heading would not read as closed once marked ('{new}'); reword it by hand.")

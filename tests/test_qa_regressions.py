@@ -1,0 +1,116 @@
+"""Regressions found by using an ``okfpro init`` workspace as a newcomer would.
+
+Each test drives real processes on real files: the CLI through ``python -m okfpro``,
+the hook launchers exactly as ``.claude/settings.json`` runs them (``sh -c`` with
+``CLAUDE_PROJECT_DIR`` set, a path holding a space).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import REPO, run_okfpro
+
+TODAY = "2026-11-30"
+
+
+def init_workspace(base: Path) -> Path:
+    ws = base / "my brain"
+    proc = run_okfpro("init", str(ws), env={"OKFPRO_TODAY": TODAY})
+    assert proc.returncode == 0, proc.stderr
+    return ws
+
+
+def run(*args: str, cwd: Path, code: int | None = None) -> subprocess.CompletedProcess:
+    proc = run_okfpro(*args, cwd=cwd, env={"OKFPRO_TODAY": TODAY})
+    if code is not None:
+        assert proc.returncode == code, f"{args}: rc={proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+# --- hook launchers leave the workspace clean ---------------------------------------------
+
+
+def test_launchers_run_as_the_host_runs_them_leave_no_bytecode_in_the_workspace(tmp_path):
+    ws = init_workspace(tmp_path)
+    # the pin names the interpreter that installed okfpro; here: the one running the tests
+    (ws / ".claude" / "hooks" / "okfpro-python").write_text(sys.executable + "\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(CLAUDE_PROJECT_DIR=str(ws), OKFPRO_TODAY=TODAY, PYTHONPATH=str(REPO))
+    event = ('{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","cwd":%s}'
+             % __import__("json").dumps(str(ws)))
+    proc = subprocess.run(["sh", "-c", '"$CLAUDE_PROJECT_DIR"/.claude/hooks/session_start.py'], input=event.encode(),
+                          capture_output=True, env=env, cwd=str(ws), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert b"in flight 0/5" in proc.stdout
+    assert not (ws / ".claude" / "hooks" / "__pycache__").exists()
+    status = subprocess.run(["git", "-C", str(ws), "status", "--porcelain", "--untracked-files=all"],
+                            capture_output=True, text=True, check=True).stdout
+    assert "__pycache__" not in status
+
+
+# --- readers do not follow a board.md / log.md that leaves the bundle ----------------------
+
+
+def test_readers_refuse_a_board_or_log_symlinked_outside_the_bundle(tmp_path):
+    ws = init_workspace(tmp_path)
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text((ws / ".okf" / "board.md").read_text().replace("## Inbox\n", "## Inbox\n- 2026-11-01 — secret\n"))
+    (ws / ".okf" / "board.md").unlink()
+    (ws / ".okf" / "board.md").symlink_to(outside)
+    for verb in ("state", "board", "snapshot"):
+        proc = run(verb, cwd=ws, code=2)
+        assert "board.md resolves outside the bundle" in proc.stderr, proc.stderr
+        assert "secret" not in proc.stdout
+    (ws / ".okf" / "board.md").unlink()
+    (ws / ".okf" / "board.md").write_text(outside.read_text().replace("- 2026-11-01 — secret\n", ""))
+    outside_log = tmp_path / "log.md"
+    outside_log.write_text("# Log\n\n## 2026-11-29\n\n* **Snapshot**: inbox 9 (oldest 1d)\n")
+    (ws / ".okf" / "log.md").unlink()
+    (ws / ".okf" / "log.md").symlink_to(outside_log)
+    proc = run("state", cwd=ws, code=2)
+    assert "log.md resolves outside the bundle" in proc.stderr
+
+
+# --- capture never writes a line that breaks the board grammar -----------------------------
+
+
+def test_capture_refuses_text_that_would_leave_an_unclosed_comment(tmp_path):
+    ws = init_workspace(tmp_path)
+    board = ws / ".okf" / "board.md"
+    before = board.read_bytes()
+    proc = run("capture", "see <!-- the note", cwd=ws, code=2)
+    assert "<!--" in proc.stderr and "untouched" in proc.stderr
+    assert board.read_bytes() == before
+    proc = run("capture", "--", "<!<!-- x -->-- spliced", cwd=ws, code=2)
+    assert board.read_bytes() == before
+    # a balanced comment and arrows are ordinary text
+    run("capture", "a --> b <!-- aside --> c", cwd=ws, code=0)
+    run("audit", cwd=ws, code=0)
+
+
+# --- messages say what to do next ---------------------------------------------------------
+
+
+def test_close_refusal_on_a_frontmatter_project_index_says_how_to_fix_it(tmp_path):
+    ws = init_workspace(tmp_path)
+    proj = ws / ".okf" / "projects" / "kitchen"
+    proj.mkdir()
+    text = "---\ntype: Overview\ntitle: Kitchen\n---\n\n# Kitchen\n\nThe plan.\n"
+    (proj / "index.md").write_text(text)
+    proc = run("close", "kitchen", cwd=ws, code=2)
+    assert (proj / "index.md").read_text() == text
+    assert "Remove the frontmatter so the heading comes first, then run close again" in proc.stderr, proc.stderr
+    (proj / "index.md").write_text(text.split("---\n\n", 1)[1])
+    run("close", "kitchen", cwd=ws, code=0)
+    assert (proj / "index.md").read_text().startswith("# Kitchen — closed 2026-11-30\n")
+
+
+def test_audit_on_a_file_says_it_is_not_a_directory(tmp_path):
+    f = tmp_path / "notes.txt"
+    f.write_text("x")
+    proc = run("audit", str(f), cwd=tmp_path, code=2)
+    assert "not a directory" in proc.stderr, proc.stderr
