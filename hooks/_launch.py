@@ -25,7 +25,7 @@ import sys
 
 MARKER = b"okfpro-enforcer v1"
 PIN_FILE = "okfpro-python"
-TIMEOUT = float(os.environ.get("OKFPRO_HOOK_TIMEOUT", "120") or 120)
+TIMEOUT = float(os.environ.get("OKFPRO_HOOK_TIMEOUT", "45") or 45)  # below every gate's host timeout (60 s in the Codex and Gemini wiring)
 
 
 def _say(text):
