@@ -129,10 +129,16 @@ def test_tier_without_its_segment_is_refused(ws):
     assert run(ws, env, "remember", "x", "--tier", "nope").returncode == 2
 
 
-def test_local_scope_when_nothing_is_configured(ws):
+def test_development_fallback_when_nothing_is_configured(ws):
+    """Local mode, no identity anywhere: the labelled development fallback (the OS login) is the
+    user — the same scope the hooks resolve, so what the CLI remembers the agent can recall."""
+    import getpass
+
     env = base_env()
     assert run(ws, env, "remember", "local note").returncode == 0
-    assert (ws / ".okf-memory" / "memory-user" / "_local" / "_local").is_dir()
+    assert (ws / ".okf-memory" / memory_path("user", Scope(user=getpass.getuser()))).is_dir()
+    who = subprocess.run([sys.executable, "-m", "okfpro", "whoami", "--json"], cwd=ws, env=env, capture_output=True)
+    assert b"fallback" in who.stdout
 
 
 def test_multi_user_mode_fails_closed(ws):

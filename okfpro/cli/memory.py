@@ -10,40 +10,30 @@ Exit codes: 0 done / found, 1 nothing found (recall), 2 refused or could not run
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
-from typing import Mapping
 
 import click
 
-from okfpro.core.scope import TIERS, Scope, ScopeError
+from okfpro.core.scope import TIERS, Scope
 
 _ENV = {"tenant": "OKFPRO_TENANT", "user": "OKFPRO_USER", "agent": "OKFPRO_AGENT", "session": "OKFPRO_SESSION"}
 
 
-def resolve_scope(config, env: Mapping[str, str]) -> Scope:
-    """The CLI's scope: each part from the environment, else ``[identity]``; empty = absent.
+def scope_for(workspace: Path, config) -> Scope:
+    """The CLI's scope: the same identity resolution the hooks use (okfpro/io/identity.py).
 
-    The one place the CLI decides who is speaking (okfpro/io/identity.py will take
-    it over).  Raises :class:`ScopeError` on an invalid part, or in ``multi-user`` mode
-    when the tenant or user is unknown (fail closed).
+    Host resolver, configuration, environment (``OKFPRO_TENANT`` / ``_USER`` / ``_AGENT`` /
+    ``_SESSION``), then the labelled development fallback — never the text being remembered.
+    In ``multi-user`` mode an unresolved identity is refused (exit 2), never the local scope.
+    The CLI does not bind a session: binding is the agent session's business.
     """
-    parts: dict[str, str | None] = {}
-    for name, var in _ENV.items():
-        value = env.get(var)
-        if value is None or value == "":
-            value = config.get("identity", name, "") if name != "session" else ""
-        if value is not None and not isinstance(value, str):
-            raise ScopeError(f"okfpro.toml: [identity] {name} must be a string")
-        parts[name] = value or None
-    scope = Scope(**parts)
-    if config.get("memory", "mode", "local") == "multi-user" and (scope.tenant is None or scope.user is None):
-        raise ScopeError(
-            "memory mode is multi-user but no tenant and user are known "
-            "(set OKFPRO_TENANT and OKFPRO_USER); refusing to use the local scope"
-        )
-    return scope
+    from okfpro.io.identity import resolve
+
+    res = resolve(workspace, None, config=config, bind=False)
+    if res.scope is None:
+        _fail(res.reason or "no identity resolved")
+    return res.scope
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -63,10 +53,7 @@ class _Ctx:
             cfg = config_mod.load(self.workspace)
         except (config_mod.ConfigError, OSError) as exc:
             _fail(str(exc))
-        try:
-            scope = resolve_scope(cfg, os.environ)
-        except ScopeError as exc:
-            _fail(str(exc))
+        scope = scope_for(self.workspace, cfg)
         store, err = MemoryStore.for_workspace(self.workspace)
         if store is None:
             _fail(err or "memory store unavailable")

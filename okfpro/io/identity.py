@@ -291,7 +291,9 @@ def resolve(
         fallback = True
 
     # the scope value (validated segments)
-    session_part = session_id if session_id and segment_problem(session_id) is None else None
+    if session_id and segment_problem(session_id) is not None:
+        return _refuse(mode, f"identity: invalid scope segment: the session id {segment_problem(session_id)}", None)
+    session_part = session_id or None
     try:
         scope = Scope(parts["tenant"], parts["user"], parts["agent"], session_part)
     except ScopeError as exc:
