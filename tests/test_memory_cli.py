@@ -46,7 +46,7 @@ def test_remember_recall_list_log_forget(ws):
     env = base_env(**ALICE)
     p = run(ws, env, "remember", "the build cache lives in /var/cache/okf")
     assert p.returncode == 0, p.stderr
-    assert b"remembered memory-user/" in p.stdout
+    assert b"remembered m-" in p.stdout and b" as memory-user/" in p.stdout
     target_dir = ws / ".okf-memory" / memory_path("user", Scope(tenant="acme", user="alice"))
     assert len(list(target_dir.glob("*.md"))) == 1
 
@@ -58,7 +58,8 @@ def test_remember_recall_list_log_forget(ws):
     assert hit["tier"] == "user" and hit["source_id"] == "memory:user" and hit["score"] > 0
     assert hit["text"] == "the build cache lives in /var/cache/okf"
 
-    assert run(ws, env, "recall", "nothing-like-this").returncode == 1
+    nothing = run(ws, env, "recall", "nothing-like-this")
+    assert nothing.returncode == 0 and nothing.stdout == b""  # no match is not an error
 
     p = run(ws, env, "list", "--json")
     entries = json.loads(p.stdout)["entries"]
@@ -92,7 +93,8 @@ def test_scope_comes_from_env_never_from_text(ws):
     alice, mallory = base_env(**ALICE), base_env(OKFPRO_TENANT="evil", OKFPRO_USER="mallory")
     text = "OKFPRO_TENANT=evil OKFPRO_USER=mallory tenant: evil user: mallory --tier tenant"
     assert run(ws, alice, "remember", text).returncode == 0
-    assert run(ws, mallory, "recall", "mallory").returncode == 1
+    none = run(ws, mallory, "recall", "mallory")
+    assert none.returncode == 0 and none.stdout == b""
     assert run(ws, mallory, "list").stdout == b""
     assert b"mallory" in run(ws, alice, "recall", "mallory").stdout
 
@@ -192,7 +194,8 @@ def test_cli_isolation_per_tier(ws, tier):
     a_dir = ws / ".okf-memory" / memory_path(tier, Scope(tenant="acme", user="alice", agent="bot", session="s1"))
     before = {p.name: p.read_bytes() for p in a_dir.iterdir()}
     a_log = run(ws, a, "log", "--tier", tier).stdout
-    assert run(ws, b, "recall", nonce).returncode == 1
+    seen = run(ws, b, "recall", nonce)
+    assert seen.returncode == 0 and seen.stdout == b""
     assert nonce.encode() not in run(ws, b, "list").stdout
     assert run(ws, b, "log").stdout == b""
     assert run(ws, b, "forget", "--yes").returncode == 0
@@ -200,3 +203,46 @@ def test_cli_isolation_per_tier(ws, tier):
     assert {p.name: p.read_bytes() for p in a_dir.iterdir()} == before
     assert run(ws, a, "log", "--tier", tier).stdout == a_log
     assert nonce.encode() in run(ws, a, "recall", nonce).stdout
+
+
+def test_remember_goes_through_the_safety_layer_and_the_policy(ws):
+    """Explicit memories are redacted before they touch disk, reconciled (duplicate skipped,
+    supersession recorded, never overwritten), hidden from recall when superseded or archived,
+    and every step leaves a content-free audit event."""
+    env = base_env(**ALICE)
+    secret = "hunter2-XYZ"
+    p = run(ws, env, "remember", f"the deploy password is {secret}")
+    assert p.returncode == 0, p.stderr
+    assert b"redacted" in p.stderr
+    stored = b"".join(f.read_bytes() for f in (ws / ".okf-memory").rglob("*.md"))
+    assert secret.encode() not in stored and b"[REDACTED:" in stored
+
+    first = json.loads(run(ws, env, "remember", "we ship on Fridays", "--kind", "decision", "--json").stdout)
+    assert first["decision"] == "create" and first["written"]
+    dup = run(ws, env, "remember", "we ship on Fridays", "--kind", "decision", "--json")
+    assert dup.returncode == 0 and json.loads(dup.stdout)["decision"] == "skip"
+    newer = json.loads(run(ws, env, "remember", "we ship on Thursdays", "--kind", "decision",
+                           "--supersede", first["id"], "--json").stdout)
+    assert newer["decision"] == "supersede" and newer["target_id"] == first["id"]
+
+    shown = json.loads(run(ws, env, "recall", "ship", "--json").stdout)["passages"]
+    assert [p["text"] for p in shown] == ["we ship on Thursdays"]
+    assert all(not p["text"].startswith("---") for p in shown)
+    every = json.loads(run(ws, env, "recall", "ship", "--all", "--json").stdout)["passages"]
+    assert {p["text"] for p in every} == {"we ship on Thursdays", "we ship on Fridays"}
+    assert {p["status"] for p in every if p["text"] == "we ship on Fridays"} == {"superseded"}
+
+    assert run(ws, env, "change", "archive", newer["id"]).returncode == 0
+    assert json.loads(run(ws, env, "recall", "ship", "--json").stdout)["passages"] == []
+    assert run(ws, env, "change", "archive", "m-000000000000").returncode == 2
+
+    listing = run(ws, env, "list").stdout.decode()
+    assert "we ship on Fridays" in listing and "\t---" not in listing
+
+    audit = run(ws, env, "audit", "--json")
+    assert audit.returncode == 0
+    summary = json.loads(audit.stdout)
+    assert summary  # counts exist …
+    text = audit.stdout.decode() + (ws / ".okf-memory" / ".audit" / "events.jsonl").read_text()
+    for needle in ("alice", "acme", "Fridays", "Thursdays", secret, "deploy"):
+        assert needle not in text  # … and hold no identity or content

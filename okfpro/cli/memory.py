@@ -15,9 +15,9 @@ from pathlib import Path
 
 import click
 
+from okfpro.core import mempolicy as _P
 from okfpro.core.scope import TIERS, Scope
 
-_ENV = {"tenant": "OKFPRO_TENANT", "user": "OKFPRO_USER", "agent": "OKFPRO_AGENT", "session": "OKFPRO_SESSION"}
 
 
 def scope_for(workspace: Path, config) -> Scope:
@@ -87,47 +87,137 @@ _tier_choice = click.Choice(list(TIERS))
 @memory_cmd.command("remember")
 @click.argument("text")
 @click.option("--tier", type=_tier_choice, default="user", show_default=True, help="Tier to file it under.")
+@click.option("--kind", type=click.Choice(list(_P.KINDS)), default="event", show_default=True,
+              help="What sort of memory this is.")
+@click.option("--source", type=click.Choice(list(_P.SOURCES)), default="user", show_default=True,
+              help="Who says so: a user-confirmed memory is never superseded by an agent-inferred one.")
+@click.option("--confidence", type=click.Choice(list(_P.CONFIDENCE)), default="medium", show_default=True)
+@click.option("--visibility", type=click.Choice(list(_P.VISIBILITY)), default="private", show_default=True)
+@click.option("--valid-until", metavar="YYYY-MM-DD", default=None, help="Hidden from recall from this day on.")
+@click.option("--review-at", metavar="YYYY-MM-DD", default=None, help="Flag for review from this day on.")
+@click.option("--supersede", "supersede", metavar="ID", default=None,
+              help="Replace memory ID (or, with 'auto', the closest overlapping one).")
+@click.option("--contradicts", metavar="ID", default=None,
+              help="Declare a contradiction with memory ID (or 'auto'): filed as conflicted, nothing replaced.")
+@click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
 @click.pass_obj
-def remember_cmd(obj: _Ctx, text: str, tier: str) -> None:
-    """Remember TEXT in the current scope (TEXT '-' reads standard input)."""
-    from okfpro.memory.store import MemoryEntry
+def remember_cmd(obj: _Ctx, text: str, tier: str, kind: str, source: str, confidence: str, visibility: str,
+                 valid_until: str | None, review_at: str | None, supersede: str | None, contradicts: str | None,
+                 as_json: bool) -> None:
+    """Remember TEXT in the current scope (TEXT '-' reads standard input).
+
+    The text passes the capture safety layer first (secrets redacted, credential files
+    refused), then is reconciled with the scope's memories: an exact duplicate is skipped,
+    a supersession or a declared contradiction is recorded — nothing is overwritten.
+    """
+    from okfpro.io.clock import today
+    from okfpro.memory.policy import remember
 
     if text == "-":
         text = sys.stdin.read()
     store, scope = obj.open()
-    result = store.write(scope, MemoryEntry(text), tier, actor=_actor(scope))
-    if not result.written:
-        _fail(result.error or "not written")
-    click.echo(f"remembered {result.id} ({tier})")
+    result = remember(
+        store, scope, text, tier=tier, kind=kind, source=source, confidence=confidence, visibility=visibility,
+        valid_until=valid_until, review_at=review_at,
+        supersede=(True if supersede == "auto" else supersede or False),
+        contradicts=(True if contradicts == "auto" else contradicts or False),
+        today=today(), audit_root=store.root, actor=_actor(scope),
+    )
+    decision = result.decision
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+    elif decision.decision == "skip":
+        click.echo(f"already remembered ({decision.reason}); nothing written")
+    elif result.written:
+        note = f" — {decision.reason}" if decision.decision != "create" else ""
+        click.echo(f"remembered {result.id} as {result.entry_id} ({tier}, {decision.decision}){note}")
+        redacted = sum(n for _, n in result.redactions)
+        if redacted:
+            click.echo(f"  {redacted} secret(s) redacted before writing", err=True)
+    if decision.decision == "reject":
+        _fail(decision.reason)
+    if result.error and not result.written and decision.decision != "skip":
+        _fail(result.error)
     if result.error:
         click.echo(f"okfpro memory: warning: {result.error}", err=True)
+
+
+@memory_cmd.command("change")
+@click.argument("what", type=click.Choice(["archive", "expire", "confirm"]))
+@click.argument("memory_id")
+@click.option("--tier", type=_tier_choice, default="user", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def change_cmd(obj: _Ctx, what: str, memory_id: str, tier: str, as_json: bool) -> None:
+    """Archive, expire or confirm MEMORY_ID by appending a change record (nothing is rewritten)."""
+    from okfpro.io.clock import today
+    from okfpro.memory.policy import change
+
+    store, scope = obj.open()
+    result = change(store, scope, what, memory_id, tier=tier, today=today(), audit_root=store.root)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+    if result.decision.decision == "reject" or not result.written:
+        _fail(result.decision.reason if result.decision.decision == "reject" else (result.error or "not written"))
+    if not as_json:
+        click.echo(f"{what}: {memory_id} ({tier})")
+
+
+@memory_cmd.command("audit")
+@click.option("--json", "as_json", is_flag=True, help="The summary as JSON.")
+@click.pass_obj
+def audit_cmd(obj: _Ctx, as_json: bool) -> None:
+    """Summarise the content-free audit trail (event counts, latencies, outcomes; never text)."""
+    from okfpro.memory.audit import audit_path, render, summarise
+
+    store, _scope = obj.open()
+    summary = summarise(audit_path(store.root))
+    click.echo(json.dumps(summary, ensure_ascii=False) if as_json else render(summary))
 
 
 @memory_cmd.command("recall")
 @click.argument("query")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True, help="At most N passages (0: all).")
+@click.option("--all", "include_hidden", is_flag=True,
+              help="Include superseded, expired and archived memories (hidden by default).")
 @click.pass_obj
-def recall_cmd(obj: _Ctx, query: str, as_json: bool, limit: int) -> None:
-    """Entries of the current scope matching QUERY, most specific tier first."""
+def recall_cmd(obj: _Ctx, query: str, as_json: bool, limit: int, include_hidden: bool) -> None:
+    """Memories of the current scope matching QUERY, most specific tier first.
+
+    Superseded, expired and archived memories are hidden unless --all; each passage
+    shows its kind, status and date.  No match is not an error (exit 0).
+    """
+    from okfpro.io.clock import today
+    from okfpro.memory.policy import filter_passages
+
     store, scope = obj.open()
-    result = store.read(scope, query, limit=limit or None)
+    result = store.read(scope, query, limit=None)
+    shown = filter_passages(result.passages, store.enumerate(scope).entries, today(), include_hidden)
+    if limit:
+        shown = shown[:limit]
     if as_json:
+        passages = []
+        for passage, rec, status in shown:
+            row = passage.to_json()
+            row.update(text=rec.text, memory=rec.id, kind=rec.kind, status=status, source=rec.source)
+            passages.append(row)
         payload = {
             "scope": scope.parts(),
             "query": query,
-            "passages": [p.to_json() for p in result.passages],
+            "passages": passages,
             "diagnostics": [d.to_json() for d in result.diagnostics],
         }
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
-        for p in result.passages:
-            e = p.entry
-            click.echo(f"[{e.tier}] {e.date} {e.time} score={p.score} {e.id}")
-            click.echo(f"    {p.excerpt}")
+        for passage, rec, status in shown:
+            e = passage.entry
+            click.echo(f"[{e.tier}] {e.date} {e.time} {rec.kind}/{status} {rec.id}  ({e.id})")
+            for line in rec.text.splitlines() or [""]:
+                click.echo(f"    {line}")
         for d in result.diagnostics:
             click.echo(f"okfpro memory: {d.source}: {d.message}", err=True)
-    raise SystemExit(0 if result.passages else 1)
+    raise SystemExit(0)
 
 
 @memory_cmd.command("list")

@@ -321,10 +321,15 @@ def stored_sections(text: str) -> list[str]:
 
 
 def _title(text: str) -> str:
-    first = text.split("\n", 1)[0].strip()
-    if first and len(first) <= 80:
-        return first
-    for line in text.splitlines():
+    """The entry's first line of content — after a leading metadata block (``---`` … ``---``)
+    such as the memory policy's record header — clipped to 80 characters."""
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() == "---":
+                lines = lines[i + 1:]
+                break
+    for line in lines:
         line = line.strip()
         if line:
             return line if len(line) <= 80 else line[:79] + "…"
