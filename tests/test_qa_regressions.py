@@ -162,3 +162,43 @@ def test_every_gate_launcher_times_out_before_its_host_does():
                     assert default < host, f"{path.name}: {script} host timeout {host:g} s <= launcher's {default:g} s"
                     checked += 1
     assert checked >= 9
+
+
+# --- a crash is "could not run" (2), never "findings" (1) ------------------------------------
+
+
+def test_a_crash_inside_a_verb_exits_2_not_1(tmp_path):
+    """Exit 1 means findings (validate: not conformant; audit: findings); an uncaught exception
+    used to leave Python's own exit 1 and read as such.  Fault injected in a real process."""
+    script = (
+        "import sys, okfpro.cli as c, okfpro.cli.kernel as k\n"
+        "def boom(*a, **kw):\n"
+        "    raise RuntimeError('injected fault')\n"
+        "k.validate_cmd.callback = boom\n"
+        "sys.exit(c.run(['validate', sys.argv[1]]))\n"
+    )
+    ws = init_workspace(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-c", script, str(ws)], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "RuntimeError: injected fault" in proc.stderr
+    assert "could not run" in proc.stderr
+
+
+def test_promote_without_a_header_says_what_header_to_restore(tmp_path):
+    ws = init_workspace(tmp_path)
+    board = ws / ".okf" / "board.md"
+    board.write_text(board.read_text().replace("**In flight: 0/5**\n", ""))
+    run("capture", "call the insurer", cwd=ws, code=0)
+    before = board.read_bytes()
+    proc = run("promote", "insurer", cwd=ws, code=2)
+    assert "'**In flight: 0/5**'" in proc.stderr, proc.stderr
+    assert board.read_bytes() == before
+
+
+def test_init_says_where_and_how_to_install_the_commit_door(tmp_path):
+    ws = tmp_path / "brain"
+    proc = run_okfpro("init", str(ws))
+    assert proc.returncode == 0
+    assert f"Next, in {ws}: `pre-commit install`" in proc.stdout
+    assert "pip install pre-commit" in proc.stdout

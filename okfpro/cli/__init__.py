@@ -97,6 +97,16 @@ def run(args: list[str]) -> int:
     except SystemExit as exc:  # a command that calls sys.exit / ctx.exit
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 2)
+    except Exception:  # a bug: Python's own exit 1 would read as "findings"
+        import traceback
+
+        traceback.print_exc()
+        click.echo(
+            f"okfpro {' '.join(args[:1])}: could not run — an internal error (traceback above); please report it "
+            "with the command you ran.",
+            err=True,
+        )
+        return 2
     # standalone_mode=False hands back ctx.exit(code)'s code, or the command's return value.
     return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
 

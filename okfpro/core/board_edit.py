@@ -180,7 +180,11 @@ def promote(board_text: str, selector: str) -> Edit:
     b = _board.parse(board_text)
     row = select(b, selector, ("Inbox", "Backlog"))
     if b.header_index is None:
-        raise Refused("board.md has no 'In flight: k/CAP' header, so the cap cannot be checked; restore it first.")
+        raise Refused(
+            "board.md has no 'In flight: k/CAP' header, so the cap cannot be checked. Restore it on its own "
+            f"line above the sections, e.g. '**In flight: {b.count('In flight')}/5**' (k = the lines under "
+            "'## In flight', CAP = your cap), then promote again."
+        )
     count, cap = b.count("In flight"), b.cap or 0
     if count + 1 > cap:
         raise Refused(

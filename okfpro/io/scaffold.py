@@ -331,5 +331,8 @@ def render(report: Report) -> str:
         else:
             lines.append(".gitignore does not ignore *.okfpro-new: add that line, or take care not to commit them.")
     if report.verb == "init" and f"{BUNDLE_DIR}/board.md" in report.written:
-        lines.append("Next: `pre-commit install` (the commit door), then `okfpro state` to see the board.")
+        lines.append(
+            f"Next, in {report.dest}: `pre-commit install` (the commit door; `pip install pre-commit` first if you "
+            "do not have it), then `okfpro state` to see the board."
+        )
     return "\n".join(lines)
