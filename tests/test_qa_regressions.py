@@ -202,3 +202,20 @@ def test_init_says_where_and_how_to_install_the_commit_door(tmp_path):
     assert proc.returncode == 0
     assert f"Next, in {ws}: `pre-commit install`" in proc.stdout
     assert "pip install pre-commit" in proc.stdout
+
+
+def test_init_in_a_subdirectory_of_a_repository_warns_that_the_doors_are_not_wired(tmp_path):
+    """Git runs pre-commit from the repository root and the Codex wiring finds .claude/hooks/ through
+    `git rev-parse --show-toplevel`: in a subdirectory both silently miss (the host reads the shell's
+    127 as "carry on").  init must say so."""
+    repo = tmp_path / "mono"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    sub = repo / "notes"
+    proc = run_okfpro("init", "--agent", "codex", str(sub))
+    assert proc.returncode == 0, proc.stderr
+    assert f"inside the Git repository at {repo.resolve()}" in proc.stdout, proc.stdout
+    # at a repository's root, or a fresh directory, there is nothing to warn about
+    other = run_okfpro("init", str(tmp_path / "fresh"))
+    assert "inside the Git repository" not in other.stdout
+    again = run_okfpro("init", str(repo))
+    assert "inside the Git repository" not in again.stdout

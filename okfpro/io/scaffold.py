@@ -330,6 +330,14 @@ def render(report: Report) -> str:
             lines.append(".gitignore already ignores *.okfpro-new, so none of them will be committed by accident.")
         else:
             lines.append(".gitignore does not ignore *.okfpro-new: add that line, or take care not to commit them.")
+    top = git_fence(report.dest.resolve()) if report.dest.is_dir() else None
+    if top is not None and top != report.dest.resolve():
+        lines.append(
+            f"Warning: {report.dest} is inside the Git repository at {top}, not at its root. Git runs the "
+            "pre-commit hooks from the repository root, and the Codex wiring looks for .claude/hooks/ there, so "
+            f"those doors are not active for this workspace. Make it a repository of its own (`git init "
+            f"{report.dest}`), or run `okfpro init` at the repository root."
+        )
     if report.verb == "init" and f"{BUNDLE_DIR}/board.md" in report.written:
         lines.append(
             f"Next, in {report.dest}: `pre-commit install` (the commit door; `pip install pre-commit` first if you "
