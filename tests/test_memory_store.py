@@ -18,7 +18,6 @@ from okfpro.memory.store import (
     MemoryEntry,
     MemoryStore,
     resolve_memory_root,
-    score,
     sections,
     split_concept,
 )
@@ -299,17 +298,27 @@ def test_read_ranks_within_tier_and_keeps_tier_order(store):
     got = store.read(A, "apple banana cherry")
     assert [p.entry.tier for p in got.passages] == ["session", "user", "user", "tenant"]
     users = [p for p in got.passages if p.entry.tier == "user"]
-    assert users[0].entry.text == "apple banana cherry" and users[0].score > users[1].score
+    assert users[0].entry.text == "apple banana cherry"  # matches all three terms; "apple only" one
     assert store.read(A, "   ").passages == []
     assert store.read(A, "zzz-not-there").passages == []
 
 
-def test_score():
-    assert score("", "anything") == 0
-    assert score("foo", "xx FOO yy") == 1
-    assert score("foo", "body", title="Foo") == 3
-    assert score("foo bar", "foo bar", title="foo", description="bar") == 3 + 1 + 2 + 1
-    assert score("zz", "foo") == 0
+def test_memory_is_ranked_by_the_shared_engine(store):
+    """Recall uses the same ranked engine as `okfpro search --engine ranked`: OR-joined terms,
+    prefix matches, identifiers kept whole — and the same scores."""
+    from okfpro.core.search import Doc, ranked
+
+    store.write(A, "we are shipping the customer_id migration", "user", now=NOW)
+    store.write(A, "lunch is at noon", "user", now=NOW)
+    store.write(A, "customer id cards are printed", "user", now=NOW)
+    got = store.read(A, "ship customer_id")
+    texts = [p.entry.text for p in got.passages]
+    assert texts[0] == "we are shipping the customer_id migration"  # prefix + whole identifier
+    assert "lunch is at noon" not in texts
+    entries = store.enumerate(A).entries
+    rows = ranked([Doc(e.id, {"title": e.title, "body": e.text}) for e in entries], "ship customer_id", None,
+                  fields=("title", "body"))
+    assert {r["id"]: r["score"] for r in rows if r["matched"]} == {p.entry.id: p.score for p in got.passages}
 
 
 def test_day_is_utc(store):

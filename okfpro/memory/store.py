@@ -118,7 +118,7 @@ class StoredEntry:
 @dataclass(frozen=True)
 class Passage:
     entry: StoredEntry
-    score: int
+    score: float
     excerpt: str
 
     @property
@@ -174,22 +174,6 @@ class LogResult:
 # ---------------------------------------------------------------------------- scorer
 
 
-def score(query: str, text: str, title: str = "", description: str = "") -> int:
-    """Lexical score: per whitespace term, case-insensitive substring in the title +3,
-    in the description +2, in the text +1.  0 means no match.
-
-    Placeholder for the shared ranked engine (okfpro.core.search); see :func:`_rank`.
-    """
-    terms = [t.casefold() for t in query.split()]
-    if not terms:
-        return 0
-    title_f, desc_f, text_f = title.casefold(), description.casefold(), text.casefold()
-    total = 0
-    for term in terms:
-        total += 3 * (term in title_f) + 2 * (term in desc_f) + (term in text_f)
-    return total
-
-
 def _excerpt(text: str, query: str) -> str:
     terms = [t.casefold() for t in query.split()]
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
@@ -201,13 +185,33 @@ def _excerpt(text: str, query: str) -> str:
 
 
 def _rank(query: str, entries: list[StoredEntry], limit: int | None = None) -> list[Passage]:
-    """The one place memory is ranked (within one tier): score desc, newest first on ties."""
-    scored = [(score(query, e.text, e.title), e.date, e.seq, e) for e in entries]
-    hits = [h for h in scored if h[0] > 0]
-    hits.sort(key=lambda h: (h[0], h[1], h[2]), reverse=True)
+    """The one place memory is ranked (within one tier).
+
+    The shared ranked engine (``okfpro.core.search.ranked``: BM25, OR-joined terms,
+    prefixes, identifiers kept whole) scores each entry's title and text.  A memory tier
+    is small, and BM25's idf floors to ~0 for a term most entries share, so entries are
+    ordered first by how many distinct query terms they match, then by that score, then
+    newest first.
+    """
+    from okfpro.core.search import Doc, query_tokens, ranked, tokenize
+
+    if not entries or not query.strip():
+        return []
+    by_id = {e.id: e for e in entries}
+    docs = [Doc(e.id, {"title": e.title, "body": e.text}) for e in entries]
+    rows = ranked(docs, query, None, fields=("title", "body"))
+    terms = query_tokens(query)
+
+    def coverage(entry: StoredEntry) -> int:
+        toks = set(tokenize(f"{entry.title}\n{entry.text}"))
+        return sum(1 for t in terms if t in toks or (len(t) >= 3 and any(x.startswith(t) for x in toks)))
+
+    # every returned row matched, even one scoring ~0
+    hits = [(coverage(by_id[row["id"]]), row["score"], by_id[row["id"]]) for row in rows if row.get("matched")]
+    hits.sort(key=lambda h: (h[0], h[1], h[2].date, h[2].seq), reverse=True)
     if limit is not None:
         hits = hits[:limit]
-    return [Passage(e, sc, _excerpt(e.text, query)) for sc, _, _, e in hits]
+    return [Passage(e, sc, _excerpt(e.text, query)) for _, sc, e in hits]
 
 
 # ---------------------------------------------------------------------------- format
