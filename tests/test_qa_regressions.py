@@ -219,3 +219,20 @@ def test_init_in_a_subdirectory_of_a_repository_warns_that_the_doors_are_not_wir
     assert "inside the Git repository" not in other.stdout
     again = run_okfpro("init", str(repo))
     assert "inside the Git repository" not in again.stdout
+
+
+def test_stop_gate_refuses_a_board_symlinked_outside_the_bundle(tmp_path):
+    ws = init_workspace(tmp_path)
+    subprocess.run(["git", "-C", str(ws), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(ws), "commit", "-qm", "init"], check=True)
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text((ws / ".okf" / "board.md").read_text().replace("## Inbox\n", "## Inbox\n- 2026-11-01 — OUTSIDE\n"))
+    (ws / ".okf" / "board.md").unlink()
+    (ws / ".okf" / "board.md").symlink_to(outside)
+    event = '{"hook_event_name":"Stop","cwd":%s}' % __import__("json").dumps(str(ws))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OKFPRO_TODAY": TODAY}
+    proc = subprocess.run([sys.executable, "-m", "okfpro", "hook", "stop"], input=event, capture_output=True,
+                          text=True, env=env, cwd=str(ws), timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "board.md resolves outside the bundle" in proc.stderr
+    assert "inbox 1" not in proc.stderr  # nothing was counted through the link

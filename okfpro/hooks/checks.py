@@ -424,6 +424,18 @@ def snapshot_messages(ctx: Ctx, root: str) -> list[str]:
     return [problem] if problem else []
 
 
+def escaping_state_files(root: str) -> list[str]:
+    """``board.md`` / ``log.md`` that resolve outside the bundle: the gate reads nothing through them."""
+    root_real = os.path.realpath(root)
+    out = []
+    for rel in ("board.md", "log.md"):
+        real = os.path.realpath(os.path.join(root, rel))
+        if not real.startswith(root_real.rstrip(os.sep) + os.sep):
+            out.append(f"{rel} resolves outside the bundle ({real}); nothing is read through a link that leaves "
+                       "the bundle. Replace the link with the file itself.")
+    return out
+
+
 def stop_gate(ctx: Ctx) -> Answer:
     if ctx.event.stop_hook_active:
         return Answer.pass_()
@@ -435,6 +447,9 @@ def stop_gate(ctx: Ctx) -> Answer:
     missing = core_missing(root)
     if missing:
         return Answer.block(["RULE 2 — before stopping:"] + [f"— structure: {m}" for m in missing])
+    escaped = escaping_state_files(root)
+    if escaped:
+        return Answer.block(["RULE 2 — before stopping:"] + [f"— structure: {m}" for m in escaped])
     from okfpro.core import board as _board
     from okfpro.hooks import workstate_api as api
 
