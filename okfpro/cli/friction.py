@@ -94,7 +94,7 @@ def friction_cmd(directory: str, as_json: bool, pretty: bool, issue: bool, clear
         click.echo(text if text else "okfpro friction — nothing recorded, so there is nothing to report.")
         finish(0)
     if as_json or pretty:
-        click.echo(json.dumps(p, indent=2 if pretty else None, ensure_ascii=False))
+        click.echo(json.dumps(p, indent=2 if pretty else None, separators=None if pretty else (",", ":"), ensure_ascii=False))
         finish(0)
     click.echo(_human(p))
     finish(0)

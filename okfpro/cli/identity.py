@@ -37,7 +37,7 @@ def whoami_cmd(as_json: bool, session_id: str | None, workspace: Path | None) ->
     event = {"session_id": session_id} if session_id else None
     res = resolve(ws, event, env=os.environ, bind=False)
     if as_json:
-        click.echo(json.dumps(res.to_json(), indent=2, sort_keys=True))
+        click.echo(json.dumps(res.to_json(), sort_keys=True, separators=(",", ":")))
     else:
         for line in describe(res):
             click.echo(line)

@@ -208,7 +208,7 @@ def recall_cmd(obj: _Ctx, query: str, as_json: bool, limit: int, include_hidden:
             "passages": passages,
             "diagnostics": [d.to_json() for d in result.diagnostics],
         }
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
     else:
         for passage, rec, status in shown:
             e = passage.entry
@@ -233,7 +233,7 @@ def list_cmd(obj: _Ctx, as_json: bool) -> None:
             "entries": [e.to_json() for e in result.entries],
             "diagnostics": [d.to_json() for d in result.diagnostics],
         }
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
     else:
         for e in result.entries:
             click.echo(f"{e.tier}\t{e.id}\t{e.date} {e.time}\t{e.title}")
@@ -254,7 +254,7 @@ def log_cmd(obj: _Ctx, tier: str | None, limit: int | None, as_json: bool) -> No
     if result.error:
         _fail(result.error)
     if as_json:
-        click.echo(json.dumps({"scope": scope.parts(), "commits": [e.to_json() for e in result.entries]}, indent=2))
+        click.echo(json.dumps({"scope": scope.parts(), "commits": [e.to_json() for e in result.entries]}, separators=(",", ":")))
     else:
         for e in result.entries:
             click.echo(f"{e.commit[:12]} {e.time} {e.summary}")
