@@ -236,3 +236,23 @@ def test_stop_gate_refuses_a_board_symlinked_outside_the_bundle(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert "board.md resolves outside the bundle" in proc.stderr
     assert "inbox 1" not in proc.stderr  # nothing was counted through the link
+
+
+def test_pairing_findings_say_how_to_settle_them(tmp_path):
+    ws = init_workspace(tmp_path)
+    root = ws / ".okf"
+    (root / "projects" / "kitchen").mkdir()
+    (root / "projects" / "kitchen" / "index.md").write_text("# Kitchen\n\nThe plan.\n")
+    (root / "reference" / "terms.md").write_text(
+        "---\ntype: Briefing\ntitle: Terms\ndescription: The renewal terms, summarised.\n"
+        "generated:\n  by: agent\n  at: 2026-11-29\n---\n\n# Terms\n\nThe premium rises.\n")
+    out = run("audit", cwd=ws, code=1).stdout
+    assert "okfpro close kitchen" in out, out
+    assert "`- [/reference/terms.md](/reference/terms.md) — read and confirm`" in out, out
+    # following the advice settles both
+    board = root / "board.md"
+    board.write_text(board.read_text().replace(
+        "## To read\n", "## To read\n- [/reference/terms.md](/reference/terms.md) — read and confirm\n"))
+    run("close", "kitchen", cwd=ws, code=0)
+    out = run("audit", cwd=ws).stdout
+    assert "pairing" not in out, out

@@ -64,13 +64,18 @@ def failures(rows: list[Row], facts: Facts) -> list[str]:
     out: list[str] = []
     for slug in facts.open_projects:
         if not any(links_target(r.targets, f"/projects/{slug}") for r in rows):
-            out.append(f"— pairing: projects/{slug} is open but no board line links it, and it carries no closed marker.")
+            out.append(
+                f"— pairing: projects/{slug} is open but no board line links it, and it carries no closed marker. "
+                f"Put it on the board (`okfpro capture -- \"[/projects/{slug}/](/projects/{slug}/index.md) <next action>\"`) "
+                f"or close it (`okfpro close {slug}`)."
+            )
     for bid in facts.unverified_briefings:
         want = f"/{bid}.md".lower()
         if not any(t.lower() == want for r in rows for t in r.targets):
             out.append(
                 f"— pairing: unverified briefing {bid}.md has no board line owing its read; "
-                "it has dropped out of sight."
+                "it has dropped out of sight. Owe the read on the board, e.g. under '## To read': "
+                f"`- [/{bid}.md](/{bid}.md) — read and confirm`."
             )
     entries = {e.strip("/").lower() for e in facts.entries}
     seen: set[str] = set()
@@ -79,7 +84,7 @@ def failures(rows: list[Row], facts: Facts) -> list[str]:
             key = t.strip("/").lower()
             if key and key not in entries and t not in seen:
                 seen.add(t)
-                out.append(f"— pairing: a board line links {t}, which is not in the bundle.")
+                out.append(f"— pairing: a board line links {t}, which is not in the bundle; fix the link or drop the line.")
     for slug in facts.closed_projects:
         if any(links_target(r.targets, f"/projects/{slug}") for r in rows):
             out.append(
