@@ -256,3 +256,11 @@ def test_pairing_findings_say_how_to_settle_them(tmp_path):
     run("close", "kitchen", cwd=ws, code=0)
     out = run("audit", cwd=ws).stdout
     assert "pairing" not in out, out
+
+
+def test_state_from_inside_a_bundle_subdirectory_points_at_the_bundle(tmp_path):
+    """`state` resolves DIR as the reference does (a subdirectory with an index.md is a bundle of its
+    own, without a board); the refusal must point at the enclosing workspace bundle."""
+    ws = init_workspace(tmp_path)
+    proc = run("state", cwd=ws / ".okf" / "learnings", code=2)
+    assert f"inside the bundle at {ws / '.okf'}" in proc.stderr, proc.stderr

@@ -77,7 +77,13 @@ def _reader_root(verb: str, dirs: tuple[str, ...], need_board: bool) -> Path:
             )
             finish(2)
     if need_board and not (root / "board.md").is_file():
-        _err(f"okfpro {verb}: the bundle at {root} has no board.md, so there is no work state to read.")
+        from okfpro.io.roots import enclosing
+
+        hint = ""
+        outer = enclosing(root.parent) if not dirs else None
+        if outer is not None and (outer / "board.md").is_file():
+            hint = f" This directory is inside the bundle at {outer}: run `okfpro {verb} {outer}`, or run it from there."
+        _err(f"okfpro {verb}: the bundle at {root} has no board.md, so there is no work state to read.{hint}")
         finish(2)
     return root
 
