@@ -193,21 +193,21 @@ def _rank(query: str, entries: list[StoredEntry], limit: int | None = None) -> l
     ordered first by how many distinct query terms they match, then by that score, then
     newest first.
     """
-    from okfpro.core.search import Doc, query_tokens, ranked, tokenize
+    from okfpro.core.search import Doc, RankedIndex, query_tokens
 
     if not entries or not query.strip():
         return []
-    by_id = {e.id: e for e in entries}
-    docs = [Doc(e.id, {"title": e.title, "body": e.text}) for e in entries]
-    rows = ranked(docs, query, None, fields=("title", "body"))
-    terms = query_tokens(query)
-
-    def coverage(entry: StoredEntry) -> int:
-        toks = set(tokenize(f"{entry.title}\n{entry.text}"))
-        return sum(1 for t in terms if t in toks or (len(t) >= 3 and any(x.startswith(t) for x in toks)))
-
-    # every returned row matched, even one scoring ~0
-    hits = [(coverage(by_id[row["id"]]), row["score"], by_id[row["id"]]) for row in rows if row.get("matched")]
+    index = RankedIndex([Doc(e.id, {"title": e.title, "body": e.text}) for e in entries], fields=("title", "body"))
+    scores, _matched, _hits = index.scores(query)
+    covered: dict[int, int] = {}
+    for qt in query_tokens(query):
+        docs_with_term: set[int] = set()
+        for tok in index.expand(qt):
+            docs_with_term.update(index.postings[tok])
+        for i in docs_with_term:
+            covered[i] = covered.get(i, 0) + 1
+    # every scored entry matched, even one scoring ~0
+    hits = [(covered.get(i, 0), round(sc, 4), entries[i]) for i, sc in scores.items()]
     hits.sort(key=lambda h: (h[0], h[1], h[2].date, h[2].seq), reverse=True)
     if limit is not None:
         hits = hits[:limit]
