@@ -262,5 +262,8 @@ def test_state_from_inside_a_bundle_subdirectory_points_at_the_bundle(tmp_path):
     """`state` resolves DIR as the reference does (a subdirectory with an index.md is a bundle of its
     own, without a board); the refusal must point at the enclosing workspace bundle."""
     ws = init_workspace(tmp_path)
-    proc = run("state", cwd=ws / ".okf" / "learnings", code=2)
-    assert f"inside the bundle at {ws / '.okf'}" in proc.stderr, proc.stderr
+    for verb in ("state", "board", "snapshot"):  # snapshot would print a line of zeros for the wrong bundle
+        proc = run(verb, cwd=ws / ".okf" / "learnings", code=2)
+        assert f"inside the bundle at {ws / '.okf'}" in proc.stderr, proc.stderr
+        assert "Snapshot" not in proc.stdout
+    assert run("snapshot", cwd=ws, code=0).stdout.startswith("* **Snapshot**: inbox 0")

@@ -76,15 +76,16 @@ def _reader_root(verb: str, dirs: tuple[str, ...], need_board: bool) -> Path:
                 f"link that leaves the bundle. Replace the link with the file itself."
             )
             finish(2)
-    if need_board and not (root / "board.md").is_file():
+    if not (root / "board.md").is_file():
         from okfpro.io.roots import enclosing
 
         hint = ""
         outer = enclosing(root.parent) if not dirs else None
         if outer is not None and (outer / "board.md").is_file():
             hint = f" This directory is inside the bundle at {outer}: run `okfpro {verb} {outer}`, or run it from there."
-        _err(f"okfpro {verb}: the bundle at {root} has no board.md, so there is no work state to read.{hint}")
-        finish(2)
+        if need_board or hint:  # a snapshot of a sub-bundle would be a line of zeros for the wrong bundle
+            _err(f"okfpro {verb}: the bundle at {root} has no board.md, so there is no work state to read.{hint}")
+            finish(2)
     return root
 
 
