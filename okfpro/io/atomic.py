@@ -60,13 +60,14 @@ def _fsync_dir(directory: Path) -> None:
 
 
 @contextlib.contextmanager
-def locked(lock_path: str | os.PathLike) -> Iterator[None]:
-    """Hold an exclusive cross-process lock on ``lock_path`` (created if missing)."""
+def locked(lock_path: str | os.PathLike, *, shared: bool = False) -> Iterator[None]:
+    """Hold a cross-process lock on ``lock_path`` (created if missing): exclusive by
+    default, shared (many holders, no exclusive one) with ``shared=True``."""
     lock = Path(lock_path)
     lock.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(str(lock), os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield
     finally:
         try:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import fcntl
 import hashlib
 import os
 import re
@@ -448,17 +447,8 @@ class MemoryStore:
         if not self._root_ready:
             ensure_ignored(self.root)
             self._root_ready = True
-        path = self.root / LOCK_DIR / "repository.lock"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(str(path), os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        with locked(self.root / LOCK_DIR / "repository.lock", shared=not exclusive):
             yield
-        finally:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
 
     @contextlib.contextmanager
     def _scope_lock(self, tier: str, scope: Scope, exclusive_repo: bool = False) -> Iterator[None]:
