@@ -267,3 +267,26 @@ def test_state_from_inside_a_bundle_subdirectory_points_at_the_bundle(tmp_path):
         assert f"inside the bundle at {ws / '.okf'}" in proc.stderr, proc.stderr
         assert "Snapshot" not in proc.stdout
     assert run("snapshot", cwd=ws, code=0).stdout.startswith("* **Snapshot**: inbox 0")
+
+
+def test_init_over_an_existing_gitignore_names_the_ignore_lines_the_workspace_needs(tmp_path):
+    """The owner's .gitignore is kept and the template's staged beside it; without its lines,
+    `git add -A` would commit .tmp/ (friction log, identity bindings, cache) and the
+    machine-local interpreter pin.  The report must name the missing lines."""
+    ws = tmp_path / "proj"
+    ws.mkdir()
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    (ws / ".gitignore").write_text("node_modules/\n.tmp/*\n")
+    proc = run_okfpro("init", str(ws))
+    assert proc.returncode == 0, proc.stderr
+    assert (ws / ".gitignore").read_text() == "node_modules/\n.tmp/*\n"  # the owner's file, untouched
+    out = proc.stdout
+    for line in ("!.tmp/.gitkeep", "*.okfpro-new", ".okf-memory/", ".claude/hooks/okfpro-python"):
+        assert line in out, out
+    assert "lacks" in out
+    # a .gitignore that already has them all: nothing to say
+    ws2 = tmp_path / "proj2"
+    ws2.mkdir()
+    (ws2 / ".gitignore").write_text((REPO / "template" / "seed" / "gitignore").read_text() + "dist/\n")
+    proc2 = run_okfpro("init", str(ws2))
+    assert "lacks" not in proc2.stdout

@@ -303,6 +303,16 @@ def ignores_staged(dest: Path) -> bool:
     return any(line.strip() in ("*" + NEW_SUFFIX, "*.okfpro-new", "/*.okfpro-new") for line in lines)
 
 
+def missing_ignores(dest: Path) -> list[str]:
+    """The template's .gitignore lines that DEST's own .gitignore lacks (a file it already had)."""
+    try:
+        want = (template_root() / "seed" / "gitignore").read_text(encoding="utf-8").splitlines()
+        have = {line.strip() for line in (dest / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()}
+    except (OSError, ScaffoldError):
+        return []
+    return [line for line in want if line.strip() and not line.startswith("#") and line.strip() not in have]
+
+
 def render(report: Report) -> str:
     """The human report: what was written, staged, left alone, and what to do next."""
     lines = [f"okfpro {report.verb} — {report.dest}"]
@@ -330,6 +340,14 @@ def render(report: Report) -> str:
             lines.append(".gitignore already ignores *.okfpro-new, so none of them will be committed by accident.")
         else:
             lines.append(".gitignore does not ignore *.okfpro-new: add that line, or take care not to commit them.")
+    if ".gitignore" + NEW_SUFFIX in report.staged:
+        lacking = missing_ignores(report.dest)
+        if lacking:
+            lines.append(
+                "Your .gitignore lacks lines the workspace needs — without them `git add -A` commits scratch "
+                "state (.tmp/), the memory repository, and this machine's interpreter pin. Add: "
+                + ", ".join(lacking)
+            )
     top = git_fence(report.dest.resolve()) if report.dest.is_dir() else None
     if top is not None and top != report.dest.resolve():
         lines.append(
