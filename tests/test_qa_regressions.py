@@ -116,22 +116,6 @@ def test_audit_on_a_file_says_it_is_not_a_directory(tmp_path):
     assert "not a directory" in proc.stderr, proc.stderr
 
 
-# --- the README lists every verb ------------------------------------------------------------
-
-
-def test_readme_command_table_names_every_verb():
-    import re
-
-    from okfpro.cli import COMMANDS
-
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    table = text[text.index("<!-- commands:start -->"): text.index("<!-- commands:end -->")]
-    named = set(re.findall(r"`okfpro ([a-z]+)", table)) | set(re.findall(r"/ `([a-z]+)`", table))
-    named |= set(re.findall(r"`okfpro [a-z]+` / `([a-z]+)`", table))
-    missing = sorted(set(COMMANDS) - named)
-    assert not missing, f"README's command table lacks: {missing}"
-
-
 # --- a gate answers before its host gives up on it -----------------------------------------
 
 
