@@ -274,3 +274,15 @@ def test_init_over_an_existing_gitignore_names_the_ignore_lines_the_workspace_ne
     (ws2 / ".gitignore").write_text((REPO / "template" / "seed" / "gitignore").read_text() + "dist/\n")
     proc2 = run_okfpro("init", str(ws2))
     assert "lacks" not in proc2.stdout
+
+
+def test_records_outside_git_says_so_plainly(tmp_path):
+    ws = tmp_path / "plain"
+    ws.mkdir()
+    src = init_workspace(tmp_path) / ".okf"
+    import shutil
+
+    shutil.copytree(src, ws / ".okf")
+    proc = run("records", str(ws), cwd=tmp_path, code=1)
+    assert "not inside a Git repository" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert "unknown option" not in proc.stdout + proc.stderr

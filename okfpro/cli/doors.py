@@ -109,6 +109,9 @@ def staged_changes(root: Path) -> list[tuple[str, str]]:
 
     A rename reports its old path: that is the record that would disappear.
     """
+    inside = subprocess.run(["git", "-C", str(root), "rev-parse", "--git-dir"], capture_output=True)
+    if inside.returncode != 0:  # else git diff falls back to --no-index and says "unknown option `cached'"
+        raise RuntimeError(f"{root} is not inside a Git repository, so there is no staged commit to read")
     proc = subprocess.run(
         ["git", "-C", str(root), "diff", "--cached", "--name-status", "-z", "--diff-filter=MDRT"],
         capture_output=True,
