@@ -286,3 +286,15 @@ def test_records_outside_git_says_so_plainly(tmp_path):
     proc = run("records", str(ws), cwd=tmp_path, code=1)
     assert "not inside a Git repository" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
     assert "unknown option" not in proc.stdout + proc.stderr
+
+
+def test_capture_notes_a_link_to_nothing_and_still_lands(tmp_path):
+    ws = init_workspace(tmp_path)
+    proc = run("capture", "quotes for [/projects/kitchen/](/projects/kitchen/index.md)", cwd=ws, code=0)
+    assert "Note: this line links /projects/kitchen/index.md, which is not in the bundle" in proc.stdout, proc.stdout
+    assert "/projects/kitchen/index.md" in (ws / ".okf" / "board.md").read_text()
+    assert "a board line links /projects/kitchen/index.md" in run("audit", cwd=ws, code=1).stdout
+    (ws / ".okf" / "projects" / "kitchen").mkdir()
+    (ws / ".okf" / "projects" / "kitchen" / "index.md").write_text("# Kitchen\n")
+    proc = run("capture", "paint for [/Projects/Kitchen/] and [/board.md]", cwd=ws, code=0)
+    assert "Note:" not in proc.stdout, proc.stdout

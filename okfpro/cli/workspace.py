@@ -310,7 +310,26 @@ def capture_cmd() -> None:
     except ws.Refusal as exc:
         _refused("capture", root, exc)
     click.echo(f"okfpro capture — one line added to Inbox:\n  {line}")
+    missing = _missing_targets(root, line)
+    if missing:
+        click.echo(
+            f"Note: this line links {', '.join(missing)}, which is not in the bundle (yet); audit and the Stop gate "
+            "report a board line linking nothing until it exists or the link is fixed."
+        )
     finish(0)
+
+
+def _missing_targets(root: Path, line: str) -> list[str]:
+    """Bundle-absolute link targets on ``line`` that name nothing in the bundle (as pairing reads them)."""
+    from okfpro.core.board import targets
+    from okfpro.io import workstate as ws
+
+    found = [t for t in targets(line) if t.strip("/")]
+    missing = [t for t in found if not os.path.lexists(os.path.join(root, t.strip("/")))]
+    if missing:  # pairing compares case-insensitively
+        entries = {e.lower() for e in ws.all_entries(root)}
+        missing = [t for t in missing if t.strip("/").lower() not in entries]
+    return missing
 
 
 def _move(verb: str) -> None:
