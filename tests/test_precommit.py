@@ -1,10 +1,10 @@
-"""The commit door through the real pre-commit framework (no network).
+"""The commit door through the real pre-commit framework.
 
-The hooks this repository ships in ``.pre-commit-hooks.yaml`` are replayed as
-``repo: local`` hooks (same ids, names, file selection; ``language: system`` and
-``python -m okfpro`` as the entry, since a ``language: python`` install would
-need the network) inside a temporary Git repository, and ``pre-commit run
---all-files`` must refuse a broken bundle and accept a clean one.
+Two ways: the hooks of ``.pre-commit-hooks.yaml`` replayed as ``repo: local`` hooks
+(``language: system``, ``python -m okfpro``; no network), where ``pre-commit run
+--all-files`` must refuse a broken bundle and accept a clean one; and ``pre-commit
+try-repo`` on this repository, which installs the hooks as ``language: python`` exactly
+as a user's workspace would (needs the package index; skipped, saying so, without it).
 """
 
 from __future__ import annotations
@@ -93,3 +93,45 @@ def test_precommit_refuses_a_broken_bundle(tmp_path):
     assert any("okfpro audit" in line for line in failed)
     assert any("okfpro records" in line for line in failed)
     assert f"journal/{k.PAST}.md" in out
+
+
+def _pypi_reachable() -> bool:
+    import socket
+
+    try:
+        socket.create_connection(("pypi.org", 443), timeout=5).close()
+        return True
+    except OSError:
+        return False
+
+
+def test_provided_hooks_install_as_language_python_and_gate(tmp_path):
+    """`pre-commit try-repo` on this repository: pre-commit builds its own virtualenv from
+    ``.pre-commit-hooks.yaml`` (``language: python``, installing okfpro and its dependencies
+    from the package index), then the hooks accept a clean workspace and refuse a broken one."""
+    pc = _pre_commit()
+    if pc is None:
+        pytest.skip("pre-commit is not installed (it is in the [test] extra)")
+    if not _pypi_reachable():
+        pytest.skip("the package index is not reachable: a language: python hook cannot be installed")
+    ws = tmp_path / "ws"
+    proc = subprocess.run([sys.executable, "-m", "okfpro", "init", str(ws)], capture_output=True, text=True,
+                          env={**k.os.environ, "PYTHONPATH": str(k.REPO)})
+    assert proc.returncode == 0, proc.stderr
+    subprocess.run(["git", "-C", str(ws), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(ws), "commit", "-qm", "init"], check=True)
+    env = {**k.os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "OKFPRO_TODAY": "2026-11-30"}
+    env.pop("PYTHONPATH", None)  # the hook must run the okfpro pre-commit installed, not this checkout
+
+    def try_repo(hook: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*pc, "try-repo", str(k.REPO), hook, "--all-files"], cwd=ws, env=env,
+                              capture_output=True, text=True, timeout=600)
+
+    clean = try_repo("okfpro-validate")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "Passed" in clean.stdout
+    (ws / ".okf" / "learnings" / "broken.md").write_text("no frontmatter here\n")
+    subprocess.run(["git", "-C", str(ws), "add", "-A"], check=True)
+    broken = try_repo("okfpro-validate")
+    assert broken.returncode != 0
+    assert "broken.md" in broken.stdout and "Failed" in broken.stdout
