@@ -298,3 +298,55 @@ def test_capture_notes_a_link_to_nothing_and_still_lands(tmp_path):
     (ws / ".okf" / "projects" / "kitchen" / "index.md").write_text("# Kitchen\n")
     proc = run("capture", "paint for [/Projects/Kitchen/] and [/board.md]", cwd=ws, code=0)
     assert "Note:" not in proc.stdout, proc.stdout
+
+
+# --- a writer that cannot write refuses (exit 2) and says what landed -------------------------
+
+_FAULTY_DISK = (
+    "import errno, sys, okfpro.io.atomic as a, okfpro.cli as c\n"
+    "real = a.atomic_write\n"
+    "calls = []\n"
+    "fail_at = int(sys.argv[1])\n"
+    "def flaky(target, data, *args, **kw):\n"
+    "    calls.append(str(target))\n"
+    "    if len(calls) >= fail_at:\n"
+    "        raise OSError(errno.ENOSPC, 'No space left on device')\n"
+    "    return real(target, data, *args, **kw)\n"
+    "a.atomic_write = flaky\n"
+    "sys.exit(c.run(sys.argv[2:]))\n"
+)
+
+
+def _faulty(ws: Path, fail_at: int, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OKFPRO_TODAY": TODAY}
+    return subprocess.run([sys.executable, "-c", _FAULTY_DISK, str(fail_at), *args], capture_output=True, text=True,
+                          env=env, cwd=str(ws), timeout=60)
+
+
+def test_a_full_disk_is_a_refusal_with_the_file_untouched(tmp_path):
+    ws = init_workspace(tmp_path)
+    board = ws / ".okf" / "board.md"
+    before = board.read_bytes()
+    proc = _faulty(ws, 1, "capture", "call the insurer")
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "could not write board.md" in proc.stderr and "No space left on device" in proc.stderr, proc.stderr
+    assert "nothing was written" in proc.stderr
+    assert board.read_bytes() == before
+
+
+def test_a_close_that_fails_midway_names_what_landed_and_a_rerun_finishes(tmp_path):
+    ws = init_workspace(tmp_path)
+    root = ws / ".okf"
+    (root / "projects" / "kitchen").mkdir()
+    (root / "projects" / "kitchen" / "index.md").write_text("# Kitchen\n\nThe plan.\n")
+    run("capture", "quotes for [/projects/kitchen/](/projects/kitchen/index.md)", cwd=ws, code=0)
+    proc = _faulty(ws, 2, "close", "kitchen")  # the marker lands, the board write fails
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "could not write board.md" in proc.stderr, proc.stderr
+    assert "already written: projects/kitchen/index.md" in proc.stderr, proc.stderr
+    run("close", "kitchen", cwd=ws, code=0)  # re-running finishes the job
+    assert "/projects/kitchen" not in (root / "board.md").read_text()
+    assert "* Closed [/projects/kitchen/]" in (root / "log.md").read_text()
+    assert (root / "projects" / "kitchen" / "index.md").read_text().startswith("# Kitchen — closed 2026-11-30\n")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -335,15 +336,30 @@ def commit(plan: Plan, transform_check=None) -> list[str]:
         if not e.changed:
             continue
         target = contained(plan.root, plan.root / rel)
-        atomic_write(target, e.after)
+        try:
+            atomic_write(target, e.after)
+        except OSError as exc:
+            landed = (
+                f"already written: {', '.join(written)}; run the verb again once this is fixed, and it finishes "
+                "the job." if written else "nothing was written."
+            )
+            raise Refusal(f"could not write {rel} ({exc.strerror or exc}); {landed}", rel) from None
         written.append(rel)
     return written
 
 
+@contextmanager
 def writing(root: Path):
+    """The cross-process write lock of ``root``'s workspace; a lock that cannot be taken is a refusal."""
     from okfpro.io.atomic import locked
 
-    return locked(_lock_path(root))
+    path = _lock_path(root)
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(locked(path))
+        except OSError as exc:
+            raise Refusal(f"could not take the write lock {path} ({exc.strerror or exc}); nothing was written.") from None
+        yield
 
 
 def do_capture(root: Path, today: _dt.date, text: str) -> str:
