@@ -350,3 +350,40 @@ def test_a_close_that_fails_midway_names_what_landed_and_a_rerun_finishes(tmp_pa
     assert "/projects/kitchen" not in (root / "board.md").read_text()
     assert "* Closed [/projects/kitchen/]" in (root / "log.md").read_text()
     assert (root / "projects" / "kitchen" / "index.md").read_text().startswith("# Kitchen — closed 2026-11-30\n")
+
+
+# --- identity: a .tmp that is not a directory is no binding, not a poisoned session ---------------
+
+
+def test_recall_works_when_tmp_is_a_file_and_an_unreadable_binding_says_so(tmp_path):
+    import json
+
+    ws = init_workspace(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OKFPRO_TODAY": TODAY}
+    remember = subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", "--", "we ship on Fridays"],
+                              cwd=ws, env=env, capture_output=True, text=True, timeout=60)
+    assert remember.returncode == 0, remember.stderr
+    import shutil
+
+    shutil.rmtree(ws / ".tmp")
+    (ws / ".tmp").write_text("not a directory\n")
+    event = json.dumps({"session_id": "s-tmpfile", "cwd": str(ws), "hook_event_name": "UserPromptSubmit",
+                        "prompt": "when do we ship"})
+    proc = subprocess.run([sys.executable, "-m", "okfpro", "hook", "user-prompt-submit"], input=event, cwd=ws,
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "ship on Fridays" in proc.stdout, proc.stderr
+    assert "changed mid-way" not in proc.stderr
+    # a binding file that cannot be parsed stays fail-closed, but says what is wrong
+    (ws / ".tmp").unlink()
+    (ws / ".tmp").mkdir()
+    first = subprocess.run([sys.executable, "-m", "okfpro", "hook", "user-prompt-submit"], input=event, cwd=ws,
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert "ship on Fridays" in first.stdout, first.stderr
+    for binding in (ws / ".tmp" / "okfpro-identity").glob("*.json"):
+        binding.write_text("{not json")
+    again = subprocess.run([sys.executable, "-m", "okfpro", "hook", "user-prompt-submit"], input=event, cwd=ws,
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0
+    assert "ship on Fridays" not in again.stdout
+    assert "unreadable" in again.stderr, again.stderr

@@ -174,11 +174,11 @@ def _binding_path(workspace: Path, session_id: str) -> Path:
 def _read_binding(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # .tmp/ missing or not a directory: no binding was ever kept
         return None
     except (OSError, ValueError):
-        return {"poisoned": True, "why": "unreadable binding"}
-    return data if isinstance(data, dict) else {"poisoned": True, "why": "unreadable binding"}
+        return {"poisoned": True, "why": f"its identity binding {path} is unreadable"}
+    return data if isinstance(data, dict) else {"poisoned": True, "why": f"its identity binding {path} is unreadable"}
 
 
 def _same(binding: Mapping[str, Any], parts: Mapping[str, str | None]) -> bool:
@@ -267,8 +267,9 @@ def resolve(
     binding_path = _binding_path(ws, session_id) if session_id else None
     binding = _read_binding(binding_path) if binding_path is not None else None
     if binding is not None and binding.get("poisoned"):
-        return _refuse(mode, "identity: this session's identity changed mid-way; capture and recall are refused "
-                             "for the rest of it (start a new session)", session_id, poisoned=True)
+        why = binding.get("why") if isinstance(binding.get("why"), str) else "its identity changed mid-way"
+        return _refuse(mode, f"identity: this session is refused capture and recall for the rest of it: {why} "
+                             "(start a new session)", session_id, poisoned=True)
     if binding is not None and not configured and not multi:
         # nothing but the fallback would answer: the session keeps the identity it was bound to
         for p in PARTS:
