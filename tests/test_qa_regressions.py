@@ -387,3 +387,18 @@ def test_recall_works_when_tmp_is_a_file_and_an_unreadable_binding_says_so(tmp_p
     assert again.returncode == 0
     assert "ship on Fridays" not in again.stdout
     assert "unreadable" in again.stderr, again.stderr
+
+
+def test_session_banner_does_not_read_a_board_symlinked_outside_the_bundle(tmp_path):
+    ws = init_workspace(tmp_path)
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text((ws / ".okf" / "board.md").read_text().replace("## Inbox\n", "## Inbox\n- 2026-11-01 — OUTSIDE\n"))
+    (ws / ".okf" / "board.md").unlink()
+    (ws / ".okf" / "board.md").symlink_to(outside)
+    event = '{"hook_event_name":"SessionStart","source":"startup","cwd":%s}' % __import__("json").dumps(str(ws))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OKFPRO_TODAY": TODAY}
+    proc = subprocess.run([sys.executable, "-m", "okfpro", "hook", "session-start"], input=event, capture_output=True,
+                          text=True, env=env, cwd=str(ws), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "board.md resolves outside the bundle" in proc.stdout, proc.stdout
+    assert "inbox 1" not in proc.stdout

@@ -54,6 +54,13 @@ def banner(ctx: Any) -> str:
             "`okfpro audit .`."
         )
         return clip("\n".join(lines))
+    from okfpro.hooks.checks import escaping_state_files
+
+    escaped = escaping_state_files(root)
+    if escaped:
+        lines = [f"Bundle state unavailable for {root}:"] + [f"  — {m}" for m in escaped]
+        lines.append("The gates read nothing through such a link; the Stop gate refuses until it is a file again.")
+        return clip("\n".join(lines))
     return clip("\n".join(lines_for(ctx, root)))
 
 
