@@ -402,3 +402,14 @@ def test_session_banner_does_not_read_a_board_symlinked_outside_the_bundle(tmp_p
     assert proc.returncode == 0, proc.stderr
     assert "board.md resolves outside the bundle" in proc.stdout, proc.stdout
     assert "inbox 1" not in proc.stdout
+
+
+def test_audit_names_a_board_symlinked_outside_and_does_not_grade_it(tmp_path):
+    ws = init_workspace(tmp_path)
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text((ws / ".okf" / "board.md").read_text().replace("## Deadlines", "## Someday"))
+    (ws / ".okf" / "board.md").unlink()
+    (ws / ".okf" / "board.md").symlink_to(outside)
+    out = run("audit", cwd=ws, code=1).stdout
+    assert "board.md resolves outside the bundle" in out, out
+    assert "Deadlines" not in out, out  # the outside file's grammar is not graded

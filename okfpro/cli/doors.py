@@ -55,6 +55,12 @@ def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
         return findings
     present = {path: ((root / path).is_dir() if kind == "dir" else (root / path).is_file()) for path, kind, _ in A.CORE}
     add("structure", A.structure(present))
+    from okfpro.io.workstate import escaping_state_files
+
+    escaped = escaping_state_files(root)
+    add("structure", escaped)
+    for message in escaped:  # named above; never read through
+        present[message.split(" ", 1)[0]] = False
 
     from okfpro.core.lint import lint
     from okfpro.core.validate import validate

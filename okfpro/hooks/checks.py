@@ -426,14 +426,9 @@ def snapshot_messages(ctx: Ctx, root: str) -> list[str]:
 
 def escaping_state_files(root: str) -> list[str]:
     """``board.md`` / ``log.md`` that resolve outside the bundle: the gate reads nothing through them."""
-    root_real = os.path.realpath(root)
-    out = []
-    for rel in ("board.md", "log.md"):
-        real = os.path.realpath(os.path.join(root, rel))
-        if not real.startswith(root_real.rstrip(os.sep) + os.sep):
-            out.append(f"{rel} resolves outside the bundle ({real}); nothing is read through a link that leaves "
-                       "the bundle. Replace the link with the file itself.")
-    return out
+    from okfpro.io.workstate import escaping_state_files as _escaping
+
+    return _escaping(root)
 
 
 def stop_gate(ctx: Ctx) -> Answer:

@@ -163,6 +163,18 @@ def journal_entries(root: str | os.PathLike) -> dict[str, str]:
     return out
 
 
+def escaping_state_files(root: str | os.PathLike) -> list[str]:
+    """``board.md`` / ``log.md`` that resolve outside the bundle: readers name them, never read through them."""
+    root_real = os.path.realpath(root)
+    out = []
+    for rel in ("board.md", "log.md"):
+        real = os.path.realpath(os.path.join(os.fspath(root), rel))
+        if not real.startswith(root_real.rstrip(os.sep) + os.sep):
+            out.append(f"{rel} resolves outside the bundle ({real}); nothing is read through a link that leaves "
+                       "the bundle. Replace the link with the file itself.")
+    return out
+
+
 # --- reader payloads ---------------------------------------------------------------
 
 
