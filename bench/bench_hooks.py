@@ -7,8 +7,7 @@ Targets (issue 4): PreToolUse on a file outside any bundle <= 3x ``python3 -c pa
 SessionStart <= 4x; post-edit on 2k concepts <= 15x.  Each event is timed twice:
 ``python -m okfpro hook EVENT`` (the process the launcher starts) and through the
 installed launcher (``.claude/hooks/*.py``, which adds one more interpreter start).
-Bytecode is compiled first into a private cache prefix, as an installed package
-would have it.
+Bytecode is compiled first (in place), as an installed package would have it.
 """
 
 from __future__ import annotations
@@ -37,8 +36,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=9)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        prefix = Path(tmp) / "pyc"
-        os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
+        # No PYTHONPYCACHEPREFIX: a private bytecode prefix makes every interpreter start
+        # (python3 -c pass included) recompile site-packages' startup modules, which inflated
+        # the baseline to ~4x its real cost and flattered every ratio.
         os.environ["OKFPRO_TODAY"] = "2026-11-30"
         os.environ["PYTHONPATH"] = str(REPO)
         subprocess.run([PYTHON, "-m", "compileall", "-q", str(REPO / "okfpro"), str(REPO / "hooks")], check=True)

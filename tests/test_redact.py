@@ -379,3 +379,25 @@ def test_a_token_dropped_into_prose_never_survives(line, row, where, sep):
 
 
 PROSE = prose_lines()
+
+
+@pytest.mark.parametrize("text", [
+    "remember that release 3 ships on Friday, password hunter2-3",
+    "the password hunter2-XYZ",
+    "my passphrase Tr0ub4dor&3 for the vault",
+])
+def test_a_password_word_followed_by_a_bare_mixed_value_is_redacted(text):
+    """Found by the memory-hooks benchmark: "password hunter2-3" (no `is`, no `=`) reached disk."""
+    out = R.redact(text)
+    assert "[REDACTED:generic-password:" in out.text
+    assert "hunter2" not in out.text and "Tr0ub4dor" not in out.text
+
+
+@pytest.mark.parametrize("text", [
+    "the password reset flow is broken",
+    "passwords are hashed with bcrypt12 rounds",
+    "a password field with 12345 characters",
+    "password policy requires rotation",
+])
+def test_password_prose_is_left_alone(text):
+    assert R.redact(text).text == text

@@ -228,6 +228,9 @@ _TAIL_RE = (
 )
 
 
+_BARE_PASSWORD_RE = r"[ \t]+(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;<>\\]{6,256})"
+
+
 def _keyword_assignments(text: str, lowered: str):
     """(keyword, value, value start) for every keyword-gated assignment in ``text``."""
     if not any(h in lowered for h in _KEYWORD_HINTS):
@@ -248,6 +251,14 @@ def _keyword_assignments(text: str, lowered: str):
         m = tail.match(text, root.end())
         if m is not None:
             yield kw, m.group("value"), m.start("value")
+        elif kw.startswith("pass"):
+            # "the password hunter2-XYZ": a password word followed by a bare value, accepted only
+            # when the value mixes letters and digits ("password reset", "password manager" are prose)
+            bare = _compiled(_BARE_PASSWORD_RE).match(text, root.end())
+            if bare is not None:
+                value = bare.group("value")
+                if any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value):
+                    yield kw, value, bare.start("value")
 _UUID = re.compile(r"(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _PLACEHOLDER_WORDS = {
     "none", "null", "nil", "true", "false", "undefined", "empty", "required", "optional", "changeme",

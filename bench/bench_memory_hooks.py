@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Memory in the agent loop, timed as the host runs it: ``okfpro hook stop`` with capture on and
+``okfpro hook user-prompt-submit`` (recall), fresh processes, next to ``python3 -c pass``.
+
+    python bench/bench_memory_hooks.py [--n 2000] [--runs 9]
+
+The workspace is a generated N-concept bundle (``bench/gen_bundle.py``), committed so the Stop
+gate passes, with ``[memory] capture = true``.  Each Stop run captures one new turn (its own
+session id); each prompt recalls over the bundle (ranked engine) and the captured memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_bundle import generate  # noqa: E402
+from harness import Timing, baseline, okfpro, report  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--runs", type=int, default=9)
+    args = ap.parse_args()
+    import os
+    import statistics
+    import time
+
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp) / "ws"
+        generate(ws, args.n)
+        (ws / "okfpro.toml").write_text("[memory]\ncapture = true\n")
+        (ws / ".gitignore").write_text(".tmp/\n.okf-memory/\n")
+        for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
+                    ["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", "commit", "-qm", "b"]):
+            subprocess.run(cmd, cwd=ws, check=True)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_")}
+        env.update(OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_TODAY="2026-11-30")
+
+        def timed(event_name: str, make_event, runs: int) -> Timing:
+            samples = []
+            for i in range(runs + 1):
+                t0 = time.perf_counter()
+                proc = subprocess.run(okfpro("hook", event_name), input=json.dumps(make_event(i)).encode(),
+                                      cwd=ws, env=env, capture_output=True)
+                if proc.returncode != 0:
+                    raise SystemExit(f"{event_name} exited {proc.returncode}: {proc.stderr.decode()[-400:]}")
+                if i:
+                    samples.append(time.perf_counter() - t0)
+            return Timing(f"okfpro hook {event_name} ({args.n} concepts)", statistics.median(samples), runs)
+
+        transcript = Path(tmp) / "t.jsonl"
+
+        def stop_event(i: int) -> dict:
+            transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content":
+                                  f"remember that release {i} ships on Friday, password hunter2-{i}"}}) + "\n")
+            return {"hook_event_name": "Stop", "session_id": f"s{i}", "cwd": str(ws),
+                    "transcript_path": str(transcript), "last_assistant_message": f"Noted: release {i} ships Friday."}
+
+        def prompt_event(i: int) -> dict:
+            return {"hook_event_name": "UserPromptSubmit", "session_id": f"p{i}", "cwd": str(ws),
+                    "prompt": "when does the next release ship, and what did we decide about the ledger cache?"}
+
+        base = baseline()
+        rows = [timed("stop", stop_event, args.runs), timed("user-prompt-submit", prompt_event, args.runs)]
+        report("memory hooks (capture on Stop, recall on UserPromptSubmit)", rows, base)
+        captured = list((ws / ".okf-memory").rglob("*.md"))
+        print(f"captured files: {len(captured)}; secrets on disk: "
+              f"{sum(b'hunter2-' in p.read_bytes() for p in captured)}")
+
+
+if __name__ == "__main__":
+    main()
