@@ -185,20 +185,9 @@ def search_cmd(terms, bundle_dir, fields, exclude, as_json, pretty, in_fields, t
 
 
 def ranked_rows(root: Path, bundle: Bundle, terms: list[str], limit: int | None, fields: str | None, where) -> list:
-    """The ranked engine: the persistent FTS5 index when SQLite has FTS5, else the pure engine.
+    from okfpro.io.fts import bundle_ranked
 
-    ``OKFPRO_RANKED=pure`` forces the pure engine (both give the same answers).
-    """
-    from okfpro.core import search as engine_mod
-
-    if os.environ.get("OKFPRO_RANKED") != "pure":
-        from okfpro.io import fts
-
-        if fts.available():
-            from okfpro.io.bundle import cache_enabled
-
-            return fts.ranked(root, bundle, terms, limit, fields=fields, where=where, persist=cache_enabled())
-    return engine_mod.ranked(bundle, terms, limit, fields=fields, where=where)
+    return bundle_ranked(root, bundle, terms, limit, fields=fields, where=where)
 
 
 # --------------------------------------------------------------------------- catalog / files

@@ -250,3 +250,23 @@ def _matched(view: Any, tokens: Sequence[str], searched: Sequence[str]) -> tuple
 
 def _snippet(view: Any, names: list[str], hits: list[str]) -> str:
     return S.ranked_snippet({name: view.field(name) for name in S.SNIPPET_FIELDS}, names, hits)
+
+
+def bundle_ranked(
+    root: str | os.PathLike,
+    bundle: Bundle,
+    query: str | Sequence[str],
+    limit: int | None = 10,
+    *,
+    fields: str | Iterable[str] | None = None,
+    where: S.RowFilter | None = None,
+) -> list[dict[str, Any]]:
+    """The ranked engine over a bundle, as every caller should reach it (``okfpro search
+    --engine ranked``, prompt recall): the persistent FTS5 index when SQLite has FTS5 and the
+    cache is on, else the pure in-memory engine — the same rows and scores either way.
+    ``OKFPRO_RANKED=pure`` forces the pure engine."""
+    if os.environ.get("OKFPRO_RANKED") != "pure" and available():
+        from okfpro.io.bundle import cache_enabled
+
+        return ranked(root, bundle, query, limit, fields=fields, where=where, persist=cache_enabled())
+    return S.ranked(bundle, query, limit, fields=fields, where=where)

@@ -79,11 +79,11 @@ def bundle_search(workspace: Path, cfg: Any) -> KnowledgeSearch | None:
 
     def search(query: str, limit: int) -> list[dict[str, Any]]:
         from okfpro.core.concept import moment_date
-        from okfpro.core.search import ranked
         from okfpro.io.bundle import load
+        from okfpro.io.fts import bundle_ranked
 
         bundle = load(root)
-        rows = ranked(bundle, query, limit)
+        rows = bundle_ranked(root, bundle, query, limit)
         by_id = bundle.by_id
         for row in rows:
             concept = by_id.get(row.get("id"))
