@@ -19,11 +19,11 @@ views and anything else that needs reachability.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Any
 
 from okfpro.core import links as _links
-from okfpro.core.concept import Bundle, Concept
+from okfpro.core.concept import Bundle, Concept, cached_property
 from okfpro.core.yamlsafe import to_text
 
 UNTYPED = "Untyped"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from okfpro.core.concept import cached_property
 from typing import Any, Callable, Iterable, Iterator
 
 from okfpro.core import graph as _graph
