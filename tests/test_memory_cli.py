@@ -246,3 +246,23 @@ def test_remember_goes_through_the_safety_layer_and_the_policy(ws):
     text = audit.stdout.decode() + (ws / ".okf-memory" / ".audit" / "events.jsonl").read_text()
     for needle in ("alice", "acme", "Fridays", "Thursdays", secret, "deploy"):
         assert needle not in text  # … and hold no identity or content
+
+
+def test_cli_rough_edges_found_by_qa(ws):
+    env = base_env(**ALICE)
+    # invalid UTF-8 on stdin: a clear refusal, nothing written
+    p = subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", "-"], cwd=ws, env=env,
+                       input=b"\xff\xfe bad", capture_output=True)
+    assert p.returncode == 2 and b"not valid UTF-8" in p.stderr and b"Traceback" not in p.stderr
+    assert not list((ws / ".okf-memory").rglob("*.md"))
+    # an unquoted multi-word query is one query
+    assert run(ws, env, "remember", "we ship on Fridays").returncode == 0
+    p = run(ws, env, "recall", "when", "do", "we", "ship")
+    assert p.returncode == 0 and b"we ship on Fridays" in p.stdout
+    # no answer to forget's question: refused, with the way out named
+    p = run(ws, env, "forget", stdin="")
+    assert p.returncode == 2 and b"--yes" in p.stderr
+    assert b"we ship on Fridays" in run(ws, env, "list").stdout
+    # a reserved segment is named once
+    p = run(ws, base_env(OKFPRO_USER="_local"), "list")
+    assert p.returncode == 2 and p.stderr.count(b"_local") == 1

@@ -114,7 +114,11 @@ def remember_cmd(obj: _Ctx, text: str, tier: str, kind: str, source: str, confid
     from okfpro.memory.policy import remember
 
     if text == "-":
-        text = sys.stdin.read()
+        raw = sys.stdin.buffer.read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            _fail(f"standard input is not valid UTF-8 (byte {exc.start}); nothing was remembered")
     store, scope = obj.open()
     result = remember(
         store, scope, text, tier=tier, kind=kind, source=source, confidence=confidence, visibility=visibility,
@@ -176,14 +180,14 @@ def audit_cmd(obj: _Ctx, as_json: bool) -> None:
 
 
 @memory_cmd.command("recall")
-@click.argument("query")
+@click.argument("words", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True, help="At most N passages (0: all).")
 @click.option("--all", "include_hidden", is_flag=True,
               help="Include superseded, expired and archived memories (hidden by default).")
 @click.pass_obj
-def recall_cmd(obj: _Ctx, query: str, as_json: bool, limit: int, include_hidden: bool) -> None:
-    """Memories of the current scope matching QUERY, most specific tier first.
+def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, include_hidden: bool) -> None:
+    """Memories of the current scope matching WORDS (quoted or not), most specific tier first.
 
     Superseded, expired and archived memories are hidden unless --all; each passage
     shows its kind, status and date.  No match is not an error (exit 0).
@@ -191,6 +195,7 @@ def recall_cmd(obj: _Ctx, query: str, as_json: bool, limit: int, include_hidden:
     from okfpro.io.clock import today
     from okfpro.memory.policy import filter_passages
 
+    query = " ".join(words)
     store, scope = obj.open()
     result = store.read(scope, query, limit=None)
     shown = filter_passages(result.passages, store.enumerate(scope).entries, today(), include_hidden)
@@ -273,7 +278,11 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> None:
     how = "erase (files, history and objects)" if purge else "forget (history kept)"
     if not yes:
         prompt = f"{how.capitalize()} {what} of scope {scope.describe()}?"
-        if not click.confirm(prompt, default=False, err=True):
+        try:
+            confirmed = click.confirm(prompt, default=False, err=True)
+        except click.Abort:  # end of input: nobody answered
+            _fail("no answer to the confirmation, so nothing was forgotten; pass --yes to confirm without asking")
+        if not confirmed:
             _fail("nothing forgotten", 2)
     result = store.delete_scope(scope, tier, purge=purge, actor=_actor(scope))
     if result.error:

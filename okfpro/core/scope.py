@@ -56,7 +56,7 @@ def segment_problem(value: object) -> str | None:
     if value == "":
         return "is empty"
     if value == LOCAL:
-        return f"{LOCAL!r} is reserved for an absent segment"
+        return "is reserved for an absent segment"
     if len(value) > MAX_SEGMENT:
         return f"is longer than {MAX_SEGMENT} characters"
     if not value.isascii():
