@@ -172,3 +172,24 @@ def test_bundle_defaults_to_enclosing(root):
 def test_no_bundle_is_usage_error(tmp_path):
     proc = run_okfpro("catalog", cwd=tmp_path)
     assert proc.returncode == 2 and "no bundle" in proc.stderr
+
+
+def test_empty_answers_say_so_and_dirs_has_a_header(tmp_path):
+    """QA: `graph --hubs` and `references` printed nothing at all on an empty answer."""
+    import subprocess as sp
+    import sys as _sys
+
+    ws = tmp_path / "w"
+    (ws / ".okf").mkdir(parents=True)
+    (ws / ".okf" / "index.md").write_text('---\nokf_version: "0.2"\n---\n\n# B\n\n* [a](a.md) - a.\n')
+    (ws / ".okf" / "a.md").write_text("---\ntype: Note\ntitle: A\ndescription: A note.\n---\n\nBody.\n")
+
+    def run(*args):
+        return sp.run([_sys.executable, "-m", "okfpro", *args], cwd=ws, capture_output=True, text=True)
+
+    hubs = run("graph", "--hubs")
+    assert hubs.returncode == 0 and "no hubs" in hubs.stdout
+    refs = run("references")
+    assert refs.returncode == 0 and "no files" in refs.stdout
+    dirs = run("dirs")
+    assert dirs.stdout.splitlines()[0].split() == ["count", "subtree", "dir"]

@@ -352,8 +352,12 @@ def dirs_cmd(bundle_dir, fields, exclude, as_json, pretty) -> None:
     root = find_bundle(bundle_dir)
     rows = [project({"dir": d, **v}) for d, v in physical_dirs(load_bundle(root)).items()]
     data = {"bundle": shown_dir(root), "count": len(rows), "dirs": rows}
-    emit(data, as_json, pretty,
-         lambda: [click.echo(f"{r.get('count', ''):>6} {r.get('subtree', ''):>6}  {r.get('dir', '')}") for r in rows])
+    def text() -> None:
+        click.echo(f"{'count':>6} {'subtree':>7}  dir")
+        for r in rows:
+            click.echo(f"{r.get('count', ''):>6} {r.get('subtree', ''):>7}  {r.get('dir', '')}")
+
+    emit(data, as_json, pretty, text)
 
 
 def stats_data(bundle: Bundle) -> dict[str, Any]:
@@ -419,9 +423,15 @@ def graph_cmd(bundle_dir, as_json, pretty, hubs, minimal, no_body, limit) -> Non
     if hubs:
         rows = graph.hubs(limit)
         data: dict[str, Any] = {"bundle": shown_dir(root), "count": len(rows), "hubs": rows}
-        emit(data, as_json, pretty, lambda: [
-            click.echo(f"{r['inbound']:>6}  {r['id']}  " + ", ".join(f"{k}:{v}" for k, v in r["by_top_dir"].items()))
-            for r in rows])
+        def hubs_text() -> None:
+            if not rows:
+                click.echo("no hubs: no concept has an inbound link yet")
+                return
+            click.echo(f"{'inbound':>7}  id  (inbound links by source top dir)")
+            for r in rows:
+                click.echo(f"{r['inbound']:>7}  {r['id']}  " + ", ".join(f"{k}:{v}" for k, v in r["by_top_dir"].items()))
+
+        emit(data, as_json, pretty, hubs_text)
         return
     data = {
         "bundle": shown_dir(root),
@@ -544,6 +554,9 @@ def references_cmd(bundle_dir, fields, exclude, as_json, pretty) -> None:
     data = {"bundle": shown_dir(root), "count": len(rows), "references": rows, "dangling": result["dangling"]}
 
     def text() -> None:
+        if not rows and not result["dangling"]:
+            click.echo("references/: no files, and no pointer into it")
+            return
         for r in rows:
             cited = ", ".join(f"{x['id']} ({x['field']})" for x in r.get("referenced_by") or [])
             click.echo(f"{r.get('path', '')}  [{r.get('kind', '')}]  {cited or 'not cited'}")
