@@ -328,28 +328,23 @@ def _edit_target(ctx: Ctx) -> tuple[str, str] | None:
     return ctx.target()
 
 
-def check_okf(ctx: Ctx) -> Answer:
-    target = _edit_target(ctx)
-    if target is None:
-        return Answer.pass_()
-    out = conformance(ctx, *target)
-    return Answer.block(out) if out else Answer.pass_()
+def _on_edited_file(name: str, messages: Callable[[Ctx, str, str], Any]) -> Callable[[Ctx], Answer]:
+    """A PostToolUse check of the edited file: pass outside a bundle, block with its messages."""
+
+    def check(ctx: Ctx) -> Answer:
+        target = _edit_target(ctx)
+        if target is None:
+            return Answer.pass_()
+        out = messages(ctx, *target)
+        return Answer.block(out) if out else Answer.pass_()
+
+    check.__name__ = check.__qualname__ = name
+    return check
 
 
-def cap_check(ctx: Ctx) -> Answer:
-    target = _edit_target(ctx)
-    if target is None:
-        return Answer.pass_()
-    out = cap_messages(ctx, *target)
-    return Answer.block(out) if out else Answer.pass_()
-
-
-def reconcile_search(ctx: Ctx) -> Answer:
-    target = _edit_target(ctx)
-    if target is None:
-        return Answer.pass_()
-    message = reconcile_message(ctx, *target)
-    return Answer.block(message) if message else Answer.pass_()
+check_okf = _on_edited_file("check_okf", conformance)
+cap_check = _on_edited_file("cap_check", cap_messages)
+reconcile_search = _on_edited_file("reconcile_search", reconcile_message)
 
 
 def post_edit(ctx: Ctx) -> Answer:
