@@ -58,8 +58,9 @@ def main() -> None:
         transcript = Path(tmp) / "t.jsonl"
 
         def stop_event(i: int) -> dict:
-            transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content":
-                                  f"remember that release {i} ships on Friday, password hunter2-{i}"}}) + "\n")
+            # a synthetic secret; the bench checks it never reaches disk  (okfpro:allow-secret on the next line)
+            said = f"remember that release {i} ships on Friday, password hunter2-{i}"  # okfpro:allow-secret
+            transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": said}}) + "\n")
             return {"hook_event_name": "Stop", "session_id": f"s{i}", "cwd": str(ws),
                     "transcript_path": str(transcript), "last_assistant_message": f"Noted: release {i} ships Friday."}
 

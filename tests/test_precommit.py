@@ -135,3 +135,28 @@ def test_provided_hooks_install_as_language_python_and_gate(tmp_path):
     broken = try_repo("okfpro-validate")
     assert broken.returncode != 0
     assert "broken.md" in broken.stdout and "Failed" in broken.stdout
+
+
+def test_this_repository_passes_its_own_commit_door(tmp_path):
+    """`.pre-commit-config.yaml` at the root: our own bundle conforms and lints clean, and no
+    committed file outside tests/ holds a detectable secret — run by the real pre-commit."""
+    pc = _pre_commit()
+    if pc is None:
+        pytest.skip("pre-commit is not installed (it is in the [test] extra)")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(k.REPO), str(clone)], check=True)
+    # the working tree's version of every tracked file (and the config itself), committed or not
+    tracked = subprocess.run(["git", "-C", str(k.REPO), "ls-files", "-z"], capture_output=True, check=True).stdout
+    for rel in [*filter(None, tracked.decode().split("\0")), ".pre-commit-config.yaml"]:
+        src = k.REPO / rel
+        if src.is_file():
+            (clone / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, clone / rel)
+    subprocess.run(["git", "-C", str(clone), "add", "-A"], check=True)
+    env = {**k.os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "PYTHONPATH": str(k.REPO)}
+    proc = subprocess.run([*pc, "run", "--all-files"], cwd=clone, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for hook in ("okfpro validate .okf", "okfpro lint .okf", "okfpro secrets"):
+        assert any(line.startswith(hook) and line.rstrip().endswith("Passed") for line in proc.stdout.splitlines()), \
+            (hook, proc.stdout)

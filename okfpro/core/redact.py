@@ -252,7 +252,7 @@ def _keyword_assignments(text: str, lowered: str):
         if m is not None:
             yield kw, m.group("value"), m.start("value")
         elif kw.startswith("pass"):
-            # "the password hunter2-XYZ": a password word followed by a bare value, accepted only
+            # "the password hunter2-XYZ": a password word followed by a bare value, accepted only  okfpro:allow-secret
             # when the value mixes letters and digits ("password reset", "password manager" are prose)
             bare = _compiled(_BARE_PASSWORD_RE).match(text, root.end())
             if bare is not None:
