@@ -38,6 +38,17 @@ def _start_dir(directory: str, verb: str) -> Path:
     return start
 
 
+def _bundle_root(directory: str, verb: str) -> Path:
+    """The bundle DIR names (DIR/.okf first), or a usage refusal (exit 2)."""
+    from okfpro.io.roots import resolve
+
+    root = resolve(_start_dir(directory, verb))
+    if root is None:
+        click.echo(f"okfpro {verb}: {directory} holds no OKF bundle — no index.md, and none in .okf/.", err=True)
+        finish(2)
+    return root
+
+
 def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
     """Every finding of ``okfpro audit`` for the directory ``start``, as (category, message)."""
     from okfpro.core import audit as A
@@ -148,13 +159,8 @@ def records_cmd(directory: str) -> None:
     """
     from okfpro.core.audit import records_findings, render_findings
     from okfpro.io.clock import ClockError, today
-    from okfpro.io.roots import resolve
 
-    start = _start_dir(directory, "records")
-    root = resolve(start)
-    if root is None:
-        click.echo(f"okfpro records: {directory} holds no OKF bundle — no index.md, and none in .okf/.", err=True)
-        finish(2)
+    root = _bundle_root(directory, "records")
     try:
         day = today()
     except ClockError as exc:
@@ -185,13 +191,8 @@ def unverified_cmd(directory: str, as_json: bool, pretty: bool) -> None:
     """
     from okfpro.core.audit import render_unverified, unverified_rows
     from okfpro.io.bundle import load
-    from okfpro.io.roots import resolve
 
-    start = _start_dir(directory, "unverified")
-    root = resolve(start)
-    if root is None:
-        click.echo(f"okfpro unverified: {directory} holds no OKF bundle — no index.md, and none in .okf/.", err=True)
-        finish(2)
+    root = _bundle_root(directory, "unverified")
     try:
         rows = unverified_rows(load(root).concepts)
     except Exception as exc:
