@@ -157,8 +157,10 @@ def search_cmd(terms, bundle_dir, fields, exclude, as_json, pretty, in_fields, t
         if engine == "ranked":
             if regexp:
                 _fail("--regexp works with the scan engine only")
-            rows = ranked_rows(root, bundle, list(terms), RANKED_DEFAULT_LIMIT if limit is None else limit,
-                               in_fields, where)
+            from okfpro.io.fts import bundle_ranked
+
+            rows = bundle_ranked(root, bundle, list(terms), RANKED_DEFAULT_LIMIT if limit is None else limit,
+                                 fields=in_fields, where=where)
         else:
             rows = engine_mod.scan(bundle, list(terms), regexp=regexp, fields=in_fields, where=where, limit=limit)
     except engine_mod.SearchError as exc:
@@ -182,12 +184,6 @@ def search_cmd(terms, bundle_dir, fields, exclude, as_json, pretty, in_fields, t
                 click.echo(f"        {r['snippet']}")
 
     emit(data, as_json, pretty, text)
-
-
-def ranked_rows(root: Path, bundle: Bundle, terms: list[str], limit: int | None, fields: str | None, where) -> list:
-    from okfpro.io.fts import bundle_ranked
-
-    return bundle_ranked(root, bundle, terms, limit, fields=fields, where=where)
 
 
 # --------------------------------------------------------------------------- catalog / files
