@@ -198,7 +198,7 @@ def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, inc
     query = " ".join(words)
     store, scope = obj.open()
     result = store.read(scope, query, limit=None)
-    shown = filter_passages(result.passages, store.enumerate(scope).entries, today(), include_hidden)
+    shown = filter_passages(result.passages, result.entries, today(), include_hidden)
     if limit:
         shown = shown[:limit]
     if as_json:

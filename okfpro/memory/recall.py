@@ -190,10 +190,10 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
             from okfpro.core import mempolicy as P
             from okfpro.memory.policy import filter_passages
 
-            passages = store.read(scope, query).passages
+            read = store.read(scope, query)
+            passages = read.passages
             if passages:
-                entries = store.enumerate(scope).entries
-                shown = filter_passages(passages, entries, today, include_hidden)
+                shown = filter_passages(passages, read.entries, today, include_hidden)
                 for passage, rec, status in shown[:MEMORY_LIMIT]:
                     entry = passage.entry
                     lines = [ln for ln in (rec.text if rec.explicit else entry.text).splitlines() if ln.strip()]

@@ -134,6 +134,9 @@ class Passage:
 class ReadResult:
     passages: list[Passage] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # every entry of the tiers read (all applicable tiers when no limit cut the read short),
+    # so a caller that needs the whole scope (the memory policy's fold) need not read it again
+    entries: list[StoredEntry] = field(default_factory=list)
 
 
 @dataclass
@@ -600,7 +603,9 @@ class MemoryStore:
             room = None if limit is None else limit - len(result.passages)
             if room is not None and room <= 0:
                 break  # tiers are not re-ranked: later tiers cannot displace earlier ones
-            result.passages.extend(_rank(query, self._tier_entries(tier, scope, result.diagnostics), room))
+            entries = self._tier_entries(tier, scope, result.diagnostics)
+            result.entries.extend(entries)
+            result.passages.extend(_rank(query, entries, room))
         return result
 
     def enumerate(self, scope: Scope) -> EnumerateResult:
