@@ -7,7 +7,8 @@ import json
 import pytest
 
 from okfpro.hooks import adapters, banner
-from okfpro.hooks.checks import CHECKS, HOOK_NAMES, Answer, for_event, strongest
+from okfpro.hooks.answer import Answer, strongest
+from okfpro.hooks.checks import CHECKS, HOOK_NAMES, for_event
 from okfpro.hooks.event import parse
 
 

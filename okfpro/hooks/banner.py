@@ -39,13 +39,28 @@ def clip(text: str, limit: int = LIMIT) -> str:
     return keep + "\n" + TRUNCATED
 
 
+def session_context(ctx: Any) -> Any:
+    """The SessionStart check: the banner as context (nothing outside a bundle)."""
+    from okfpro.hooks.answer import Answer
+
+    text = banner(ctx)
+    return Answer.context(text) if text else Answer.pass_()
+
+
+def crashed(ctx: Any, name: str, detail: str) -> Any:
+    """The banner's crash policy: an 'unavailable' banner instead of silence (the gates still run)."""
+    from okfpro.hooks.answer import Answer
+
+    return Answer.context(unavailable(f"the banner crashed ({detail})"))
+
+
 def banner(ctx: Any) -> str:
     root = ctx.enclosing()
     if root is None:
         return ""
-    from okfpro.hooks.checks import core_missing
+    from okfpro.io import workstate
 
-    missing = core_missing(root)
+    missing = workstate.core_missing(root)
     if missing:
         lines = [f"Bundle at {root} has a broken core:"]
         lines += [f"  — {m}" for m in missing]
@@ -54,9 +69,7 @@ def banner(ctx: Any) -> str:
             "`okfpro audit .`."
         )
         return clip("\n".join(lines))
-    from okfpro.hooks.checks import escaping_state_files
-
-    escaped = escaping_state_files(root)
+    escaped = workstate.escaping_state_files(root)
     if escaped:
         lines = [f"Bundle state unavailable for {root}:"] + [f"  — {m}" for m in escaped]
         lines.append("The gates read nothing through such a link; the Stop gate refuses until it is a file again.")
@@ -65,10 +78,10 @@ def banner(ctx: Any) -> str:
 
 
 def lines_for(ctx: Any, root: str) -> list[str]:
-    from okfpro.hooks import workstate_api as api
+    from okfpro.io import workstate
 
     source = ctx.event.source or "startup"
-    payload = api.state(ctx, root)
+    payload = workstate.state_payload(root, ctx.today)
     c = payload["board"]
     cap = c["cap"] if c.get("cap") is not None else "?"
     opening = {
@@ -106,10 +119,19 @@ def lines_for(ctx: Any, root: str) -> list[str]:
     if risk:
         out.append("Deadlines within 7d with nothing in flight against them:")
         out.extend(f"  {str(line).strip()}" for line in risk)
-    out.extend(api.dormancy_lines(ctx, root))
+    out.extend(dormancy_lines(ctx, root))
     out.append(REFRESH)
     out.extend(friction_lines(root))
     return out
+
+
+def dormancy_lines(ctx: Any, root: str) -> list[str]:
+    from okfpro.core import board as _board
+    from okfpro.core import dormancy as _dormancy
+    from okfpro.io import workstate
+
+    board = _board.parse(workstate.board_text(root) or "")
+    return _dormancy.questions(board, ctx.today, workstate.journal_entries(root))
 
 
 def friction_lines(root: str) -> list[str]:

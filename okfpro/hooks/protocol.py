@@ -155,40 +155,34 @@ def _main(args: list[str]) -> int:
         return _unreadable(event_name, label, event.error, dialect)
     events = adapters.normalize(event, dialect)
 
-    from okfpro.hooks import checks as C
+    from okfpro.hooks.answer import Answer, strongest
+    from okfpro.hooks.checks import CHECKS, for_event
+    from okfpro.hooks.context import Ctx
 
-    answers: list[C.Answer] = []
+    answers: list[Answer] = []
     notes: list[str] = []
     for ev in events:
-        ctx = C.Ctx(ev)
-        selected = [C.CHECKS[check_name]] if check_name else C.for_event(event_name, ev.tool_name)
+        ctx = Ctx(ev)
+        selected = [CHECKS[check_name]] if check_name else for_event(event_name, ev.tool_name)
         for check in selected:
-            answers.append(_run_one(C, check, ctx))
+            answers.append(_run_one(check, ctx))
         notes.extend(ctx.notes)
-    answer = C.strongest(answers)
-    return _emit(answer, event_name, dialect, notes)
+    return _emit(strongest(answers), event_name, dialect, notes)
 
 
-def _run_one(C, check, ctx):  # noqa: N803
+def _run_one(check, ctx):
+    """One check; a crash answers by the row's own crash policy (``okfpro.hooks.checks``)."""
+    from okfpro.hooks.answer import Answer
+
     try:
         answer = check.fn(ctx)
-        if not isinstance(answer, C.Answer):
+        if not isinstance(answer, Answer):
             raise TypeError(f"returned {type(answer).__name__}, not an answer")
         return answer
     except BaseException as exc:  # noqa: BLE001
         if isinstance(exc, KeyboardInterrupt):
             raise
-        detail = f"{type(exc).__name__}: {str(exc)[:300]}"
-        if check.kind == C.FEEDBACK:
-            if check.name == "session-context":
-                from okfpro.hooks.banner import unavailable
-
-                return C.Answer.context(unavailable(f"the banner crashed ({detail})"))
-            ctx.notes.append(f"{check.name} crashed ({detail}); skipped")
-            return C.Answer.pass_()
-        return C.Answer.block(
-            f"ENFORCEMENT ERROR — '{check.name}' crashed ({detail}); nothing was checked, so the call is refused."
-        )
+        return check.crashed(ctx, f"{type(exc).__name__}: {str(exc)[:300]}")
 
 
 def _unreadable(event_name: str, label: str, reason: str, dialect: str) -> int:

@@ -163,6 +163,17 @@ def journal_entries(root: str | os.PathLike) -> dict[str, str]:
     return out
 
 
+def core_missing(root: str | os.PathLike) -> list[str]:
+    """The closed core (``okfpro.core.audit.CORE``) checked on disk: what is missing, one line each."""
+    from okfpro.core import audit as _audit
+
+    present = {}
+    for path, kind, _ in _audit.CORE:
+        full = os.path.join(os.fspath(root), path)
+        present[path] = os.path.isdir(full) if kind == "dir" else os.path.isfile(full)
+    return _audit.structure(present)
+
+
 def escaping_state_files(root: str | os.PathLike) -> list[str]:
     """``board.md`` / ``log.md`` that resolve outside the bundle: readers name them, never read through them."""
     root_real = os.path.realpath(root)

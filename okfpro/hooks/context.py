@@ -1,0 +1,100 @@
+"""What every check of one event shares: the event, today, the bundles it touches.
+
+Everything is computed lazily and at most once per event: the edited file's
+bundle (``target``), the session's bundle (``enclosing``), the workspace, one
+bundle read per root, today's date.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook path
+    import datetime as _dt
+    from typing import Any
+
+from okfpro.hooks.event import Event
+
+
+class Ctx:
+    """What every check of one event shares: the event, today, one bundle read per root."""
+
+    def __init__(self, event: Event, today: _dt.date | None = None) -> None:
+        self.event = event
+        self._today = today  # read lazily: a check that needs no date never imports datetime
+        self._bundles: dict[str, Any] = {}
+        self._target: Any = ...
+        self._enclosing: Any = ...
+        self.notes: list[str] = []  # stderr notes (a feedback check that crashed and was skipped)
+
+    @property
+    def today(self) -> _dt.date:
+        if self._today is None:
+            from okfpro.io.clock import today as _today
+
+            self._today = _today()
+        return self._today
+
+    @property
+    def today_s(self) -> str:
+        return self.today.isoformat()
+
+    # the edited file's bundle ------------------------------------------
+    def target(self) -> tuple[str, str] | None:
+        """``(root, rel)`` when the edited file is Markdown inside a bundle, else None."""
+        if self._target is ...:
+            self._target = self._find_target()
+        return self._target
+
+    def _find_target(self) -> tuple[str, str] | None:
+        path = self.event.file_path
+        if not path:
+            return None
+        from okfpro.io.roots import containing
+
+        path = os.path.normpath(path)
+        root = containing(path)
+        if root is None:
+            return None
+        root_s = os.fspath(root)
+        rel = os.path.relpath(path, root_s)
+        if rel.startswith("..") or os.path.isabs(rel):
+            real_root = os.path.realpath(root_s)
+            rel = os.path.relpath(os.path.realpath(path), real_root)
+            if rel.startswith(".."):
+                return None
+        rel = rel.replace(os.sep, "/")
+        if not rel.endswith(".md"):
+            return None
+        if any(seg.startswith(".") for seg in rel.split("/")):
+            return None
+        return root_s, rel
+
+    # the session's bundle ----------------------------------------------
+    def enclosing(self) -> str | None:
+        if self._enclosing is ...:
+            from okfpro.io.roots import enclosing
+
+            root = enclosing(self.event.cwd)
+            self._enclosing = os.fspath(root) if root is not None else None
+        return self._enclosing
+
+    def workspace(self) -> str:
+        """The workspace directory: the enclosing bundle's workspace, else the Git repository, else cwd."""
+        from pathlib import Path
+
+        from okfpro.io.roots import git_fence, repo_of
+
+        root = self.enclosing()
+        if root is not None:
+            return os.fspath(repo_of(Path(root)))
+        fence = git_fence(Path(os.path.abspath(self.event.cwd)))
+        return os.fspath(fence) if fence is not None else self.event.cwd
+
+    def bundle(self, root: str) -> Any:
+        if root not in self._bundles:
+            from okfpro.io.bundle import load
+
+            self._bundles[root] = load(root)
+        return self._bundles[root]
