@@ -1,4 +1,5 @@
-"""Every read view's --json shape (real processes on a real bundle), and its values on a small fixture."""
+"""The read views: the pure builders (okfpro.core.views) on a small fixture, in-process; and the
+CLI seams (envelope, [DIR] / --bundle, projection refusals, the skipped-files note) in real processes."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.cli import views
+from okfpro.cli.views import reference_files
+from okfpro.core import views as V
+from okfpro.io.reader import read_bundle
 from tests.helpers import run_okfpro
 
 FILES = {
@@ -21,7 +24,7 @@ FILES = {
         "---\ntype: Finding\ntags: [t1]\nresource: references/run.sh\nsources:\n  - resource: /a.md\n"
         "generated:\n  by: claude/opus\n  at: 2026-01-02\n---\n\nBee.\n"
     ),
-    "notes/c.md": "---\ntype: ''\ntitle: C\n---\n\nAlone.\n",
+    "notes/c.md": "---\ntype: ''\ntitle: C\ntags: solo\n---\n\nAlone.\n",
     "references/guide.md": "---\ntype: Reference\n---\n\nHow to run.\n",
     "references/run.sh": "#!/bin/sh\necho run\n",
 }
@@ -37,84 +40,99 @@ def root(tmp_path_factory) -> Path:
     return base
 
 
-def j(root: Path, *args: str, code: int = 0) -> dict:
-    proc = run_okfpro(*args, "--bundle", str(root), "--json")
-    assert proc.returncode == code, proc.stderr
-    assert "\n" not in proc.stdout.rstrip("\n")  # compact: one line
-    data = json.loads(proc.stdout)
-    assert data["bundle"] == str(root)
-    return data
+@pytest.fixture(scope="module")
+def bundle(root):
+    return read_bundle(root)
 
 
-def test_catalog(root):
-    data = j(root, "catalog")
-    assert list(data) == ["bundle", "count", "concepts"] and data["count"] == 4
+def test_catalog(bundle):
+    data = V.catalog(bundle)
+    assert list(data) == ["count", "concepts"] and data["count"] == 4
     rows = data["concepts"]
     assert [r["id"] for r in rows] == ["a", "notes/b", "notes/c", "references/guide"]
-    assert all(list(r) == list(views.CATALOG_ROW) for r in rows)
-    a, b = rows[0], rows[1]
+    assert all(tuple(r) == V.CATALOG_ROW for r in rows)
+    a, b, c, guide = rows
     assert (a["status"], a["trust"], a["links_out"], a["links_in"], a["sources"]) == ("draft", "unverified", 1, 1, 0)
     assert (b["generated"], b["generated_by"], b["generated_at"], b["status"], b["sources"]) == (
         True, "claude/opus", "2026-01-02", None, 1)
+    assert b["title"] == "b" and guide["title"] == "guide"  # a blank title reads as the id's last segment
+    assert c["tags"] == ["solo"] and c["type"] == ""  # a lone scalar tag is a one-tag list; type as written
 
 
-def test_projection(root):
-    assert j(root, "catalog", "--fields", "id,type")["concepts"][0] == {"id": "a", "type": "Decision"}
-    assert "tags" not in j(root, "catalog", "--except", "tags,title")["concepts"][0]
-    for verb in ("catalog", "search x", "tags", "types", "dirs", "loose", "files", "references"):
-        proc = run_okfpro(*verb.split(), "--fields", "id,nonsense", "--bundle", str(root))
-        assert proc.returncode == 2 and "nonsense" in proc.stderr, verb
-
-
-def test_files(root):
-    rows = j(root, "files")["files"]
+def test_files(bundle):
+    rows = V.files(bundle)["files"]
     assert rows[0] == {"path": "a.md", "id": "a", "dir": ".", "type": "Decision", "title": "A", "description": ""}
+    assert [r["path"] for r in rows] == ["a.md", "notes/b.md", "notes/c.md", "references/guide.md"]
 
 
-def test_stats(root):
-    data = j(root, "stats")
-    assert {k: v for k, v in data.items() if k != "bundle"} == {
+def test_stats(bundle):
+    assert V.stats(bundle) == {
         "concepts": 4, "dirs": 3, "top_dirs": 3, "concept_types": 4, "cross_links": 2, "distinct_tags": 2,
-        "by_type": {"Decision": 1, "Finding": 1, "Reference": 1, "Untyped": 1},
+        "by_type": {"Decision": 1, "Finding": 1, "Untyped": 1, "Reference": 1},
         "by_dir": {"notes": 2, ".": 1, "references": 1},
         "by_top_dir": {"notes": 2, "(root)": 1, "references": 1},
     }
+    assert list(V.stats(bundle)["by_top_dir"]) == ["notes", "(root)", "references"]
 
 
-def test_tags_and_types(root):
-    assert j(root, "tags")["tags"] == [{"tag": "t1", "count": 2}, {"tag": "t2", "count": 1}]
-    by = j(root, "tags", "--by", "dir")
-    assert by["by"] == "dir" and by["tags"] == [
-        {"dir": ".", "tag": "t1", "count": 1, "total": 1}, {"dir": ".", "tag": "t2", "count": 1, "total": 1},
-        {"dir": "notes", "tag": "t1", "count": 1, "total": 2}]
-    assert j(root, "types")["types"] == [
-        {"type": "Decision", "count": 1, "ids": ["a"]}, {"type": "Finding", "count": 1, "ids": ["notes/b"]},
-        {"type": "Reference", "count": 1, "ids": ["references/guide"]}, {"type": "Untyped", "count": 1, "ids": ["notes/c"]}]
+def test_tags_and_types(bundle):
+    # the graph's tag index counts only a real list (the scalar `solo` is not in it), as the reference's
+    assert V.tags(bundle)["tags"] == [{"tag": "t1", "count": 2, "concepts": ["a", "notes/b"]},
+                                      {"tag": "t2", "count": 1, "concepts": ["a"]}]
+    by = V.tag_groups(bundle, "dir")
+    assert by == {"count": 2, "by": "dir", "groups": [
+        {"dir": ".", "count": 2, "tags": [{"tag": "t1", "count": 1, "total": 2, "concepts": ["a"]},
+                                          {"tag": "t2", "count": 1, "total": 1, "concepts": ["a"]}]},
+        {"dir": "notes", "count": 1, "tags": [{"tag": "t1", "count": 1, "total": 2, "concepts": ["notes/b"]}]}]}
+    assert [g["type"] for g in V.tag_groups(bundle, "type")["groups"]] == ["Decision", "Finding"]
+    assert V.types(bundle)["types"] == [
+        {"type": "Decision", "count": 1, "concepts": ["a"]}, {"type": "Finding", "count": 1, "concepts": ["notes/b"]},
+        {"type": "Reference", "count": 1, "concepts": ["references/guide"]},
+        {"type": "Untyped", "count": 1, "concepts": ["notes/c"]}]
 
 
-def test_dirs(root):
-    assert j(root, "dirs")["dirs"] == [
-        {"dir": ".", "count": 1, "subtree": 4}, {"dir": "notes", "count": 2, "subtree": 2},
-        {"dir": "references", "count": 1, "subtree": 1}]
+def test_dirs(bundle):
+    assert V.dirs(bundle) == {"count": 3, "total": 4, "dirs": [
+        {"dir": ".", "ancestor": False, "count": 1, "subtree": 1, "subdirs": ["notes", "references"]},
+        {"dir": "notes", "ancestor": False, "count": 2, "subtree": 2, "subdirs": []},
+        {"dir": "references", "ancestor": False, "count": 1, "subtree": 1, "subdirs": []}]}
+    notes = V.dirs(bundle, ["NOTES/"])
+    assert [(r["dir"], r["ancestor"]) for r in notes["dirs"]] == [(".", True), ("notes", False)]
+    assert notes["total"] == 2  # the chain is context, not the answer
+    assert V.dirs(bundle, ["notes"], ancestors=False)["count"] == 1
+    assert [r["dir"] for r in V.dirs(bundle, depth=0)["dirs"]] == ["."]
+    assert [r["dir"] for r in V.dirs(bundle, ["root"])["dirs"]] == ["."]
+    assert V.dirs(bundle, ["nowhere"])["count"] == 0
 
 
-def test_graph_and_hubs_and_loose(root):
-    data = j(root, "graph")
-    assert list(data) == ["bundle", "nodes", "edges", "type_index", "tag_index", "unlinked"]
+def test_graph_and_hubs_and_loose(bundle):
+    data = V.graph(bundle)
+    assert list(data) == ["nodes", "edges"]
     assert data["edges"] == [{"source": "a", "target": "notes/b"}, {"source": "notes/b", "target": "a"}]
-    assert data["unlinked"] == ["notes/c", "references/guide"]
-    assert set(data["nodes"][0]) == {"id", "type", "title", "description", "tags", "body"}
-    minimal = j(root, "graph", "--minimal")
-    assert list(minimal) == ["bundle", "nodes", "edges", "unlinked"] and set(minimal["nodes"][0]) == {"id", "title"}
-    hubs = j(root, "graph", "--hubs")["hubs"]
-    assert hubs == [{"id": "a", "top_dir": "(root)", "inbound": 1, "by_top_dir": {"notes": 1}},
-                    {"id": "notes/b", "top_dir": "notes", "inbound": 1, "by_top_dir": {"(root)": 1}}]
-    loose = j(root, "loose")
-    assert [r["id"] for r in loose["loose"]] == ["notes/c", "references/guide"] and loose["count"] == 2
+    assert data["nodes"][0] == {"id": "a", "type": "Decision", "title": "A", "description": "", "tags": ["t1", "t2"],
+                                "body": "See [b](notes/b.md)."}
+    assert "body" not in V.graph(bundle, body=False)["nodes"][0]
+    minimal = V.graph(bundle, minimal=True)
+    assert list(minimal) == ["nodes", "edges", "types", "tags"] and minimal["nodes"][1] == {"id": "notes/b", "title": "b"}
+    assert minimal["tags"] == {"t1": ["a", "notes/b"], "t2": ["a"]}
+    assert V.hubs(bundle)["hubs"] == [{"id": "a", "top_dir": "(root)", "inbound": 1, "by_top_dir": {"notes": 1}},
+                                      {"id": "notes/b", "top_dir": "notes", "inbound": 1, "by_top_dir": {"(root)": 1}}]
+    assert V.hubs(bundle, 1)["count"] == 1
+    assert V.loose(bundle) == {"count": 2, "loose": [{"id": "notes/c", "title": "C", "dir": "notes"},
+                                                     {"id": "references/guide", "title": "guide", "dir": "references"}]}
 
 
-def test_references(root):
-    data = j(root, "references")
+def test_graph_edges_follow_the_reference_line_order(tmp_path):
+    """Per line: its inline links, then its reference-style uses (the reference's edge order)."""
+    (tmp_path / "x.md").write_text("---\ntype: T\n---\nRef [one][r].\nSee [two](b.md).\n\n[r]: a.md\n")
+    for n in ("a", "b"):
+        (tmp_path / f"{n}.md").write_text("---\ntype: T\n---\nx\n")
+    edges = V.graph(read_bundle(tmp_path))["edges"]
+    assert edges == [{"source": "x", "target": "a"}, {"source": "x", "target": "b"}]
+
+
+def test_references(bundle, root):
+    data = V.references(bundle, reference_files(root))
     assert data["references"] == [
         {"path": "references/guide.md", "dir": "references", "kind": "concept",
          "referenced_by": [{"id": "a", "field": "resource"}]},
@@ -124,72 +142,106 @@ def test_references(root):
     assert data["dangling"] == [{"id": "notes/b", "field": "resource", "raw": "references/run.sh",
                                  "resolved": "notes/references/run.sh",
                                  "hint": "/references/run.sh exists — missing leading slash?"}]
+    assert V.references(bundle, [])["dangling"][0]["hint"] is None
 
 
-def test_index(root):
-    data = j(root, "index")
-    assert [r["dir"] for r in data["dirs"]] == [".", "notes", "references"]
-    top = data["dirs"][0]
-    assert set(top) == {"dir", "ancestor", "present", "synthesized", "authored", "count", "subtree", "types", "tags",
-                        "subdirs", "listing"}
-    assert (top["present"], top["authored"], top["subdirs"]) == (
-        True, "# Root map", [{"dir": "notes", "subtree": 2}, {"dir": "references", "subtree": 1}])
-    notes = j(root, "index", "--dir", "notes")["dirs"]
+def test_index(bundle):
+    data = V.index(bundle)
+    assert [r["dir"] for r in data["directories"]] == [".", "notes", "references"]
+    top = data["directories"][0]
+    assert tuple(top) == V.INDEX_ROW
+    assert (top["present"], top["body"], top["subdirs"], top["index_path"]) == (
+        True, "# Root map\n", ["notes", "references"], "index.md")
+    notes = V.index(bundle, ["notes"])["directories"]
     assert [(r["dir"], r["ancestor"]) for r in notes] == [(".", True), ("notes", False)]
-    assert notes[1]["authored"] == "# Notes\n* [B](b.md) - bee" and notes[1]["types"] == {"Finding": 1, "Untyped": 1}
-    refs = j(root, "index", "--dir", "references")["dirs"][1]
-    assert (refs["present"], refs["synthesized"], refs["authored"]) == (False, True, None)
-    assert [r["dir"] for r in j(root, "index", "--depth", "0")["dirs"]] == ["."]
-    text = run_okfpro("index", "--dir", "notes", "--bundle", str(root)).stdout
-    assert "↑" in text and "* [B](b.md) - bee" in text  # the authored map
-    synth = run_okfpro("index", "--dir", "references", "--bundle", str(root)).stdout
-    assert "* [references/guide](guide.md)" in synth  # synthesized
-    assert run_okfpro("index", "--dir", "nowhere", "--bundle", str(root)).returncode == 2
+    assert notes[1]["body"] == "# Notes\n* [B](b.md) - bee\n" and notes[1]["types"] == {"": 1, "Finding": 1}
+    assert notes[1]["listing"][0] == {"id": "notes/b", "title": "b", "description": "", "type": "Finding",
+                                      "tags": ["t1"]}
+    refs = V.index(bundle, ["references"])["directories"][1]
+    assert (refs["present"], refs["synthesized"], refs["body"]) == (False, True, None)
+    assert [r["dir"] for r in V.index(bundle, depth=0)["directories"]] == ["."]
+    assert "body" not in V.index(bundle, body=False)["directories"][0]
 
 
-def test_read(root):
-    data = j(root, "read", "notes/b")
+def test_projection_rules():
+    keep = V.projection("ID,type", None, V.CATALOG_ROW)
+    assert keep({"id": 1, "title": 2, "type": 3}) == {"id": 1, "type": 3}
+    assert V.projection(None, "tags", V.CATALOG_ROW)({"id": 1, "tags": []}) == {"id": 1}
+    for args in (("id", "tags"), ("nonsense", None), (None, "nonsense"), (",", None)):
+        with pytest.raises(V.ProjectionError):
+            V.projection(*args, V.CATALOG_ROW)
+
+
+def test_unsafe_ids():
+    for bad in ("../views", "/etc/passwd", "notes/../../x", "", "a\\b", "C:x"):
+        assert V.unsafe_id(bad), bad
+    assert V.unsafe_id("notes/b") is None
+
+
+# --------------------------------------------------------------------------- CLI seams (real processes)
+
+
+def test_cli_envelope_dir_and_bundle_alias(root):
+    for args in (("catalog", str(root)), ("catalog", "--bundle", str(root))):
+        proc = run_okfpro(*args, "--json")
+        assert proc.returncode == 0, proc.stderr
+        assert "\n" not in proc.stdout.rstrip("\n")  # compact: one line
+        data = json.loads(proc.stdout)
+        assert data["bundle"] == str(root) and data["count"] == 4
+    proc = run_okfpro("catalog", str(root), "--bundle", str(root.parent))
+    assert proc.returncode == 2 and "two bundles" in proc.stderr
+    pretty = run_okfpro("stats", str(root), "--pretty")
+    assert pretty.returncode == 0 and pretty.stdout.startswith("{\n  ")
+
+
+def test_cli_projection_refusals(root):
+    assert json.loads(run_okfpro("catalog", str(root), "--json", "--fields", "id,type").stdout)["concepts"][0] == {
+        "id": "a", "type": "Decision"}
+    for verb in ("catalog", "tags", "types", "dirs", "loose", "files", "references", "index"):
+        proc = run_okfpro(verb, str(root), "--fields", "id,nonsense")
+        assert proc.returncode == 2 and "nonsense" in proc.stderr, verb
+    proc = run_okfpro("search", "x", "--fields", "nonsense", "--bundle", str(root))
+    assert proc.returncode == 2 and "nonsense" in proc.stderr
+
+
+def test_cli_read(root):
+    data = json.loads(run_okfpro("read", "notes/b", "--bundle", str(root), "--json").stdout)
     assert data["id"] == "notes/b" and data["path"] == "notes/b.md" and data["content"] == FILES["notes/b.md"]
     assert run_okfpro("read", "a", "--bundle", str(root)).stdout == FILES["a.md"]
-    for bad in ("../views", "/etc/passwd", "notes/../../x"):
-        proc = run_okfpro("read", bad, "--bundle", str(root))
-        assert proc.returncode == 2 and "refusing" in proc.stderr, bad
+    proc = run_okfpro("read", "../views", "--bundle", str(root))
+    assert proc.returncode == 2 and "refusing" in proc.stderr
     assert run_okfpro("read", "missing", "--bundle", str(root)).returncode == 2
 
 
-def test_pretty_is_indented(root):
-    proc = run_okfpro("stats", "--pretty", "--bundle", str(root))
-    assert proc.returncode == 0 and proc.stdout.startswith("{\n  ")
-
-
-def test_bundle_defaults_to_enclosing(root):
+def test_cli_bundle_defaults_to_enclosing(root):
     proc = run_okfpro("search", "bee", "--json", cwd=root.parent)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["bundle"] == ".okf" and [r["id"] for r in data["matches"]] == ["notes/b"]
 
 
-def test_no_bundle_is_usage_error(tmp_path):
+def test_cli_no_bundle_is_usage_error(tmp_path):
     proc = run_okfpro("catalog", cwd=tmp_path)
     assert proc.returncode == 2 and "no bundle" in proc.stderr
+    proc = run_okfpro("catalog", str(tmp_path / "missing"))
+    assert proc.returncode == 2 and "no such directory" in proc.stderr
+
+
+def test_cli_unknown_dir_is_named_not_silent(root):
+    proc = run_okfpro("index", str(root), "--dir", "nowhere", "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["count"] == 0  # the reference's answer
+    assert "no directory 'nowhere'" in proc.stderr
 
 
 def test_empty_answers_say_so_and_dirs_has_a_header(tmp_path):
     """QA: `graph --hubs` and `references` printed nothing at all on an empty answer."""
-    import subprocess as sp
-    import sys as _sys
-
     ws = tmp_path / "w"
     (ws / ".okf").mkdir(parents=True)
     (ws / ".okf" / "index.md").write_text('---\nokf_version: "0.2"\n---\n\n# B\n\n* [a](a.md) - a.\n')
     (ws / ".okf" / "a.md").write_text("---\ntype: Note\ntitle: A\ndescription: A note.\n---\n\nBody.\n")
-
-    def run(*args):
-        return sp.run([_sys.executable, "-m", "okfpro", *args], cwd=ws, capture_output=True, text=True)
-
-    hubs = run("graph", "--hubs")
+    hubs = run_okfpro("graph", "--hubs", cwd=ws)
     assert hubs.returncode == 0 and "no hubs" in hubs.stdout
-    refs = run("references")
+    refs = run_okfpro("references", cwd=ws)
     assert refs.returncode == 0 and "no files" in refs.stdout
-    dirs = run("dirs")
-    assert dirs.stdout.splitlines()[0].split() == ["count", "subtree", "dir"]
+    dirs = run_okfpro("dirs", cwd=ws)
+    assert dirs.stdout.splitlines()[0].split() == ["dir", "count", "subtree"]

@@ -2,7 +2,9 @@
 
 Both take an optional DIR.  Without it, the bundle is the one enclosing the
 working directory (falling back to ``./.okf`` or ``.``); with it, ``DIR/.okf`` is
-tried before ``DIR``.  No bundle -> a message on stderr and exit 2.
+tried before ``DIR``, and a named directory without ``index.md`` is read as a bundle
+(as the reference reads it).  No bundle found without DIR, or DIR not a directory ->
+a message on stderr and exit 2.
 
 Exit codes: ``validate`` 0 conformant / 1 not / 2 usage or could not run;
 ``lint`` 0 unless ``--fail-on`` is met (1), 2 for usage (an unknown check id, a
@@ -43,10 +45,9 @@ def locate(dir_arg: str | None) -> tuple[Path, str]:
         _fail(f"{dir_arg}: no such directory")
     if not given.is_dir():
         _fail(f"{dir_arg}: not a directory")
-    found = roots.resolve(given)
-    if found is None:
-        _fail(f"{dir_arg}: not a bundle (no index.md in it or in {os.path.join(dir_arg, '.okf')})")
-    assert found is not None
+    # A directory named explicitly is a bundle, index.md or not (as the reference and every
+    # OKF reader take it); DIR/.okf wins when it holds index.md.
+    found = roots.resolve(given) or given
     name = dir_arg if found == given else os.path.join(dir_arg, found.name)
     return found, name
 

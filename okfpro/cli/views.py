@@ -1,27 +1,30 @@
-"""Reader verbs: search and the read views of a bundle.
+"""Reader verbs: search and the read views of a bundle — thin click wrappers.
 
-``search``, ``catalog``, ``files``, ``index``, ``graph``, ``references``, ``stats``,
-``tags``, ``types``, ``dirs``, ``loose``, ``read``.  Every verb reads the bundle
-through :func:`okfpro.io.bundle.load` (the parse cache), takes ``--bundle DIR``
-(default: the bundle enclosing the working directory), prints text by default,
-compact single-line JSON with ``--json`` and indented JSON with ``--pretty``.
-List views take ``--fields a,b`` / ``--except a,b`` (an unknown field is a usage
-error, exit 2).  Exit codes: 0 ok (zero matches included), 2 usage / could not run.
-The JSON shapes are documented in ``docs/json.md``.
+The data of every view is built by a pure function of the bundle in
+:mod:`okfpro.core.views` (shapes documented there and in README); this module
+only finds the bundle, reads it, prints text or JSON and sets the exit code.
+
+Every verb takes the bundle as ``[DIR]`` (as validate, lint and the reference
+do; ``DIR/.okf`` when that holds ``index.md``, else ``DIR`` itself — a directory
+without ``index.md`` is read as a bundle when named), or ``--bundle DIR`` (kept
+as an alias), default the bundle enclosing the working directory.  Text by
+default, compact JSON with ``--json``, indented with ``--pretty``.  List views
+take ``--fields a,b`` / ``--except a,b``.  Exit codes: 0 ok (an empty answer
+included), 2 usage / could not run.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import posixpath
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import click
 
-from okfpro.core.concept import Bundle, Concept
+from okfpro.core import views as V
+from okfpro.core.concept import Bundle
 
 # --------------------------------------------------------------------------- shared plumbing
 
@@ -31,41 +34,23 @@ def _fail(message: str, code: int = 2) -> None:
     raise SystemExit(code)
 
 
-def find_bundle(option: str | None) -> Path:
-    from okfpro.io import roots
+def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> tuple[Path, str, Bundle]:
+    """(root, the name the envelope prints, the parsed bundle) for ``[DIR]`` / ``--bundle DIR``."""
+    from okfpro.cli.kernel import _load, locate
 
-    if option:
-        base = Path(option)
-        if not base.is_dir():
-            _fail(f"no such directory: {option}")
-        found = roots.resolve(base)
-        if found is None:
-            _fail(f"no bundle at {option} (no index.md there or in {option}/.okf)")
-        return found  # type: ignore[return-value]
-    found = roots.enclosing(os.getcwd())
-    if found is None:
-        _fail("no bundle encloses the current directory (pass --bundle DIR)")
-    return found  # type: ignore[return-value]
+    if dir_arg and bundle_opt and dir_arg != bundle_opt:
+        _fail(f"two bundles named: {dir_arg} and --bundle {bundle_opt} (give one)")
+    root, name = locate(dir_arg or bundle_opt)
+    bundle = _load(root)
+    note_skipped(bundle)
+    return root, name, bundle
 
 
-def shown_dir(root: Path) -> str:
-    """The bundle as the envelope names it: relative to the working directory when inside it."""
-    try:
-        rel = os.path.relpath(root, os.getcwd())
-    except ValueError:
-        return str(root)
-    return str(root) if rel.startswith("..") else rel
-
-
-def load_bundle(root: Path) -> Bundle:
-    import gc
-
-    from okfpro.io.bundle import load
-
-    # a one-shot reader process allocates many acyclic objects and exits soon:
-    # the cyclic collector only costs time here (reference counting still frees)
-    gc.disable()
-    return load(root)
+def note_skipped(bundle: Bundle) -> None:
+    """The reference's stderr note when files could not be used (stdout stays clean JSON)."""
+    n = len(bundle.unparseable)
+    if n:
+        click.echo(f"note: skipped {n} unusable file(s) (run `okfpro validate` for details)", err=True)
 
 
 def emit(data: Any, as_json: bool, pretty: bool, text: Callable[[], None]) -> None:
@@ -85,32 +70,30 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-def parse_projection(fields: str | None, exclude: str | None, known: Iterable[str]) -> Callable[[dict], dict]:
-    """``--fields`` / ``--except`` as a row function; unknown names exit 2."""
-    known = list(known)
-    if fields and exclude:
-        _fail("--fields and --except cannot be combined")
-    spec = fields or exclude
-    if not spec:
-        return lambda row: row
-    names = [n.strip() for n in spec.split(",") if n.strip()]
-    unknown = [n for n in names if n not in known]
-    if unknown or not names:
-        _fail(f"unknown field(s): {', '.join(unknown) or '(none given)'} (known: {', '.join(known)})")
-    if fields:
-        return lambda row: {n: row.get(n) for n in names}
-    drop = set(names)
-    return lambda row: {k: v for k, v in row.items() if k not in drop}
+def parse_projection(fields: str | None, exclude: str | None, known) -> Callable[[dict], dict]:
+    try:
+        return V.projection(fields, exclude, known)
+    except V.ProjectionError as exc:
+        _fail(str(exc))
+        raise
 
 
-def output_options(list_view: bool = False) -> Callable:
+def project_rows(payload: dict[str, Any], key: str, fields: str | None, exclude: str | None, known) -> dict[str, Any]:
+    project = parse_projection(fields, exclude, known)
+    payload[key] = [project(r) for r in payload[key]]
+    return payload
+
+
+def output_options(list_view: bool = False, positional: bool = True) -> Callable:
     def decorate(func: Callable) -> Callable:
-        func = click.option("--pretty", is_flag=True, help="Indented JSON.")(func)
+        func = click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")(func)
         func = click.option("--json", "as_json", is_flag=True, help="Compact single-line JSON.")(func)
         if list_view:
             func = click.option("--except", "exclude", metavar="FIELDS", help="Drop these row fields.")(func)
             func = click.option("--fields", metavar="FIELDS", help="Keep only these row fields (comma-separated).")(func)
-        func = click.option("--bundle", "bundle_dir", metavar="DIR", help="The bundle (default: the one enclosing cwd).")(func)
+        func = click.option("--bundle", "bundle_opt", metavar="DIR", help="The bundle (same as DIR).")(func)
+        if positional:
+            func = click.argument("dir_arg", metavar="[DIR]", required=False)(func)
         return func
 
     return decorate
@@ -124,6 +107,12 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _label(d: str, slash: bool = False) -> str:
+    if d in (".", "(root)"):
+        return "(root)"
+    return f"{d}/" if slash else d
+
+
 # --------------------------------------------------------------------------- search
 
 RANKED_DEFAULT_LIMIT = 20
@@ -132,7 +121,7 @@ SEARCH_ROW = ("id", "title", "type", "dir", "top_dir", "tags", "matched", "score
 
 @click.command("search")
 @click.argument("terms", nargs=-1, required=True)
-@output_options(list_view=True)
+@output_options(list_view=True, positional=False)
 @click.option("--in", "in_fields", metavar="FIELDS", help="Search only these fields: title,id,tags,type,description,sources,body.")
 @click.option("--type", "type_", metavar="T", help="Only concepts of this type (case-insensitive).")
 @click.option("--dir", "dir_", metavar="D", help="Only concepts in D and below ('.' or 'root' = the root only).")
@@ -144,14 +133,13 @@ SEARCH_ROW = ("id", "title", "type", "dir", "top_dir", "tags", "matched", "score
 @click.option("-e", "--regexp", is_flag=True, help="Terms are regular expressions.")
 @click.option("--engine", type=click.Choice(["scan", "ranked"]), default="scan", show_default=True,
               help="scan: the reference's AND of literal terms; ranked: BM25 over OR-joined words.")
-def search_cmd(terms, bundle_dir, fields, exclude, as_json, pretty, in_fields, type_, dir_, tag, status, trust,
+def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, type_, dir_, tag, status, trust,
                limit, regexp, engine) -> None:
     """Find concepts: every TERM must hit title, id, tags, type, description, sources or body."""
     from okfpro.core import search as engine_mod
 
     project = parse_projection(fields, exclude, SEARCH_ROW)
-    root = find_bundle(bundle_dir)
-    bundle = load_bundle(root)
+    root, name, bundle = open_bundle(None, bundle_opt)
     where = engine_mod.RowFilter(type_, dir_, tag, status, trust)
     try:
         if engine == "ranked":
@@ -167,7 +155,7 @@ def search_cmd(terms, bundle_dir, fields, exclude, as_json, pretty, in_fields, t
         _fail(str(exc))
         return
     rows = [project(r) for r in rows]
-    data = {"bundle": shown_dir(root), "query": list(terms), "count": len(rows), "matches": rows}
+    data = {"bundle": name, "query": list(terms), "count": len(rows), "matches": rows}
 
     def text() -> None:
         if not rows:
@@ -188,55 +176,17 @@ def search_cmd(terms, bundle_dir, fields, exclude, as_json, pretty, in_fields, t
 
 # --------------------------------------------------------------------------- catalog / files
 
-CATALOG_ROW = ("id", "title", "type", "description", "tags", "generated_at", "generated_by", "generated", "trust",
-               "status", "stale_after", "sources", "backlog_ref", "dir", "top_dir", "links_out", "links_in")
-
-
-def _graph(bundle: Bundle):
-    from okfpro.core.graph import build
-
-    return build(bundle)
-
-
-def catalog_rows(bundle: Bundle) -> list[dict[str, Any]]:
-    graph = _graph(bundle)
-    rows = []
-    for c in sorted(bundle.concepts, key=lambda c: (c.id, c.path)):
-        status = c.frontmatter.get("status")
-        backlog = c.frontmatter.get("backlog_ref")
-        rows.append({
-            "id": c.id,
-            "title": c.display_title,
-            "type": c.type,
-            "description": c.description,
-            "tags": list(c.tags),
-            "generated_at": _text(c.generated_at) or None,
-            "generated_by": c.generated_by,
-            "generated": c.declared_generated,
-            "trust": c.trust,
-            "status": None if status is None else _text(status),
-            "stale_after": _text(c.stale_after) or None,
-            "sources": len(c.sources),
-            "backlog_ref": None if backlog is None else _text(backlog),
-            "dir": c.dir,
-            "top_dir": c.top_dir,
-            "links_out": graph.out_degree(c.id),
-            "links_in": graph.in_degree(c.id),
-        })
-    return rows
-
 
 @click.command("catalog")
 @output_options(list_view=True)
-def catalog_cmd(bundle_dir, fields, exclude, as_json, pretty) -> None:
+def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Every concept with its metadata, trust, status and link counts (sorted by id)."""
-    project = parse_projection(fields, exclude, CATALOG_ROW)
-    root = find_bundle(bundle_dir)
-    rows = [project(r) for r in catalog_rows(load_bundle(root))]
-    data = {"bundle": shown_dir(root), "count": len(rows), "concepts": rows}
+    parse_projection(fields, exclude, V.CATALOG_ROW)
+    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    data = {"bundle": name, **project_rows(V.catalog(bundle), "concepts", fields, exclude, V.CATALOG_ROW)}
 
     def text() -> None:
-        for r in rows:
+        for r in data["concepts"]:
             bits = [r.get("id", "")]
             for key in ("type", "trust", "status"):
                 if r.get(key):
@@ -246,156 +196,112 @@ def catalog_cmd(bundle_dir, fields, exclude, as_json, pretty) -> None:
     emit(data, as_json, pretty, text)
 
 
-FILES_ROW = ("path", "id", "dir", "type", "title", "description")
-
-
 @click.command("files")
 @output_options(list_view=True)
-def files_cmd(bundle_dir, fields, exclude, as_json, pretty) -> None:
-    """Concept files by path: path, id, physical dir, type, title, description."""
-    project = parse_projection(fields, exclude, FILES_ROW)
-    root = find_bundle(bundle_dir)
-    bundle = load_bundle(root)
-    rows = [project({"path": c.path, "id": c.id, "dir": posixpath.dirname(c.path) or ".", "type": c.type,
-                     "title": c.display_title, "description": c.description})
-            for c in sorted(bundle.concepts, key=lambda c: c.path)]
-    data = {"bundle": shown_dir(root), "count": len(rows), "files": rows}
-    emit(data, as_json, pretty, lambda: [click.echo(f"{r.get('path', '')}  {r.get('id', '')}") for r in rows])
+def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+    """Concept files: path, id, dir, type, title, description (by id)."""
+    parse_projection(fields, exclude, V.FILES_ROW)
+    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    data = {"bundle": name, **project_rows(V.files(bundle), "files", fields, exclude, V.FILES_ROW)}
+    emit(data, as_json, pretty, lambda: [click.echo(f"{r.get('path', '')}  {r.get('title', '')}") for r in data["files"]])
 
 
 # --------------------------------------------------------------------------- tags / types / dirs / stats
 
 
-def _untyped(c: Concept) -> str:
-    return c.type if c.type.strip() else "Untyped"
-
-
-def _count_rows(counts: dict[str, int], key: str) -> list[dict[str, Any]]:
-    return [{key: k, "count": v} for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-
-
 @click.command("tags")
 @output_options(list_view=True)
 @click.option("--by", type=click.Choice(["type", "dir"]), help="Group the tag counts by type or by directory.")
-def tags_cmd(bundle_dir, fields, exclude, as_json, pretty, by) -> None:
-    """Tags by how many concepts carry them (optionally within each type or dir)."""
-    root = find_bundle(bundle_dir)
-    bundle = load_bundle(root)
+def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by) -> None:
+    """Tags with their concepts, by count (optionally within each type or dir)."""
     if by is None:
-        project = parse_projection(fields, exclude, ("tag", "count"))
-        counts: dict[str, int] = {}
-        for c in bundle.concepts:
-            for t in dict.fromkeys(c.tags):
-                counts[t] = counts.get(t, 0) + 1
-        rows = [project(r) for r in _count_rows(counts, "tag")]
-        data = {"bundle": shown_dir(root), "count": len(rows), "tags": rows}
-        emit(data, as_json, pretty, lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('tag', '')}") for r in rows])
+        known: tuple[str, ...] = ("tag", "count", "concepts")
+        parse_projection(fields, exclude, known)
+        _, name, bundle = open_bundle(dir_arg, bundle_opt)
+        data = {"bundle": name, **project_rows(V.tags(bundle), "tags", fields, exclude, known)}
+        emit(data, as_json, pretty,
+             lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('tag', '')}") for r in data["tags"]])
         return
-    project = parse_projection(fields, exclude, (by, "tag", "count", "total"))
-    groups: dict[str, dict[str, int]] = {}
-    totals: dict[str, int] = {}
-    for c in bundle.concepts:
-        g = _untyped(c) if by == "type" else c.dir
-        totals[g] = totals.get(g, 0) + 1
-        bucket = groups.setdefault(g, {})
-        for t in dict.fromkeys(c.tags):
-            bucket[t] = bucket.get(t, 0) + 1
-    rows = []
-    for g in sorted(groups):
-        for r in _count_rows(groups[g], "tag"):
-            rows.append(project({by: g, "tag": r["tag"], "count": r["count"], "total": totals[g]}))
-    data = {"bundle": shown_dir(root), "by": by, "count": len(rows), "tags": rows}
-    emit(data, as_json, pretty,
-         lambda: [click.echo(f"{r.get(by, '')}  {r.get('count', '')}/{r.get('total', '')}  {r.get('tag', '')}") for r in rows])
+    if fields or exclude:
+        _fail("--fields/--except do not apply to tags --by (the rows are nested in groups)")
+    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    data = {"bundle": name, **V.tag_groups(bundle, by)}
 
-
-@click.command("types")
-@output_options(list_view=True)
-def types_cmd(bundle_dir, fields, exclude, as_json, pretty) -> None:
-    """Concept types by count (a blank type counts as Untyped)."""
-    project = parse_projection(fields, exclude, ("type", "count", "ids"))
-    root = find_bundle(bundle_dir)
-    bundle = load_bundle(root)
-    index: dict[str, list[str]] = {}
-    for c in sorted(bundle.concepts, key=lambda c: c.id):
-        index.setdefault(_untyped(c), []).append(c.id)
-    rows = [project({"type": t, "count": len(ids), "ids": ids})
-            for t, ids in sorted(index.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
-    data = {"bundle": shown_dir(root), "count": len(rows), "types": rows}
-    emit(data, as_json, pretty, lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('type', '')}") for r in rows])
-
-
-def physical_dirs(bundle: Bundle) -> dict[str, dict[str, int]]:
-    """Every directory holding a concept (and its ancestors): direct ``count`` and ``subtree``."""
-    out: dict[str, dict[str, int]] = {}
-    for c in bundle.concepts:
-        d = posixpath.dirname(c.path) or "."
-        out.setdefault(d, {"count": 0, "subtree": 0})["count"] += 1
-        cur = d
-        while True:
-            out.setdefault(cur, {"count": 0, "subtree": 0})["subtree"] += 1
-            if cur == ".":
-                break
-            cur = posixpath.dirname(cur) or "."
-    return dict(sorted(out.items(), key=lambda kv: ("" if kv[0] == "." else kv[0])))
-
-
-@click.command("dirs")
-@output_options(list_view=True)
-def dirs_cmd(bundle_dir, fields, exclude, as_json, pretty) -> None:
-    """Directories by path: concepts directly inside (count) and below (subtree)."""
-    project = parse_projection(fields, exclude, ("dir", "count", "subtree"))
-    root = find_bundle(bundle_dir)
-    rows = [project({"dir": d, **v}) for d, v in physical_dirs(load_bundle(root)).items()]
-    data = {"bundle": shown_dir(root), "count": len(rows), "dirs": rows}
     def text() -> None:
-        click.echo(f"{'count':>6} {'subtree':>7}  dir")
-        for r in rows:
-            click.echo(f"{r.get('count', ''):>6} {r.get('subtree', ''):>7}  {r.get('dir', '')}")
+        for g in data["groups"]:
+            click.echo(_label(g[by], slash=by == "dir") if by == "dir" else g[by])
+            for r in g["tags"]:
+                cell = str(r["count"]) if r["count"] == r["total"] else f"{r['count']}/{r['total']}"
+                click.echo(f"  {cell:>6}  {r['tag']}")
 
     emit(data, as_json, pretty, text)
 
 
-def stats_data(bundle: Bundle) -> dict[str, Any]:
-    graph = _graph(bundle)
-    by_type: dict[str, int] = {}
-    by_dir: dict[str, int] = {}
-    by_top: dict[str, int] = {}
-    tags: set[str] = set()
-    for c in bundle.concepts:
-        by_type[_untyped(c)] = by_type.get(_untyped(c), 0) + 1
-        by_dir[c.dir] = by_dir.get(c.dir, 0) + 1
-        by_top[c.top_dir] = by_top.get(c.top_dir, 0) + 1
-        tags.update(c.tags)
+@click.command("types")
+@output_options(list_view=True)
+def types_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+    """Concept types with their concepts, by count (a blank type counts as Untyped)."""
+    known = ("type", "count", "concepts")
+    parse_projection(fields, exclude, known)
+    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    data = {"bundle": name, **project_rows(V.types(bundle), "types", fields, exclude, known)}
+    emit(data, as_json, pretty,
+         lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('type', '')}") for r in data["types"]])
 
-    def ordered(d: dict[str, int]) -> dict[str, int]:
-        return dict(sorted(d.items(), key=lambda kv: (-kv[1], kv[0])))
 
-    return {
-        "concepts": len(bundle.concepts),
-        "dirs": len(by_dir),
-        "top_dirs": len(by_top),
-        "concept_types": len(by_type),
-        "cross_links": len(graph.edges),
-        "distinct_tags": len(tags),
-        "by_type": ordered(by_type),
-        "by_dir": ordered(by_dir),
-        "by_top_dir": ordered(by_top),
-    }
+def _dir_options(func: Callable) -> Callable:
+    func = click.option("--ancestors/--no-ancestors", default=True,
+                        help="With --dir, also list the chain up to the root (default: yes).")(func)
+    func = click.option("--depth", type=click.IntRange(min=0), metavar="N",
+                        help="At most N levels below the start.")(func)
+    func = click.option("--dir", "dirs_", metavar="D", multiple=True,
+                        help="Only D and the directories below it (repeatable; 'root' = the root).")(func)
+    return func
+
+
+def _note_unknown_dirs(bundle: Bundle, wanted) -> None:
+    """An empty answer to a typo reads like a real one: name it on stderr (the JSON stays the reference's)."""
+    known = V.directory_set(bundle)
+    for d in wanted:
+        base = V.fold_dir(d, known)
+        if not any(V.under_dir(k, base) for k in known):
+            click.echo(f"note: no directory {d!r} in the bundle (okfpro dirs lists them)", err=True)
+
+
+@click.command("dirs")
+@output_options(list_view=True)
+@_dir_options
+def dirs_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors) -> None:
+    """Directories: concepts directly inside (count) and at or below (subtree)."""
+    parse_projection(fields, exclude, V.DIRS_ROW)
+    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    payload = V.dirs(bundle, list(dirs_) or None, depth, ancestors)
+    _note_unknown_dirs(bundle, dirs_)
+    rows = payload["dirs"]
+    data = {"bundle": name, **project_rows(payload, "dirs", fields, exclude, V.DIRS_ROW)}
+
+    def text() -> None:
+        click.echo(f"{'dir':<40} {'count':>7} {'subtree':>8}")
+        for r in rows:
+            label = ("↑ " if r["ancestor"] else "") + _label(r["dir"])
+            click.echo(f"{label:<40} {r['count']:>7} {r['subtree']:>8}")
+        click.echo(f"{len(rows)} dir(s) · {payload['total']} concept(s)")
+
+    emit(data, as_json, pretty, text)
 
 
 @click.command("stats")
 @output_options()
-def stats_cmd(bundle_dir, as_json, pretty) -> None:
+def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> None:
     """Counts: concepts, dirs, types, cross-links, tags; per type, dir and top dir."""
-    root = find_bundle(bundle_dir)
-    stats = stats_data(load_bundle(root))
-    data = {"bundle": shown_dir(root), **stats}
+    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    stats = V.stats(bundle)
+    data = {"bundle": name, **stats}
 
     def text() -> None:
         for key in ("concepts", "dirs", "top_dirs", "concept_types", "cross_links", "distinct_tags"):
             click.echo(f"{key:<14} {stats[key]}")
-        for key in ("by_type", "by_top_dir"):
+        for key in ("by_type", "by_dir"):
             click.echo(f"{key}:")
             for k, v in stats[key].items():
                 click.echo(f"  {v:>6}  {k}")
@@ -409,16 +315,17 @@ def stats_cmd(bundle_dir, as_json, pretty) -> None:
 @click.command("graph")
 @output_options()
 @click.option("--hubs", is_flag=True, help="Only the hubs: concepts ranked by inbound links.")
-@click.option("--minimal", is_flag=True, help="Nodes carry id and title only.")
-@click.option("--no-body", is_flag=True, help="Nodes without their body text.")
+@click.option("--minimal", is_flag=True, help="Nodes carry id and title only; adds the type and tag indexes.")
+@click.option("--body/--no-body", default=True, help="Nodes with their body text (default: yes).")
 @click.option("--limit", type=click.IntRange(min=0), metavar="N", help="At most N hubs.")
-def graph_cmd(bundle_dir, as_json, pretty, hubs, minimal, no_body, limit) -> None:
-    """The concept graph: nodes, edges (body links and source resources), type and tag indexes."""
-    root = find_bundle(bundle_dir)
-    graph = _graph(load_bundle(root))
+def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) -> None:
+    """The concept graph: nodes and edges (body links and source resources)."""
+    _, name, bundle = open_bundle(dir_arg, bundle_opt)
     if hubs:
-        rows = graph.hubs(limit)
-        data: dict[str, Any] = {"bundle": shown_dir(root), "count": len(rows), "hubs": rows}
+        payload = V.hubs(bundle, limit)
+        rows = payload["hubs"]
+        data: dict[str, Any] = {"bundle": name, **payload}
+
         def hubs_text() -> None:
             if not rows:
                 click.echo("no hubs: no concept has an inbound link yet")
@@ -429,134 +336,64 @@ def graph_cmd(bundle_dir, as_json, pretty, hubs, minimal, no_body, limit) -> Non
 
         emit(data, as_json, pretty, hubs_text)
         return
-    data = {
-        "bundle": shown_dir(root),
-        "nodes": graph.nodes(minimal=minimal, body=not no_body),
-        "edges": [{"source": s, "target": t} for s, t in graph.edges],
-        "type_index": graph.type_index,
-        "tag_index": graph.tag_index,
-        "unlinked": graph.unlinked,
-    }
-    if minimal:
-        del data["type_index"], data["tag_index"]
+    payload = V.graph(bundle, minimal=minimal, body=body)
+    data = {"bundle": name, **payload}
 
     def text() -> None:
-        click.echo(f"{len(graph.ids)} nodes, {len(graph.edges)} edges, {len(graph.unlinked)} unlinked")
-        for s, t in graph.edges:
-            click.echo(f"{s} -> {t}")
+        click.echo(f"{len(payload['nodes'])} nodes, {len(payload['edges'])} edges")
+        for e in payload["edges"]:
+            click.echo(f"{e['source']} -> {e['target']}")
 
     emit(data, as_json, pretty, text)
 
 
-LOOSE_ROW = ("id", "title", "type", "dir", "top_dir")
-
-
 @click.command("loose")
 @output_options(list_view=True)
-def loose_cmd(bundle_dir, fields, exclude, as_json, pretty) -> None:
+def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Concepts with no link in or out (an index listing is not a link)."""
-    project = parse_projection(fields, exclude, LOOSE_ROW)
-    root = find_bundle(bundle_dir)
-    graph = _graph(load_bundle(root))
-    rows = []
-    for cid in sorted(graph.unlinked):
-        c = graph.concepts[cid]
-        rows.append(project({"id": cid, "title": c.display_title, "type": c.type, "dir": c.dir, "top_dir": c.top_dir}))
-    data = {"bundle": shown_dir(root), "count": len(rows), "loose": rows}
-    emit(data, as_json, pretty, lambda: [click.echo(r.get("id", "")) for r in rows])
+    parse_projection(fields, exclude, V.LOOSE_ROW)
+    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    data = {"bundle": name, **project_rows(V.loose(bundle), "loose", fields, exclude, V.LOOSE_ROW)}
+    emit(data, as_json, pretty, lambda: [click.echo(r.get("id", "")) for r in data["loose"]])
 
 
 # --------------------------------------------------------------------------- references
 
-REFERENCES_DIR = "references"
-REFERENCE_ROW = ("path", "dir", "kind", "referenced_by")
 
-
-def path_pointers(c: Concept) -> list[tuple[str, str]]:
-    """(field, raw) for every §6.2 path-valued field of a concept."""
-    fm = c.frontmatter
-    out: list[tuple[str, str]] = []
-
-    def take(field: str, value: Any) -> None:
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
-            out.append((field, str(value)))
-
-    take("resource", fm.get("resource"))
-    take("computation", fm.get("computation"))
-    for key in ("executor", "attester"):
-        value = fm.get(key)
-        if isinstance(value, dict):
-            take(f"{key}.resource", value.get("resource"))
-    for i, src in enumerate(c.sources):
-        if isinstance(src, dict):
-            take(f"sources[{i}].resource", src.get("resource"))
-    return out
-
-
-def references_data(bundle: Bundle, files: list[str], exists: Callable[[str], bool]) -> dict[str, Any]:
-    """Pure: the inventory of ``files`` (bundle-relative, under references/) and the dangling pointers."""
-    from okfpro.core import links
-
-    inventory = {p: {"path": p, "dir": posixpath.dirname(p), "kind": "concept" if p in bundle.by_path else "file",
-                     "referenced_by": []} for p in sorted(files)}
-    dangling = []
-    prefix = REFERENCES_DIR + "/"
-    for c in sorted(bundle.concepts, key=lambda c: (c.id, c.path)):
-        for field, raw in path_pointers(c):
-            if links.is_external(raw):
-                continue
-            resolved = links.resolve_path(raw, c.path)
-            if resolved is None:
-                continue
-            bare = raw.strip().split("#", 1)[0]
-            while bare.startswith("./"):
-                bare = bare[2:]
-            if resolved in inventory:
-                inventory[resolved]["referenced_by"].append({"id": c.id, "field": field})
-                continue
-            if resolved.startswith(prefix) or bare.startswith(prefix):
-                if exists(resolved):
-                    continue
-                hint = None
-                if not raw.strip().startswith("/") and bare.startswith(prefix) and exists(bare):
-                    hint = f"/{bare} exists — missing leading slash?"
-                dangling.append({"id": c.id, "field": field, "raw": raw, "resolved": resolved, "hint": hint})
-    return {"references": list(inventory.values()), "dangling": dangling}
-
-
-def _reference_files(root: Path) -> list[str]:
-    base = root / REFERENCES_DIR
+def reference_files(root: Path) -> list[str]:
+    """Bundle-relative paths of the non-hidden files under ``references/`` (the disk half of the view)."""
+    base = root / V.REFERENCES_DIR
     out: list[str] = []
     if not base.is_dir():
         return out
     for dirpath, dirnames, filenames in os.walk(base):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if name.startswith("."):
+        for fname in filenames:
+            if fname.startswith(".") or not os.path.isfile(os.path.join(dirpath, fname)):
                 continue
-            out.append(os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/"))
+            out.append(os.path.relpath(os.path.join(dirpath, fname), root).replace(os.sep, "/"))
     return sorted(out)
 
 
 @click.command("references")
 @output_options(list_view=True)
-def references_cmd(bundle_dir, fields, exclude, as_json, pretty) -> None:
+def references_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Files under references/ and who cites them; pointers into references/ that resolve to nothing."""
-    project = parse_projection(fields, exclude, REFERENCE_ROW)
-    root = find_bundle(bundle_dir)
-    bundle = load_bundle(root)
-    result = references_data(bundle, _reference_files(root), lambda rel: (root / rel).is_file())
-    rows = [project(r) for r in result["references"]]
-    data = {"bundle": shown_dir(root), "count": len(rows), "references": rows, "dangling": result["dangling"]}
+    parse_projection(fields, exclude, V.REFERENCE_ROW)
+    root, name, bundle = open_bundle(dir_arg, bundle_opt)
+    payload = V.references(bundle, reference_files(root))
+    dangling = payload["dangling"]
+    data = {"bundle": name, **project_rows(payload, "references", fields, exclude, V.REFERENCE_ROW)}
 
     def text() -> None:
-        if not rows and not result["dangling"]:
+        rows = data["references"]
+        if not rows and not dangling:
             click.echo("references/: no files, and no pointer into it")
             return
         for r in rows:
             cited = ", ".join(f"{x['id']} ({x['field']})" for x in r.get("referenced_by") or [])
             click.echo(f"{r.get('path', '')}  [{r.get('kind', '')}]  {cited or 'not cited'}")
-        for d in result["dangling"]:
+        for d in dangling:
             line = f"dangling: {d['id']} {d['field']} -> {d['raw']}"
             if d["hint"]:
                 line += f"  ({d['hint']})"
@@ -568,179 +405,64 @@ def references_cmd(bundle_dir, fields, exclude, as_json, pretty) -> None:
 # --------------------------------------------------------------------------- index (the §8 map)
 
 
-def _index_body(content: str) -> str:
-    from okfpro.core.concept import FRONTMATTER
-
-    m = FRONTMATTER.match(content)
-    body = content[m.end():] if m else content
-    return body.strip("\n")
-
-
-def index_data(bundle: Bundle, want_dir: str | None, depth: int | None) -> list[dict[str, Any]]:
-    """Pure: per physical directory, the authored index (if any) or a synthesized map."""
-    dirs = physical_dirs(bundle)
-    indexes = {posixpath.dirname(e.path) or ".": e for e in bundle.indexes}
-    for d in indexes:
-        cur = d
-        while cur not in dirs:
-            dirs[cur] = {"count": 0, "subtree": 0}
-            if cur == ".":
-                break
-            cur = posixpath.dirname(cur) or "."
-    by_dir: dict[str, list[Concept]] = {}
-    for c in bundle.concepts:
-        by_dir.setdefault(posixpath.dirname(c.path) or ".", []).append(c)
-    all_dirs = sorted(dirs, key=lambda d: "" if d == "." else d)
-
-    def parent(d: str) -> str | None:
-        return None if d == "." else (posixpath.dirname(d) or ".")
-
-    def level(d: str) -> int:
-        return 0 if d == "." else d.count("/") + 1
-
-    target = "." if want_dir is None else _norm_dir(want_dir)
-    if target not in dirs:
-        raise KeyError(target)
-    chosen: list[tuple[str, bool]] = []
-    anc = parent(target)
-    ancestors = []
-    while anc is not None:
-        ancestors.append(anc)
-        anc = parent(anc)
-    chosen.extend((a, True) for a in reversed(ancestors))
-    for d in all_dirs:
-        inside = target == "." or d == target or d.startswith(target + "/")
-        if not inside:
-            continue
-        if depth is not None and level(d) - level(target) > depth:
-            continue
-        chosen.append((d, False))
-    rows = []
-    for d, is_ancestor in chosen:
-        members = sorted(by_dir.get(d, []), key=lambda c: c.path)
-        types: dict[str, int] = {}
-        tags: dict[str, int] = {}
-        for c in members:
-            types[_untyped(c)] = types.get(_untyped(c), 0) + 1
-            for t in dict.fromkeys(c.tags):
-                tags[t] = tags.get(t, 0) + 1
-        entry = indexes.get(d)
-        subdirs = [s for s in all_dirs if parent(s) == d and s != d]
-        rows.append({
-            "dir": d,
-            "ancestor": is_ancestor,
-            "present": entry is not None,
-            "synthesized": entry is None,
-            "authored": _index_body(entry.content) if entry is not None else None,
-            "count": dirs[d]["count"],
-            "subtree": dirs[d]["subtree"],
-            "types": dict(sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "tags": dict(sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "subdirs": [{"dir": s, "subtree": dirs[s]["subtree"]} for s in subdirs],
-            "listing": [{"id": c.id, "path": c.path, "title": c.display_title, "description": c.description}
-                        for c in members],
-        })
-    return rows
-
-
-def _norm_dir(d: str) -> str:
-    from okfpro.core.search import normalize_dir
-
-    return normalize_dir(d)
-
-
 def render_index(rows: list[dict[str, Any]]) -> str:
-    """The §8 shape: a heading per directory, bullets for concepts and subdirectories."""
+    """The §8 shape as text: a heading per directory, then its authored body or a synthesized listing."""
     lines: list[str] = []
     for r in rows:
-        name = "(root)" if r["dir"] == "." else r["dir"]
-        mark = " ↑" if r["ancestor"] else ""
-        state = "authored" if r["present"] else "synthesized"
-        lines.append(f"# {name}{mark}  ({r['count']} here, {r['subtree']} below; {state})")
-        if r["ancestor"]:
-            lines.append("")
-            continue
-        if r["types"]:
-            lines.append("types: " + ", ".join(f"{k} {v}" for k, v in r["types"].items()))
-        if r["tags"]:
-            lines.append("tags: " + ", ".join(f"{k} {v}" for k, v in list(r["tags"].items())[:12]))
+        mark = "↑ " if r["ancestor"] else ""
+        state = "" if r["present"] else "  (no index.md)"
+        types = ", ".join(f"{k or 'Untyped'} {v}" for k, v in r["types"].items())
+        lines.append(f"# {mark}{_label(r['dir'], slash=True)}{state}  · {r['count']} concept(s)"
+                     + (f" · {types}" if types else ""))
+        if r["subdirs"]:
+            lines.append("  → " + "  ".join(s.rsplit("/", 1)[-1] + "/" for s in r["subdirs"]))
         if r["present"]:
-            lines.append("")
-            lines.append(r["authored"] or "")
-            lines.append("")
-            continue
-        base = "" if r["dir"] == "." else r["dir"] + "/"
-        for item in r["listing"]:
-            rel = item["path"][len(base):] if item["path"].startswith(base) else item["path"]
-            line = f"* [{item['title']}]({rel})"
-            if item["description"]:
-                line += f" - {item['description']}"
-            lines.append(line)
-        for sub in r["subdirs"]:
-            rel = sub["dir"][len(base):] if sub["dir"].startswith(base) else sub["dir"]
-            lines.append(f"* [{rel}]({rel}/) - {sub['subtree']} concepts")
+            body = (r.get("body") or "").strip("\n")
+            if body:
+                lines.append(body)
+        else:
+            for item in r["listing"]:
+                line = f"* {item['title']}"
+                if item["description"]:
+                    line += f" — {item['description']}"
+                lines.append(line)
         lines.append("")
     return "\n".join(lines).rstrip("\n")
 
 
 @click.command("index")
-@output_options()
-@click.option("--dir", "dir_", metavar="D", help="Start at directory D (its ancestors are shown marked ↑).")
-@click.option("--depth", type=click.IntRange(min=0), metavar="N", help="At most N levels below the start.")
-def index_cmd(bundle_dir, as_json, pretty, dir_, depth) -> None:
-    """The bundle map (§8): per directory, its concepts, subdirectories, types and tags."""
-    root = find_bundle(bundle_dir)
-    bundle = load_bundle(root)
-    try:
-        rows = index_data(bundle, dir_, depth)
-    except KeyError:
-        _fail(f"no such directory in the bundle: {dir_}")
-        return
-    data = {"bundle": shown_dir(root), "count": len(rows), "dirs": rows}
-    emit(data, as_json, pretty, lambda: click.echo(render_index(rows)))
+@output_options(list_view=True)
+@_dir_options
+@click.option("--body/--no-body", default=True, help="Include each authored index's prose (default: yes).")
+def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors, body) -> None:
+    """The bundle map (§8): per directory, its index.md or a synthesized listing, types and tags."""
+    parse_projection(fields, exclude, V.INDEX_ROW)
+    if not body and fields and "body" in [f.strip().lower() for f in fields.split(",")]:
+        _fail("--no-body and --fields body contradict each other: drop one")
+    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    payload = V.index(bundle, list(dirs_) or None, depth, ancestors, body=body)
+    _note_unknown_dirs(bundle, dirs_)
+    data = {"bundle": name, **project_rows(payload, "directories", fields, exclude, V.INDEX_ROW)}
+    emit(data, as_json, pretty, lambda: click.echo(render_index(payload["directories"])))
 
 
 # --------------------------------------------------------------------------- read
 
 
-def locate(bundle: Bundle, ident: str) -> str | None:
-    """The bundle-relative path of a concept id (or a file path / id ``.md``-less)."""
-    c = bundle.by_id.get(ident)
-    if c is not None:
-        return c.path
-    for candidate in (ident, f"{ident}.md"):
-        if candidate in bundle.all_paths:
-            return candidate
-    return None
-
-
-def unsafe_id(ident: str) -> str | None:
-    if not ident.strip():
-        return "an empty id"
-    if "\x00" in ident or "\\" in ident:
-        return "a NUL byte or a backslash"
-    if ident.startswith("/") or os.path.isabs(ident):
-        return "an absolute path"
-    if any(seg == ".." for seg in ident.split("/")):
-        return "a '..' segment"
-    return None
-
-
 @click.command("read")
 @click.argument("ident", metavar="ID")
-@output_options()
-def read_cmd(ident, bundle_dir, as_json, pretty) -> None:
+@output_options(positional=False)
+def read_cmd(ident, bundle_opt, as_json, pretty) -> None:
     """Print a concept's source file (contained to the bundle)."""
     from okfpro.io.reader import read_bytes
 
-    why = unsafe_id(ident)
+    why = V.unsafe_id(ident)
     if why:
         _fail(f"refusing id {ident!r}: it holds {why}")
-    root = find_bundle(bundle_dir)
-    bundle = load_bundle(root)
-    rel = locate(bundle, ident)
+    root, name, bundle = open_bundle(None, bundle_opt)
+    rel = V.locate(bundle, ident)
     if rel is None:
-        _fail(f"no concept {ident!r} in {shown_dir(root)}")
+        _fail(f"no concept {ident!r} in {name}")
         return
     try:
         raw = read_bytes(os.path.realpath(root), rel)
@@ -749,7 +471,7 @@ def read_cmd(ident, bundle_dir, as_json, pretty) -> None:
         return
     content = raw.decode("utf-8", errors="replace")
     c = bundle.by_path.get(rel)
-    data = {"bundle": shown_dir(root), "id": c.id if c else ident, "path": rel, "content": content}
+    data = {"bundle": name, "id": c.id if c else ident, "path": rel, "content": content}
     if as_json or pretty:
         emit(data, as_json, pretty, lambda: None)
     else:

@@ -35,8 +35,8 @@ def node_type(concept: Concept) -> str:
 
 
 def link_targets(concept: Concept) -> list[str]:
-    """Raw body link targets, in the order the scan found them."""
-    return concept.links.targets()
+    """Raw body link targets, line by line (the reference's edge order)."""
+    return concept.links.targets_by_line()
 
 
 def source_targets(concept: Concept) -> list[str]:

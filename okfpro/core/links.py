@@ -42,6 +42,22 @@ class LinkScan:
     ref_defs: dict[str, str] = field(default_factory=dict)  # label folded -> target
     footnote_refs: list[str] = field(default_factory=list)
     footnote_defs: set[str] = field(default_factory=set)
+    # ("inline", target) / ("ref", label folded) in the reference's extraction order:
+    # line by line, each line's inline links before its reference uses
+    sequence: list[tuple[str, str]] = field(default_factory=list)
+
+    def targets_by_line(self) -> list[str]:
+        """Raw link targets as the reference's graph meets them (line order; inline before
+        reference uses within a line; a use with no definition yields nothing)."""
+        out = []
+        for kind, value in self.sequence:
+            if kind == "inline":
+                out.append(value)
+            else:
+                target = self.ref_defs.get(value)
+                if target is not None:
+                    out.append(target)
+        return out
 
     def targets(self) -> list[str]:
         """Raw link targets in document order: inline links, then resolved reference uses."""
@@ -101,12 +117,14 @@ def scan(body: str) -> LinkScan:
         if "](" in line:
             for m in INLINE.finditer(line):
                 result.inline.append((m.group(1), m.group(2)))
+                result.sequence.append(("inline", m.group(2)))
         if "][" in line:
             for m in REF_USE.finditer(line):
                 label = m.group(2) or m.group(1)
                 if label.startswith("^"):
                     continue
                 result.ref_uses.append((m.group(1), label.lower()))
+                result.sequence.append(("ref", label.lower()))
         if footnotes:
             for m in FOOTNOTE_REF.finditer(line):
                 result.footnote_refs.append(m.group(1).lower())
