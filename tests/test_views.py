@@ -245,3 +245,25 @@ def test_empty_answers_say_so_and_dirs_has_a_header(tmp_path):
     assert refs.returncode == 0 and "no files" in refs.stdout
     dirs = run_okfpro("dirs", cwd=ws)
     assert dirs.stdout.splitlines()[0].split() == ["dir", "count", "subtree"]
+
+
+def test_cli_unusable_files_are_counted_on_stderr_and_a_dir_without_index_is_a_bundle(tmp_path):
+    """As the reference: a named directory holding concept files is a bundle (no index.md needed), and
+    every reader that leaves a file out says how many on stderr — validate names them itself."""
+    (tmp_path / "a.md").write_text("---\ntype: T\n---\nx\n")
+    (tmp_path / "b.md").write_text("---\nbad: [\n---\nx\n")
+    (tmp_path / "c.md").write_bytes(b"---\ntype: T\n---\n\xff\xfe\n")
+    note = "note: skipped 2 unusable file(s) (run `okfpro validate` for details)"
+    for args in (("catalog", str(tmp_path), "--json"), ("stats", str(tmp_path)), ("lint", str(tmp_path), "--json"),
+                 ("search", "x", "--bundle", str(tmp_path), "--json"), ("graph", str(tmp_path), "--hubs")):
+        proc = run_okfpro(*args)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert proc.stderr.strip() == note, args
+    proc = run_okfpro("validate", str(tmp_path), "--json")
+    assert proc.returncode == 1 and "note:" not in proc.stderr
+    assert json.loads(proc.stdout)["counts"] == {"concepts": 2, "indexes": 0, "logs": 0}  # as the reference counts
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    (clean / "a.md").write_text("---\ntype: T\ntitle: A\ndescription: d\n---\nx\n")
+    proc = run_okfpro("catalog", str(clean), "--json")
+    assert proc.returncode == 0 and proc.stderr == "" and json.loads(proc.stdout)["count"] == 1
