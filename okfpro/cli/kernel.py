@@ -196,6 +196,10 @@ def lint_cmd(
     except ValueError as exc:
         _fail(str(exc))
 
+    if report["stats"]["skipped"]:
+        from okfpro.cli.views import note_skipped
+
+        note_skipped(bundle)
     findings = report["findings"]
     severities = {f["severity"] for f in findings}
     if fail_on == "warn":
