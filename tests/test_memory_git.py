@@ -81,6 +81,7 @@ for i in range(count):
 """
 
 
+@pytest.mark.slow
 def test_parallel_processes_lose_nothing_and_workspace_untouched(tmp_path):
     ws = make_workspace(tmp_path)
     root = ws / ".okf-memory"
@@ -161,6 +162,7 @@ def test_commit_shape_message_and_author(tmp_path):
     assert repo[commit.tree[files[0]].id].data == (store.root / files[0]).read_bytes()
 
 
+@pytest.mark.slow
 def test_commit_cost_does_not_grow_with_history_or_other_scopes(tmp_path):
     """Objects written per commit stay constant (no full-tree rebuilds)."""
     store = MemoryStore(tmp_path / "mem")
@@ -222,6 +224,7 @@ def test_forget_keeps_history_for_audit(tmp_path):
     assert store.enumerate(A).entries == [] or all(e.tier != "user" for e in store.enumerate(A).entries)
 
 
+@pytest.mark.slow
 def test_purge_proof_via_cli(tmp_path):
     ws = make_workspace(tmp_path)
     root = ws / ".okf-memory"
@@ -305,6 +308,7 @@ def _check_scope(store: MemoryStore, scope: Scope) -> int:
     return count
 
 
+@pytest.mark.slow
 def test_crash_safety_writer_killed_at_random_points(tmp_path):
     root = tmp_path / "mem"
     store = MemoryStore(root)

@@ -19,6 +19,9 @@ import pytest
 
 from tests.helpers import REPO
 
+# Slow (a wheel build and a venv install); one worker builds the wheel once for both tests.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
+
 SOURCES = ("pyproject.toml", "README.md", "okfpro", "template", "hooks")
 
 

@@ -105,6 +105,7 @@ def _pypi_reachable() -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_provided_hooks_install_as_language_python_and_gate(tmp_path):
     """`pre-commit try-repo` on this repository: pre-commit builds its own virtualenv from
     ``.pre-commit-hooks.yaml`` (``language: python``, installing okfpro and its dependencies

@@ -409,6 +409,7 @@ def _pre_commit() -> list[str]:
     return [sys.executable, "-m", "pre_commit"]
 
 
+@pytest.mark.slow
 def test_the_template_pre_commit_config_guards_real_commits(tmp_path: Path) -> None:
     """`pre-commit install` in a fresh workspace, then real `git commit`s: clean lands, a past-day edit does not."""
     ws = tmp_path / "w"
