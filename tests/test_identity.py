@@ -82,12 +82,20 @@ def test_session_binding_detects_a_change_and_stays_poisoned(tmp_path):
     assert I.resolve(w, {"session_id": "sess-2"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "bob"}).ok
 
 
-def test_bound_identity_outranks_the_fallback(tmp_path):
+@pytest.mark.parametrize("multi", [False, True])
+def test_a_bound_session_id_never_supplies_the_identity(tmp_path, multi):
     w = ws(tmp_path)
+    if multi:
+        (w / "okfpro.toml").write_text('[memory]\nmode = "multi-user"\n')
     I.resolve(w, {"session_id": "sess-9"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
-    later = I.resolve(w, {"session_id": "sess-9"}, env={})  # the hook process lost its environment
-    assert later.ok and later.scope.user == "alice" and later.provenance["user"] == "session:bound"
-    assert not later.fallback
+    # a caller with no identity of its own presents alice's session id (event or environment)
+    for event, env in (({"session_id": "sess-9"}, {}), (None, {"OKFPRO_SESSION": "sess-9"})):
+        later = I.resolve(w, event, env=env, bind=False)
+        assert later.scope is None or later.scope.user != "alice"
+        assert "alice" not in json.dumps(later.to_json())
+    # and a different independently resolved identity is refused, not merged
+    other = I.resolve(w, None, env={"OKFPRO_SESSION": "sess-9", "OKFPRO_USER": "mallory"}, bind=False)
+    assert other.scope is None
 
 
 def test_whoami_style_resolution_does_not_bind(tmp_path):

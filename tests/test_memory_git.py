@@ -144,7 +144,7 @@ def test_commit_shape_message_and_author(tmp_path):
     commit = repo[res.commit]
     first, _, rest = commit.message.partition("\n")
     assert first == f"memory session {memory_path('session', A)}: remember 2026-07-27#1 (1 entry)"
-    assert "Entries: 1" in rest and "Session-Id: s1" in rest and "Agent: bot" in rest
+    assert "Entries: 1" in rest and "s1" not in commit.message and "Agent: bot" in rest
     assert "alice" in commit.author.name and "okfpro/" in commit.author.name
     assert commit.committer.name.startswith("okfpro/")
     # tree = exactly memory-session/<T>/<U>/<S>/2026-07-27.md

@@ -99,7 +99,9 @@ def test_encoding_matches_the_reference_examples():
 
 def test_path_function_per_tier():
     full = Scope(tenant="acme", user="alice", agent="bot", session="s1")
-    t, u, a, s = (encode_segment(x) for x in ("acme", "alice", "bot", "s1"))
+    t, u, a = (encode_segment(x) for x in ("acme", "alice", "bot"))
+    s = encode_segment("s1", hint=False)
+    assert s == "s-" + hashlib.sha256(b"s1").hexdigest()[:16]  # no readable session id
     assert memory_path("tenant", full) == f"memory-tenant/{t}"
     assert memory_path("agent", full) == f"memory-agent/{t}/{a}"
     assert memory_path("user", full) == f"memory-user/{t}/{u}"

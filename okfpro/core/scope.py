@@ -116,27 +116,30 @@ def check_tier(tier: object) -> str:
     return tier  # type: ignore[return-value]
 
 
-def encode_segment(raw: str | None) -> str:
+def encode_segment(raw: str | None, hint: bool = True) -> str:
     """``None`` → ``_local``; otherwise ``lower(raw)-<first 16 hex of sha256(raw)>``.
 
     The lower-case part is a readable hint; the hash of the case-sensitive value is the
     discriminator, so ``Acme`` and ``acme`` land in different directories even on a
-    case-insensitive file system.
+    case-insensitive file system.  ``hint=False`` gives ``s-<hash>`` alone: what a session
+    segment becomes, so the host's session id is never readable from a path, a ref name
+    or a commit message.
     """
     if raw is None:
         return LOCAL
     digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
-    return f"{raw.lower()}-{digest}"
+    return f"{raw.lower()}-{digest}" if hint else f"s-{digest}"
 
 
 def memory_path(tier: str, scope: Scope) -> str:
     """THE path function: the relative prefix of ``scope``'s memory in ``tier``.
 
     ``tenant → memory-tenant/<T>``, ``agent → memory-agent/<T>/<A>``,
-    ``user → memory-user/<T>/<U>``, ``session → memory-session/<T>/<U>/<S>``.
+    ``user → memory-user/<T>/<U>``, ``session → memory-session/<T>/<U>/<S>`` where ``<S>``
+    is ``s-<hash>`` only (a session id is never readable from the store).
     """
     parts = _TIER_PARTS[check_tier(tier)]
-    return "/".join([f"memory-{tier}", *(encode_segment(getattr(scope, p)) for p in parts)])
+    return "/".join([f"memory-{tier}", *(encode_segment(getattr(scope, p), p != "session") for p in parts)])
 
 
 def scope_key(tier: str, scope: Scope) -> str:

@@ -5,13 +5,16 @@ Resolution order (first that answers wins; the environment overrides the file pa
 1. **host resolver** — a Python entry point in the group ``okfpro.identity``: a callable taking
    a context mapping (``event``, ``session_id``, ``cwd``, ``workspace``, ``env``) and returning
    the parts (a mapping or an object with ``tenant`` / ``user`` / ``agent``), or ``None``;
-2. **the session's bound identity** — the first identity resolved for a host session id is
-   bound to it in ``<workspace>/.tmp/okfpro-identity/<hash of session id>.json``; a later
-   resolution that disagrees latches the session *poisoned*: capture and recall are refused
-   for the rest of it (an identity change needs a new session), never misfiled;
-3. **explicit configuration** — ``[identity]`` in okfpro.toml;
-4. **environment** — ``OKFPRO_TENANT`` / ``OKFPRO_USER`` / ``OKFPRO_AGENT`` (over the file);
-5. **development fallback** — the OS login as the user, labelled ``fallback``.
+2. **explicit configuration** — ``[identity]`` in okfpro.toml;
+3. **environment** — ``OKFPRO_TENANT`` / ``OKFPRO_USER`` / ``OKFPRO_AGENT`` (over the file);
+4. **development fallback** — the OS login as the user, labelled ``fallback``.
+
+**The session binding confirms, it never supplies.**  The first identity resolved for a
+host session id is bound to it in ``<workspace>/.tmp/okfpro-identity/<hash of session
+id>.json``.  A session id is not a credential: whoever presents one is resolved by the
+steps above as if they had none, and the binding is then only compared with that answer.
+A resolution that disagrees latches the session *poisoned*: capture and recall are
+refused for the rest of it (an identity change needs a new session), never misfiled.
 
 ``[memory] mode = "multi-user"``: a host resolver that answers ``None`` or fails, or no
 identity from configuration / environment, resolves to *nothing* (fail closed) and the
@@ -41,7 +44,6 @@ BINDING_DIR = (".tmp", "okfpro-identity")
 
 # provenance labels
 RESOLVER = "resolver"
-SESSION = "session"
 CONFIG = "config"
 ENV = "env"
 FALLBACK = "fallback"
@@ -270,12 +272,9 @@ def resolve(
         why = binding.get("why") if isinstance(binding.get("why"), str) else "its identity changed mid-way"
         return _refuse(mode, f"identity: this session is refused capture and recall for the rest of it: {why} "
                              "(start a new session)", session_id, poisoned=True)
-    if binding is not None and not configured and not multi:
-        # nothing but the fallback would answer: the session keeps the identity it was bound to
-        for p in PARTS:
-            parts[p] = binding.get(p) or None
-            prov[p] = f"{SESSION}:bound" if parts[p] else ABSENT
-        configured = any(parts.values())
+    # A session id is not a credential: the binding never supplies an identity.  Whoever
+    # presents a session id is resolved on their own (resolver, configuration, environment,
+    # fallback) and the binding can only confirm that answer or refuse it below.
 
     # 5. development fallback
     if not configured:

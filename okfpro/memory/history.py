@@ -228,7 +228,8 @@ class History:
 
     @staticmethod
     def _trailers(scope: Scope, actor: str | None) -> dict[str, str | None]:
-        return {"Session-Id": scope.session, "Agent": scope.agent, "Actor": actor}
+        # no session id: it names the session in the host, and a log is no place for it
+        return {"Agent": scope.agent, "Actor": actor}
 
     def record_write(
         self,
