@@ -251,7 +251,7 @@ def test_symlink_swapped_in_while_waiting_for_the_lock_is_refused(store, tmp_pat
     outside = tmp_path / "outside"
     outside.mkdir()
     results = []
-    with locked(store._lock_path("user", A)):
+    with locked(store._lock_for(memory_path("user", A))):
         worker = threading.Thread(target=lambda: results.append(store.write(A, "second", "user", now=NOW)))
         worker.start()
         time.sleep(0.3)  # let the writer pass its first check and wait on the lock

@@ -150,3 +150,223 @@ def test_commits_do_not_carry_the_session_id(ws: Path) -> None:
     for needle in (SESSION, SESSION.lower(), "2f6c1e0a"):
         assert needle not in out and needle not in refs
         assert not [p for p in (ws / ".okf-memory").rglob("*") if needle in p.name]
+
+
+# ----------------------------------------------------------------------------- 2. erasure
+
+
+def objects_text(ws: Path) -> str:
+    gitdir = ws / ".okf-memory" / ".okf-history.git"
+    if not gitdir.exists():
+        return ""
+    out = subprocess.run(["git", f"--git-dir={gitdir}", "cat-file", "--batch-all-objects", "--batch"],
+                         capture_output=True, check=True).stdout
+    return out.decode("utf-8", "replace")
+
+
+def shared_memory_of_alice(ws: Path) -> None:
+    for tier, text in (("tenant", "tenant-wide: the office wifi is guestnet"),
+                       ("agent", "agent-wide: bot prefers ruff")):
+        p = mem(ws, env_of(**ALICE, OKFPRO_AGENT="bot"), "remember", "--tier", tier, text)
+        assert p.returncode == 0, p.stderr
+
+
+@pytest.mark.parametrize("args", [["forget"], ["forget", "--purge"]])
+def test_a_users_forget_leaves_the_shared_tiers_alone(ws: Path, args: list) -> None:
+    shared_memory_of_alice(ws)
+    p = mem(ws, env_of(**BOB, OKFPRO_AGENT="bot"), *args, "--yes")
+    assert p.returncode == 0, p.stderr
+    for query in ("office wifi", "bot prefers"):
+        got = mem(ws, env_of(**ALICE, OKFPRO_AGENT="bot"), "recall", *query.split(), "--json")
+        assert json.loads(got.stdout)["passages"], (query, p.stdout)
+    assert "guestnet" in objects_text(ws)
+
+
+@pytest.mark.parametrize("tier", ["tenant", "agent"])
+@pytest.mark.parametrize("toml", ["[memory]\n", '[memory]\nmode = "multi-user"\n',
+                                  '[memory]\n[memory.maintainers]\ntenant = ["acme/carol"]\nagent = ["acme/carol"]\n'])
+def test_a_shared_tier_is_erased_only_by_a_named_maintainer(ws: Path, tier: str, toml: str) -> None:
+    shared_memory_of_alice(ws)
+    (ws / "okfpro.toml").write_text(toml)
+    for who in (BOB, ALICE):  # not even the one who wrote it
+        for purge in ([], ["--purge"]):
+            p = mem(ws, env_of(**who, OKFPRO_AGENT="bot"), "forget", "--tier", tier, "--yes", *purge)
+            assert p.returncode == 2 and "maintainer" in p.stderr, (who, p.stdout, p.stderr)
+    assert "guestnet" in objects_text(ws) and "ruff" in objects_text(ws)
+    if "carol" in toml:
+        p = mem(ws, env_of(OKFPRO_TENANT="acme", OKFPRO_USER="carol", OKFPRO_AGENT="bot"),
+                "forget", "--tier", tier, "--purge", "--yes")
+        assert p.returncode == 0 and "(verified)" in p.stdout, p.stderr
+        gone = "guestnet" if tier == "tenant" else "ruff"
+        assert gone not in objects_text(ws) and gone not in all_text(ws / ".okf-memory")
+
+
+def test_local_modes_single_user_maintains_the_shared_tiers(ws: Path) -> None:
+    (ws / "okfpro.toml").write_text('[memory]\n[identity]\ntenant = "home"\nuser = "me"\n')
+    p = mem(ws, env_of(), "remember", "--tier", "tenant", "local: the printer is on floor two")
+    assert p.returncode == 0, p.stderr
+    # the environment making someone else of the caller does not inherit the workspace's single user
+    p = mem(ws, env_of(OKFPRO_USER="bob"), "forget", "--tier", "tenant", "--purge", "--yes")
+    assert p.returncode == 2 and "maintainer" in p.stderr
+    p = mem(ws, env_of(), "forget", "--tier", "tenant", "--purge", "--yes")
+    assert p.returncode == 0 and "(verified)" in p.stdout, p.stderr
+    assert "printer" not in objects_text(ws)
+    # no identity configured at all: the OS login is the single user (agent tier needs only an agent)
+    (ws / "okfpro.toml").write_text("[memory]\n")
+    assert mem(ws, env_of(OKFPRO_AGENT="bot"), "remember", "--tier", "agent", "bot: use ruff").returncode == 0
+    p = mem(ws, env_of(OKFPRO_AGENT="bot"), "forget", "--tier", "agent", "--purge", "--yes")
+    assert p.returncode == 0 and "(verified)" in p.stdout, p.stderr
+
+
+def session_end(ws: Path, env: dict, session: str) -> None:
+    p = hook(ws, env, "session-end", {"hook_event_name": "SessionEnd", "session_id": session})
+    assert p.returncode == 0, p.stderr
+
+
+def test_a_purge_erases_every_session_of_the_user_including_cleaned_ones(ws: Path) -> None:
+    texts = {"live": "live session: the staging host is kestrel",
+             "cleaned": "cleaned session: the canary host is merlin",
+             "user": PLAN}
+    assert mem(ws, env_of(**ALICE), "remember", texts["user"]).returncode == 0
+    for sid, key in (("sess-live-1", "live"), ("sess-cleaned-2", "cleaned")):
+        p = mem(ws, env_of(**ALICE, OKFPRO_SESSION=sid), "remember", "--tier", "session", texts[key])
+        assert p.returncode == 0, p.stderr
+    session_end(ws, env_of(**ALICE), "sess-cleaned-2")  # cleaned: files gone, text still in history
+    assert "merlin" in objects_text(ws)
+    # bob's session must survive alice's erasure
+    assert mem(ws, env_of(**BOB, OKFPRO_SESSION="sess-bob"), "remember", "--tier", "session",
+               "bob session: the build farm is osprey").returncode == 0
+
+    p = mem(ws, env_of(**ALICE), "forget", "--purge", "--yes")  # no session id presented at all
+    assert p.returncode == 0 and "(verified)" in p.stdout, (p.stdout, p.stderr)
+    left = objects_text(ws) + all_text(ws / ".okf-memory")
+    for word in ("kestrel", "merlin", "bluefalcon"):
+        assert word not in left, word
+    assert "osprey" in left
+    listed = mem(ws, env_of(**ALICE, OKFPRO_SESSION="sess-live-1"), "list", "--json")
+    assert json.loads(listed.stdout)["entries"] == []
+
+
+def test_a_plain_forget_covers_every_session_of_the_user(ws: Path) -> None:
+    assert mem(ws, env_of(**ALICE, OKFPRO_SESSION="s-a"), "remember", "--tier", "session",
+               "session a: kestrel").returncode == 0
+    assert mem(ws, env_of(**ALICE, OKFPRO_SESSION="s-b"), "remember", "--tier", "session",
+               "session b: merlin").returncode == 0
+    p = mem(ws, env_of(**ALICE), "forget", "--yes")
+    assert p.returncode == 0, p.stderr
+    for sid in ("s-a", "s-b"):
+        listed = mem(ws, env_of(**ALICE, OKFPRO_SESSION=sid), "list", "--json")
+        assert json.loads(listed.stdout)["entries"] == [], sid
+    assert "merlin" in objects_text(ws)  # a forget keeps history; --purge is the hard erasure
+
+
+def test_a_purge_is_not_verified_while_a_hard_link_keeps_a_copy(ws: Path, tmp_path: Path) -> None:
+    assert mem(ws, env_of(**ALICE), "remember", PLAN).returncode == 0
+    (day,) = (ws / ".okf-memory" / memory_path("user", Scope("acme", "alice"))).glob("*.md")
+    os.link(day, tmp_path / "kept-copy.md")
+    p = mem(ws, env_of(**ALICE), "forget", "--purge", "--yes")
+    assert "(verified)" not in p.stdout and p.returncode == 2, (p.stdout, p.stderr)
+    assert "hard link" in p.stderr
+
+
+# ----------------------------------------------------------------------------- 3. containment
+
+
+def user_dir(ws: Path, who: dict) -> Path:
+    return ws / ".okf-memory" / memory_path("user", Scope(who["OKFPRO_TENANT"], who["OKFPRO_USER"]))
+
+
+@pytest.mark.parametrize("name", ["2026-11-29.md", "2099-01-01.md"])
+def test_a_hard_link_into_another_scope_is_refused_like_a_symlink(ws: Path, name: str) -> None:
+    assert mem(ws, env_of(**ALICE), "remember", PLAN).returncode == 0
+    assert mem(ws, env_of(**BOB), "remember", "bob: lunch at noon").returncode == 0
+    (alice_day,) = user_dir(ws, ALICE).glob("*.md")
+    os.link(alice_day, user_dir(ws, BOB) / name)  # bob (or anyone) links her file into his scope
+    for args in (("recall", "merger", "codename", "--json"), ("list", "--json")):
+        p = mem(ws, env_of(**BOB), *args)
+        assert p.returncode == 0 and "bluefalcon" not in p.stdout, p.stdout
+        assert "hard link" in p.stdout or "hard link" in p.stderr
+    p = prompt(ws, env_of(**BOB), "s-bob", "what is the merger codename")
+    assert p.returncode == 0 and "bluefalcon" not in p.stdout
+    # writing through the link would copy her text into his file, or his into hers: refused
+    (bob_today,) = [d for d in user_dir(ws, BOB).glob("*.md") if d.name != name]
+    os.unlink(bob_today)
+    os.link(alice_day, bob_today)
+    before = alice_day.read_bytes()
+    p = mem(ws, env_of(**BOB), "remember", "bob: appended through a link")
+    assert p.returncode == 2 and "hard link" in p.stderr, (p.stdout, p.stderr)
+    assert alice_day.read_bytes() == before
+
+
+def test_a_hand_edited_ref_pointing_at_another_scopes_commits_is_not_shown(ws: Path) -> None:
+    assert mem(ws, env_of(**ALICE), "remember", PLAN).returncode == 0
+    assert mem(ws, env_of(**BOB), "remember", "bob: lunch at noon").returncode == 0
+    gitdir = ws / ".okf-memory" / ".okf-history.git"
+    alice_ref = history_ref("user", Scope("acme", "alice"))
+    bob_ref = history_ref("user", Scope("acme", "bob"))
+    alice_tip = subprocess.run(["git", f"--git-dir={gitdir}", "rev-parse", alice_ref], capture_output=True,
+                               text=True, check=True).stdout.strip()
+    # a tree-only forgery too: bob's own message over a tree holding alice's subtree
+    for target in (alice_tip, None):
+        if target is None:
+            tree = subprocess.run(["git", f"--git-dir={gitdir}", "rev-parse", f"{alice_tip}^{{tree}}"],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+            msg = f"memory user {memory_path('user', Scope('acme', 'bob'))}: remember 2026-11-30#1 (1 entry)\n"
+            target = subprocess.run(["git", f"--git-dir={gitdir}", "commit-tree", tree, "-m", msg],
+                                    capture_output=True, text=True, check=True, env=env_of()).stdout.strip()
+        subprocess.run(["git", f"--git-dir={gitdir}", "update-ref", bob_ref, target], check=True)
+        p = mem(ws, env_of(**BOB), "log", "--json")
+        assert p.returncode == 0, p.stderr
+        commits = json.loads(p.stdout)["commits"]
+        assert target not in [c["commit"] for c in commits] and alice_tip not in [c["commit"] for c in commits]
+        assert "alice" not in p.stdout and "not this scope's history" in p.stderr
+
+
+@pytest.mark.parametrize("inner", [".audit", ".okf-locks"])
+def test_audit_and_lock_directories_are_never_followed_through_a_symlink(ws: Path, tmp_path: Path,
+                                                                         inner: str) -> None:
+    assert mem(ws, env_of(**ALICE), "remember", "first: seed the root").returncode == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = ws / ".okf-memory"
+    import shutil
+
+    shutil.rmtree(root / inner, ignore_errors=True)
+    (root / inner).symlink_to(outside, target_is_directory=True)
+    p = mem(ws, env_of(**ALICE), "remember", "second: through the link?")
+    mem(ws, env_of(**ALICE), "recall", "second", "--json")
+    prompt(ws, env_of(**ALICE), "s-1", "what came second")
+    mem(ws, env_of(**ALICE), "forget", "--yes")
+    assert list(outside.iterdir()) == [], (p.stdout, p.stderr)
+    if inner == ".okf-locks":
+        assert p.returncode == 2 and "symbolic link" in p.stderr
+
+
+def test_audit_file_symlinked_out_is_not_appended_to(ws: Path, tmp_path: Path) -> None:
+    assert mem(ws, env_of(**ALICE), "remember", "first: seed the root").returncode == 0
+    victim = tmp_path / "victim.log"
+    victim.write_text("precious\n")
+    events = ws / ".okf-memory" / ".audit" / "events.jsonl"
+    events.unlink()
+    events.symlink_to(victim)
+    mem(ws, env_of(**ALICE), "remember", "second: through the link?")
+    assert victim.read_text() == "precious\n"
+
+
+def test_memory_audit_shows_only_the_callers_events_unless_a_maintainer(ws: Path) -> None:
+    for who, n in ((ALICE, 3), (BOB, 1)):
+        for i in range(n):
+            assert mem(ws, env_of(**who), "remember", f"{who['OKFPRO_USER']} note {i}").returncode == 0
+    def audit(who: dict) -> dict:
+        p = mem(ws, env_of(**who), "audit", "--json")
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+    bob = audit(BOB)
+    alice = audit(ALICE)
+    assert bob["identities"] == 1 and alice["identities"] == 1
+    assert bob["events"] < alice["events"]
+    assert audit(env_of(OKFPRO_TENANT="acme", OKFPRO_USER="mallory"))["events"] == 0
+    (ws / "okfpro.toml").write_text('[memory]\n[memory.maintainers]\naudit = ["acme/carol"]\n')
+    carol = audit({"OKFPRO_TENANT": "acme", "OKFPRO_USER": "carol"})
+    assert carol["identities"] == 2 and carol["events"] == bob["events"] + alice["events"]
+    assert audit(BOB) == bob

@@ -20,8 +20,8 @@ from okfpro.core.scope import TIERS, Scope
 
 
 
-def scope_for(workspace: Path, config) -> Scope:
-    """The CLI's scope: the same identity resolution the hooks use (okfpro/io/identity.py).
+def resolution_for(workspace: Path, config):
+    """The CLI's identity: the same resolution the hooks use (okfpro/io/identity.py).
 
     Host resolver, configuration, environment (``OKFPRO_TENANT`` / ``_USER`` / ``_AGENT`` /
     ``_SESSION``), then the labelled development fallback — never the text being remembered.
@@ -33,7 +33,11 @@ def scope_for(workspace: Path, config) -> Scope:
     res = resolve(workspace, None, config=config, bind=False)
     if res.scope is None:
         _fail(res.reason or "no identity resolved")
-    return res.scope
+    return res
+
+
+def scope_for(workspace: Path, config) -> Scope:
+    return resolution_for(workspace, config).scope
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -46,6 +50,11 @@ class _Ctx:
         self.workspace = workspace
 
     def open(self):
+        store, res, _cfg = self.open_as()
+        return store, res.scope
+
+    def open_as(self):
+        """(store, identity resolution, configuration) — for verbs that ask who is acting."""
         from okfpro.io import config as config_mod
         from okfpro.memory.store import MemoryStore
 
@@ -53,11 +62,11 @@ class _Ctx:
             cfg = config_mod.load(self.workspace)
         except (config_mod.ConfigError, OSError) as exc:
             _fail(str(exc))
-        scope = scope_for(self.workspace, cfg)
+        res = resolution_for(self.workspace, cfg)
         store, err = MemoryStore.for_workspace(self.workspace)
         if store is None:
             _fail(err or "memory store unavailable")
-        return store, scope
+        return store, res, cfg
 
 
 def _actor(scope: Scope) -> str:
@@ -171,11 +180,24 @@ def change_cmd(obj: _Ctx, what: str, memory_id: str, tier: str, as_json: bool) -
 @click.option("--json", "as_json", is_flag=True, help="The summary as JSON.")
 @click.pass_obj
 def audit_cmd(obj: _Ctx, as_json: bool) -> None:
-    """Summarise the content-free audit trail (event counts, latencies, outcomes; never text)."""
-    from okfpro.memory.audit import audit_path, render, summarise
+    """Summarise the content-free audit trail (event counts, latencies, outcomes; never text).
 
-    store, _scope = obj.open()
-    summary = summarise(audit_path(store.root))
+    Only the caller's own identity's events, unless okfpro.toml names the caller a
+    maintainer of the audit trail ([memory.maintainers] audit).
+    """
+    from okfpro.io.identity import identity_hash, maintainer_problem
+    from okfpro.memory.audit import audit_path, read_events, render, summarise_events
+
+    store, res, cfg = obj.open_as()
+    try:
+        events, bad = read_events(audit_path(store.root))
+    except OSError as exc:
+        _fail(f"cannot read the audit trail: {exc.strerror or exc}")
+    if maintainer_problem(res, cfg, "audit") is not None:
+        mine = identity_hash(res.scope)
+        events = [ev for ev in events if ev.get("identity_hash") == mine]
+        bad = 0
+    summary = summarise_events(events, bad)
     click.echo(json.dumps(summary, ensure_ascii=False) if as_json else render(summary))
 
 
@@ -258,6 +280,8 @@ def log_cmd(obj: _Ctx, tier: str | None, limit: int | None, as_json: bool) -> No
     result = store.log(scope, tier, limit)
     if result.error:
         _fail(result.error)
+    for problem in result.diagnostics:
+        click.echo(f"okfpro memory: {problem}", err=True)
     if as_json:
         click.echo(json.dumps({"scope": scope.parts(), "commits": [e.to_json() for e in result.entries]}, separators=(",", ":")))
     else:
@@ -267,37 +291,59 @@ def log_cmd(obj: _Ctx, tier: str | None, limit: int | None, as_json: bool) -> No
 
 
 @memory_cmd.command("forget")
-@click.option("--tier", type=_tier_choice, default=None, help="Only this tier (default: every tier of the scope).")
+@click.option("--tier", type=_tier_choice, default=None,
+              help="Only this tier. Default: what you own (the user tier and every session of yours). "
+                   "tenant / agent: shared tiers, only for a maintainer named in okfpro.toml.")
 @click.option("--purge", is_flag=True, help="Hard erasure: drop the history too and prune every object holding it.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @click.pass_obj
 def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> None:
-    """Delete the current scope's memory (a commit; history kept unless --purge)."""
-    store, scope = obj.open()
-    what = f"the {tier} tier" if tier else "every tier"
+    """Delete your memory (a commit; history kept unless --purge).
+
+    Without --tier: your user tier and every session of yours, under whatever session id,
+    including sessions already cleaned at session end whose text is still in history.
+    The shared tiers (tenant, agent) only with an explicit --tier, and only for an
+    identity okfpro.toml names in [memory.maintainers].
+    """
+    from okfpro.io.identity import maintainer_problem
+
+    store, res, cfg = obj.open_as()
+    scope = res.scope
+    shared = tier in ("tenant", "agent")
+    if shared:
+        problem = maintainer_problem(res, cfg, tier)
+        if problem is not None:
+            _fail(f"refusing to forget the shared {tier} tier: {problem}")
+    what = f"the {tier} tier" if shared else {None: "your user tier and every session of yours",
+                                              "user": "your user tier",
+                                              "session": "every session of yours"}[tier]
     how = "erase (files, history and objects)" if purge else "forget (history kept)"
     if not yes:
-        prompt = f"{how.capitalize()} {what} of scope {scope.describe()}?"
+        prompt = f"{how.capitalize()} {what} ({scope.describe()})?"
         try:
             confirmed = click.confirm(prompt, default=False, err=True)
         except click.Abort:  # end of input: nobody answered
             _fail("no answer to the confirmation, so nothing was forgotten; pass --yes to confirm without asking")
         if not confirmed:
             _fail("nothing forgotten", 2)
-    result = store.delete_scope(scope, tier, purge=purge, actor=_actor(scope))
+    if shared:
+        result = store.delete_scope(scope, tier, purge=purge, actor=_actor(scope))
+    else:
+        result = store.erase_subject(scope, tier, purge=purge, actor=_actor(scope))
     if result.error:
         _fail(result.error)
     if purge and result.verified:
-        click.echo(f"erased {result.tiers_deleted} tier(s); no object holds the erased entries (verified)")
+        click.echo(f"erased {result.tiers_deleted} scope(s); every object was checked and none holds an erased "
+                   "entry (verified)")
     elif purge:
-        click.echo(f"erased {result.tiers_deleted} tier(s)")
+        click.echo(f"erased {result.tiers_deleted} scope(s); the erasure is not proven")
         click.echo(
             f"okfpro memory: note: {len(result.shared)} object(s) of other scopes hold byte-identical "
             "entries; they belong to those scopes and were kept",
             err=True,
         )
     else:
-        click.echo(f"forgot {result.tiers_deleted} tier(s)")
-        for t, commit in result.commits.items():
-            click.echo(f"  {t}: {commit[:12]}")
+        click.echo(f"forgot {result.tiers_deleted} scope(s)")
+        for where, commit in result.commits.items():
+            click.echo(f"  {where}: {commit[:12]}")
     raise SystemExit(0)

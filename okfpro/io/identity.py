@@ -365,3 +365,54 @@ def describe(res: Resolution) -> list[str]:
         lines.append(f"  session binding: {'bound' if res.bound else 'not bound'}")
     lines.append(f"  identity hash: {res.key_hash()}")
     return lines
+
+
+MAINTAINED = ("tenant", "agent", "audit")
+"""What ``[memory.maintainers]`` in okfpro.toml names maintainers of: the two shared
+tiers (who may ``forget`` / ``forget --purge`` them) and the audit trail (who sees every
+identity's events)."""
+
+
+def maintainer_problem(res: Resolution, config: Any, what: str) -> str | None:
+    """Why the resolved identity may not act as maintainer of ``what`` (``None``: it may).
+
+    ``[memory.maintainers]`` lists identities as ``"tenant/user"`` (``"user"`` alone for
+    an identity without a tenant).  A key that is absent names nobody, except in local
+    mode, where the workspace's single user maintains everything: the tenant and user
+    that okfpro.toml's ``[identity]`` names (the OS login when it names no identity at
+    all) — not an identity that the environment made different.  An identity that does
+    not resolve is never a maintainer.
+    """
+    if what not in MAINTAINED:
+        raise ValueError(f"unknown maintained thing {what!r}")
+    if res.scope is None or res.poisoned:
+        return res.reason or "no identity resolved"
+    scope = res.scope
+    me = f"{scope.tenant}/{scope.user}" if scope.tenant is not None else (scope.user or "")
+    table = config.get("memory", "maintainers", None) if config is not None else None
+    if table is not None and not isinstance(table, Mapping):
+        return "okfpro.toml: [memory.maintainers] must be a table"
+    names = table.get(what) if table is not None else None
+    if names is None:
+        if res.mode == "local" and (scope.tenant, scope.user) in _local_owner(config):
+            return None
+        return (f"{scope.describe()} is not a maintainer of {what}: okfpro.toml names nobody "
+                f"([memory.maintainers] {what} = [\"tenant/user\", ...])")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return f"okfpro.toml: [memory.maintainers] {what} must be a list of \"tenant/user\" strings"
+    if scope.user is not None and me in names:
+        return None
+    return f"{scope.describe()} is not named in okfpro.toml [memory.maintainers] {what}"
+
+
+def _local_owner(config: Any) -> list[tuple[str | None, str | None]]:
+    """(tenant, user) of local mode's single user: okfpro.toml ``[identity]``, else nobody
+    named (no tenant, no user) or the OS login that stands in for it."""
+    named = {p: (config.get("identity", p, "") or None) if config is not None else None for p in PARTS}
+    if any(isinstance(v, str) for v in named.values()):
+        return [(named["tenant"], named["user"])]
+    try:
+        login = getpass.getuser() or None
+    except Exception:  # noqa: BLE001 - no login name
+        login = None
+    return [(None, None), (None, login)]

@@ -81,11 +81,17 @@ def event(event_type: str, **fields: Any) -> dict[str, Any]:
 def record(memory_root: str | os.PathLike, event_type: str, **fields: Any) -> bool:
     """Append one event; never raises (an audit failure must not break the hook)."""
     from okfpro.io.atomic import append_line
+    from okfpro.memory.store import link_problem
 
     try:
         line = json.dumps(event(event_type, **fields), sort_keys=True, separators=(",", ":"))
-        path = audit_path(memory_root)
+        root = Path(os.path.abspath(memory_root))
+        path = audit_path(root)
+        if link_problem(root, path):  # .audit/ or the file leads outside the memory root
+            return False
         path.parent.mkdir(parents=True, exist_ok=True)
+        if link_problem(root, path):
+            return False
         append_line(path, line)
         return True
     except (OSError, ValueError, TypeError):
@@ -97,9 +103,13 @@ def read_events(path: str | os.PathLike) -> tuple[list[dict[str, Any]], int]:
     events: list[dict[str, Any]] = []
     bad = 0
     try:
-        handle = open(path, encoding="utf-8", errors="replace")
+        fd = os.open(str(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return [], 0
+    if os.path.islink(os.path.dirname(os.path.abspath(path))):
+        os.close(fd)
+        raise OSError(f"{os.path.dirname(path)} is a symbolic link; refusing to read the audit trail through it")
+    handle = os.fdopen(fd, encoding="utf-8", errors="replace")
     with handle:
         for line in handle:
             if not line.strip():

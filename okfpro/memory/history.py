@@ -31,8 +31,7 @@ import pygit2
 from pygit2.enums import FileMode, ObjectType, RepositoryOpenFlag
 
 from okfpro.core.scope import Scope, history_ref, memory_path, scope_key
-from okfpro.io.atomic import locked
-from okfpro.memory.store import LOCK_DIR, TOOL, ensure_ignored
+from okfpro.memory.store import LOCK_DIR, TOOL, contained_lock, ensure_ignored
 
 HISTORY_DIR = ".okf-history.git"
 ENTRIES_TRAILER = "Entries"
@@ -121,7 +120,7 @@ class History:
         if not self.exists():
             if not create:
                 raise HistoryError(f"no memory history at {self.gitdir}")
-            with locked(self.root / LOCK_DIR / "init.lock"):
+            with contained_lock(self.root, self.root / LOCK_DIR / "init.lock"):
                 if not self.exists():
                     self._init()
         flags = RepositoryOpenFlag.NO_SEARCH | RepositoryOpenFlag.BARE
@@ -258,17 +257,29 @@ class History:
 
     def record_delete(self, tier: str, scope: Scope, actor: str | None, when: _dt.datetime) -> str | None:
         """Commit an empty tree for the scope (history kept).  ``None`` if it never had one."""
+        return self.record_delete_ref(tier, history_ref(tier, scope), scope_key(tier, scope),
+                                      self._trailers(scope, actor), actor, when)
+
+    def record_delete_ref(self, tier: str, name: str, key: str, trailers: dict[str, str | None],
+                          actor: str | None, when: _dt.datetime) -> str | None:
+        """:meth:`record_delete` for the ref ``name`` (scope ``key``), e.g. a session of the
+        erased user whose session id is not known any more."""
         if not self.exists():
             return None
         repo = self.repo()
-        name = history_ref(tier, scope)
         ref, parent = self._tip(repo, name)
         if parent is None or len(parent.tree) == 0:
             return None  # nothing recorded, or already forgotten
         removed = self.entry_count(parent)
         what = f"forget {removed} entr{'y' if removed == 1 else 'ies'}"
-        msg = self._message(tier, scope_key(tier, scope), what, 0, self._trailers(scope, actor))
+        msg = self._message(tier, key, what, 0, trailers)
         return self._commit(repo, name, ref, parent, self._wrap(repo, "", None), msg, actor, when)
+
+    def refs_under(self, prefix: str) -> list[str]:
+        """Names of the refs below ``prefix`` (``refs/okfpro/memory/session/<T>/<U>/``)."""
+        if not self.exists():
+            return []
+        return sorted(n for n in self.repo().references if n.startswith(prefix))
 
     @staticmethod
     def entry_count(commit: pygit2.Commit | None) -> int:
@@ -292,10 +303,15 @@ class History:
         if not self.exists():
             return []
         repo = self.repo()
-        _, commit = self._tip(repo, history_ref(tier, scope))
+        name = history_ref(tier, scope)
+        _, commit = self._tip(repo, name)
         key = scope_key(tier, scope)
+        prefix = memory_path(tier, scope)
         out: list[LogEntry] = []
         while commit is not None and (limit is None or len(out) < limit):
+            if not self._belongs(repo, commit, tier, key, prefix):
+                raise HistoryError(f"{name} reaches commit {str(commit.id)[:12]}, which is not this scope's "
+                                   "history (the ref was edited by hand?); its history is not shown")
             out.append(
                 LogEntry(
                     commit=str(commit.id),
@@ -309,6 +325,24 @@ class History:
             )
             commit = commit.parents[0] if commit.parents else None
         return out
+
+    def _belongs(self, repo: pygit2.Repository, commit: pygit2.Commit, tier: str, key: str, prefix: str) -> bool:
+        """Whether ``commit`` is one of this scope's own: its message names the scope and
+        its tree holds nothing but the scope's subtree (or nothing, after a forget)."""
+        if not commit.message.startswith(f"memory {tier} {key}: "):
+            return False
+        tree = commit.tree
+        if len(tree) == 0:
+            return True  # a forget commit
+        for part in prefix.split("/"):
+            if len(tree) != 1:
+                return False
+            (item,) = list(tree)
+            child = repo.get(item.id)
+            if item.name != part or not isinstance(child, pygit2.Tree):
+                return False
+            tree = child
+        return True
 
     def check(self, tier: str, scope: Scope) -> str | None:
         """A problem with the scope's ref (dangling, missing tree or blob), or ``None``."""
@@ -336,35 +370,42 @@ class History:
             return f"{name}: {exc}"
         return None
 
-    def erased_needles(self, tier: str, scope: Scope, split) -> list[bytes]:
-        """Every entry ever recorded on the scope's ref, as the bytes stored for it.
+    def erased_needles(self, name: str, split) -> list[bytes]:
+        """Every entry ever recorded on the ref ``name``, as the bytes stored for it.
 
-        Walks history once; a day file's blob is read only at its newest version in each
-        stretch between two forgets (files are append-only in between), so the cost is
-        history length plus stored size, not their product.  ``split`` turns a day
+        Walks every commit reachable from the ref (all parents, not only the first) and
+        every blob of each commit's whole tree, so nothing the ref reaches escapes the
+        check; a blob is read once however many commits share it.  ``split`` turns a day
         file's text into its stored sections.
         """
         if not self.exists():
             return []
         repo = self.repo()
-        _, commit = self._tip(repo, history_ref(tier, scope))
-        prefix = memory_path(tier, scope)
-        seen: set[str] = set()
+        _, tip = self._tip(repo, name)
         needles: set[bytes] = set()
-        while commit is not None:
-            tree = self._scope_tree(repo, commit, prefix)
-            if tree is None or len(tree) == 0:
-                seen.clear()  # a forget: older versions of a name are new content again
-            else:
+        seen: set[pygit2.Oid] = set()
+        commits = [tip] if tip is not None else []
+        while commits:
+            commit = commits.pop()
+            if commit.id in seen:
+                continue
+            seen.add(commit.id)
+            commits.extend(commit.parents)
+            trees = [commit.tree]
+            while trees:
+                tree = trees.pop()
+                if tree.id in seen:
+                    continue
+                seen.add(tree.id)
                 for item in tree:
-                    if item.name in seen:
+                    if item.id in seen:
                         continue
-                    seen.add(item.name)
-                    blob = repo.get(item.id)
-                    if isinstance(blob, pygit2.Blob):
-                        text = blob.data.decode("utf-8", "replace")
-                        needles.update(s.encode("utf-8") for s in split(text))
-            commit = commit.parents[0] if commit.parents else None
+                    child = repo.get(item.id)
+                    if isinstance(child, pygit2.Tree):
+                        trees.append(child)
+                    elif isinstance(child, pygit2.Blob):
+                        seen.add(item.id)
+                        needles.update(x.encode("utf-8") for x in split(child.data.decode("utf-8", "replace")))
         return sorted(needles)
 
     # -- erasure ----------------------------------------------------------------------
@@ -385,13 +426,12 @@ class History:
             raise HistoryError(f"git {' '.join(args)} failed: {detail}")
         return proc
 
-    def drop_ref(self, tier: str, scope: Scope) -> bool:
-        """Delete the scope's ref and its reflog (first step of a purge).  Caller holds
+    def drop_ref(self, name: str) -> bool:
+        """Delete the ref ``name`` and its reflog (first step of a purge).  Caller holds
         the exclusive repository lock.  True if there was a ref."""
         if not self.exists():
             return False
         repo = self.repo()
-        name = history_ref(tier, scope)
         self._clear_stale_ref_lock(name)
         stale_packed = self.gitdir / "packed-refs.lock"
         if stale_packed.exists():

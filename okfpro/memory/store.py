@@ -35,6 +35,7 @@ from okfpro.core.scope import (
     applicable_tiers,
     check_tier,
     memory_path,
+    history_ref,
     scope_key,
     write_problem,
 )
@@ -62,6 +63,45 @@ def ensure_ignored(root: Path) -> None:
         os.write(fd, _IGNORE)
     finally:
         os.close(fd)
+
+def link_problem(root: Path, target: Path) -> str | None:
+    """Why ``target`` is not safely inside ``root``: a symbolic link on the way down, a
+    regular file with other hard links (its content is shared with a place outside the
+    scope), or an entry we cannot inspect.  ``None`` when it is fine or does not exist."""
+    rel = Path(os.path.abspath(target)).relative_to(root)
+    here = root
+    for part in rel.parts:
+        here = here / part
+        try:
+            st = os.lstat(here)
+        except (FileNotFoundError, NotADirectoryError):
+            return None  # not created yet: nothing below it exists either
+        except OSError as exc:
+            return f"cannot inspect {here} ({exc.strerror})"
+        if stat.S_ISLNK(st.st_mode):
+            return f"{here} is a symbolic link"
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            return f"{here} has {st.st_nlink - 1} other hard link(s)"
+    return None
+
+
+class ContainmentError(OSError):
+    """A path inside the memory root leads outside it (symlink or hard link)."""
+
+
+@contextlib.contextmanager
+def contained_lock(root: Path, path: Path, shared: bool = False) -> Iterator[None]:
+    """:func:`locked` on ``path`` under ``root``, refused (:class:`ContainmentError`) when
+    a component of it is a link: before taking it, and again once held."""
+    problem = link_problem(root, path)
+    if problem:
+        raise ContainmentError(f"refusing to lock: {problem}")
+    with locked(path, shared=shared):
+        problem = link_problem(root, path)
+        if problem:
+            raise ContainmentError(f"refusing to lock: {problem}")
+        yield
+
 
 CONCEPT_TYPE = "AgentMemory"
 MAX_ENTRY_CHARS = 64 * 1024
@@ -167,10 +207,23 @@ class DeleteResult:
     shared: list[str] = field(default_factory=list)  # residual objects another scope holds too
 
 
+@dataclass(frozen=True)
+class Subtree:
+    """One scope's memory in one tier: its directory (relative to the root), its history
+    ref and its scope key.  What deletion works on, so a session whose id is no longer
+    known (only its hashed directory or ref is) can still be erased."""
+
+    tier: str
+    prefix: str
+    ref: str
+    key: str
+
+
 @dataclass
 class LogResult:
     entries: list = field(default_factory=list)  # okfpro.memory.history.LogEntry
     error: str | None = None
+    diagnostics: list[str] = field(default_factory=list)  # tiers not shown, and why
 
 
 # ---------------------------------------------------------------------------- scorer
@@ -425,24 +478,19 @@ class MemoryStore:
         return self.root.joinpath(*memory_path(tier, scope).split("/"))
 
     def _link_problem(self, target: Path) -> str | None:
-        """A symlink (or an entry we cannot inspect) between the root and ``target``."""
-        rel = target.relative_to(self.root)
-        here = self.root
-        for part in rel.parts:
-            here = here / part
-            try:
-                st = os.lstat(here)
-            except FileNotFoundError:
-                return None  # not created yet: nothing below it exists either
-            except OSError as exc:
-                return f"cannot inspect {here} ({exc.strerror})"
-            if stat.S_ISLNK(st.st_mode):
-                return f"{here} is a symbolic link"
-        return None
+        return link_problem(self.root, target)
 
-    def _lock_path(self, tier: str, scope: Scope) -> Path:
-        digest = hashlib.sha256(memory_path(tier, scope).encode()).hexdigest()[:32]
+    def _lock_for(self, prefix: str) -> Path:
+        digest = hashlib.sha256(prefix.encode()).hexdigest()[:32]
         return self.root / LOCK_DIR / f"{digest}.lock"
+
+    @contextlib.contextmanager
+    def _locked(self, path: Path, shared: bool = False) -> Iterator[None]:
+        """``locked(path)`` once no component from the root down (the lock directory, the
+        lock file) is a symbolic link: a lock is never taken, nor a file created, outside
+        the memory root."""
+        with contained_lock(self.root, path, shared=shared):
+            yield
 
     @contextlib.contextmanager
     def _repo_lock(self, exclusive: bool) -> Iterator[None]:
@@ -450,12 +498,12 @@ class MemoryStore:
         if not self._root_ready:
             ensure_ignored(self.root)
             self._root_ready = True
-        with locked(self.root / LOCK_DIR / "repository.lock", shared=not exclusive):
+        with self._locked(self.root / LOCK_DIR / "repository.lock", shared=not exclusive):
             yield
 
     @contextlib.contextmanager
-    def _scope_lock(self, tier: str, scope: Scope, exclusive_repo: bool = False) -> Iterator[None]:
-        with self._repo_lock(exclusive_repo), locked(self._lock_path(tier, scope)):
+    def _scope_lock(self, tier: str, scope: Scope) -> Iterator[None]:
+        with self._repo_lock(False), self._locked(self._lock_for(memory_path(tier, scope))):
             yield
 
     # -- write ------------------------------------------------------------------------
@@ -515,8 +563,13 @@ class MemoryStore:
                     n = 1
                 else:
                     with os.fdopen(fd, "rb") as handle:
-                        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                        st = os.fstat(handle.fileno())
+                        if not stat.S_ISREG(st.st_mode):
                             result.error = f"refusing to write memory: {rel} is not a regular file"
+                            return result
+                        if st.st_nlink > 1:
+                            result.error = (f"refusing to write memory: {rel} has {st.st_nlink - 1} other hard "
+                                            "link(s)")
                             return result
                         raw = handle.read()
                     try:
@@ -567,8 +620,14 @@ class MemoryStore:
             day = m.group(1)
             path = directory / name
             try:
-                fd = os.open(str(path), os.O_RDONLY | os.O_NOFOLLOW)
+                fd = os.open(str(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
                 with os.fdopen(fd, "rb") as handle:
+                    st = os.fstat(handle.fileno())
+                    if not stat.S_ISREG(st.st_mode):
+                        raise MalformedConcept("not a regular file; refusing to read it")
+                    if st.st_nlink > 1:
+                        raise MalformedConcept(f"it has {st.st_nlink - 1} other hard link(s) (its content is "
+                                               "shared with a file outside this scope); refusing to read it")
                     raw = handle.read()
                 _, body = split_concept(raw)
             except (OSError, MalformedConcept) as exc:
@@ -632,15 +691,62 @@ class MemoryStore:
             tiers = applicable_tiers(scope, self.tiers)
         if self.history is None or not self.history.exists():
             return result
+        from .history import HistoryError
+
         try:
             with self._repo_lock(exclusive=False):
                 for t in tiers:
-                    result.entries.extend(self.history.log(t, scope, limit))
+                    try:
+                        result.entries.extend(self.history.log(t, scope, limit))
+                    except HistoryError as exc:  # one tier's ref is not its own: that tier is not shown
+                        result.diagnostics.append(f"{t}: {exc}")
         except Exception as exc:  # noqa: BLE001 - reported as data
             result.error = f"could not read memory history: {exc}"
         return result
 
     # -- delete -----------------------------------------------------------------------
+
+    def subtree(self, tier: str, scope: Scope) -> Subtree:
+        return Subtree(tier, memory_path(tier, scope), history_ref(tier, scope), scope_key(tier, scope))
+
+    def subject_subtrees(self, scope: Scope, tier: str | None = None) -> list[Subtree]:
+        """What a data subject owns: the user tier, and every session of the user, whatever
+        its session id — live directories and refs alike, so a session already cleaned at
+        SessionEnd (its text still in history) is included.  ``tier`` narrows it to
+        ``user`` or ``session``."""
+        out: list[Subtree] = []
+        if tier in (None, "user"):
+            out.append(self.subtree("user", scope))
+        if tier in (None, "session"):
+            probe = Scope(scope.tenant, scope.user, scope.agent, "x")
+            base = memory_path("session", probe).rsplit("/", 1)[0]
+            ref_base = history_ref("session", probe).rsplit("/", 1)[0] + "/"
+            names: set[str] = set()
+            directory = self.root.joinpath(*base.split("/"))
+            if self._link_problem(directory) is None:
+                try:
+                    names.update(os.listdir(directory))
+                except (FileNotFoundError, NotADirectoryError):
+                    pass
+            if self.history is not None:
+                names.update(ref[len(ref_base):] for ref in self.history.refs_under(ref_base))
+            for name in sorted(names):
+                if "/" in name or name.startswith("."):
+                    continue
+                out.append(Subtree("session", f"{base}/{name}", ref_base + name.replace("..", ".-."), f"{base}/{name}"))
+        return out
+
+    def erase_subject(self, scope: Scope, tier: str | None = None, purge: bool = False, actor: str | None = None,
+                      now: _dt.datetime | None = None) -> DeleteResult:
+        """A data subject's erasure: :meth:`subject_subtrees` (user tier and every session
+        of the user), never a shared tier."""
+        if tier not in (None, "user", "session"):
+            return DeleteResult(purged=purge, error=f"the {tier} tier is shared: it is not a data subject's to erase")
+        try:
+            subtrees = self.subject_subtrees(scope, tier)
+        except Exception as exc:  # noqa: BLE001 - reported as data
+            return DeleteResult(purged=purge, error=f"could not enumerate the scope's memory: {exc}")
+        return self._delete(subtrees, purge, now or _now(), actor, self._trailers(scope, actor))
 
     def delete_scope(
         self,
@@ -655,80 +761,93 @@ class MemoryStore:
 
         Without ``purge`` the removal is a commit (history kept for audit).  With it,
         the files and the scope's ref go, reflogs expire, unreachable objects are
-        pruned, and every object left is checked for the erased entries.
+        pruned, and every object left is checked for the erased entries.  Who may erase
+        what is the caller's decision (see :meth:`erase_subject` and the CLI).
         """
         if not isinstance(scope, Scope):
             raise TypeError("scope must be an okfpro.core.scope.Scope")
-        result = DeleteResult(purged=purge)
         if tier is not None:
             problem = write_problem(tier, scope)
             if problem:
-                result.error = problem
-                return result
+                return DeleteResult(purged=purge, error=problem)
             if tier not in self.tiers:
-                result.error = f"no memory is configured for the {tier} tier"
-                return result
+                return DeleteResult(purged=purge, error=f"no memory is configured for the {tier} tier")
             tiers = [tier]
         else:
             tiers = applicable_tiers(scope, self.tiers)
-        now = now or _now()
+        subtrees = [self.subtree(t, scope) for t in tiers]
+        return self._delete(subtrees, purge, now or _now(), actor, self._trailers(scope, actor))
+
+    @staticmethod
+    def _trailers(scope: Scope, actor: str | None) -> dict[str, str | None]:
+        return {"Agent": scope.agent, "Actor": actor}
+
+    def _delete(self, subtrees: list[Subtree], purge: bool, now: _dt.datetime, actor: str | None,
+                trailers: dict[str, str | None]) -> DeleteResult:
+        result = DeleteResult(purged=purge)
         if purge:
-            return self._purge(scope, tiers, result)
+            return self._purge(subtrees, result)
         errors: list[str] = []
-        for t in tiers:
+        for sub in subtrees:
             try:
-                err, deleted, commit = self._forget_tier(t, scope, now, actor)
+                err, deleted, commit = self._forget_subtree(sub, now, actor, trailers)
             except Exception as exc:  # noqa: BLE001 - reported as data
-                err, deleted, commit = f"{t}: {exc}", 0, None
+                err, deleted, commit = f"{sub.tier}: {exc}", 0, None
             if err:
                 errors.append(err)
             result.tiers_deleted += deleted
             if commit:
-                result.commits[t] = commit
+                result.commits[sub.prefix if sub.tier == "session" else sub.tier] = commit
         result.error = "; ".join(errors) if errors else None
         return result
 
-    def _forget_tier(self, tier: str, scope: Scope, now: _dt.datetime, actor: str | None):
-        directory = self.scope_dir(tier, scope)
+    def _forget_subtree(self, sub: Subtree, now: _dt.datetime, actor: str | None, trailers):
+        directory = self.root.joinpath(*sub.prefix.split("/"))
         problem = self._link_problem(directory)
         if problem:
-            return f"{tier}: {problem}; refusing to delete", 0, None
-        with self._scope_lock(tier, scope):
+            return f"{sub.tier}: {problem}; refusing to delete", 0, None
+        with self._repo_lock(exclusive=False), self._locked(self._lock_for(sub.prefix)):
             problem = self._link_problem(directory)
             if problem:
-                return f"{tier}: {problem}; refusing to delete", 0, None
+                return f"{sub.tier}: {problem}; refusing to delete", 0, None
             existed = directory.is_dir()
             if existed:
                 shutil.rmtree(directory)
+                self._prune_empty_parents(directory)
             commit = None
             if self.history is not None:
-                commit = self.history.record_delete(tier, scope, actor, now)
+                commit = self.history.record_delete_ref(sub.tier, sub.ref, sub.key, trailers, actor, now)
             return None, int(existed or commit is not None), commit
 
-    def _purge(self, scope: Scope, tiers: list[str], result: DeleteResult) -> DeleteResult:
-        """Hard erasure of ``tiers``: files and refs first, then one collection for all."""
+    def _purge(self, subtrees: list[Subtree], result: DeleteResult) -> DeleteResult:
+        """Hard erasure of ``subtrees``: files and refs first, then one collection for all,
+        then every object left is searched for every erased entry."""
         errors: list[str] = []
         needles: set[bytes] = set()
         try:
             with self._repo_lock(exclusive=True):
-                for tier in tiers:
-                    directory = self.scope_dir(tier, scope)
-                    with locked(self._lock_path(tier, scope)):
+                for sub in subtrees:
+                    directory = self.root.joinpath(*sub.prefix.split("/"))
+                    with self._locked(self._lock_for(sub.prefix)):
                         problem = self._link_problem(directory)
                         if problem:
-                            errors.append(f"{tier}: {problem}; refusing to delete")
+                            errors.append(f"{sub.tier}: {problem}; refusing to delete")
                             continue
                         if self.history is not None:
-                            needles.update(self.history.erased_needles(tier, scope, stored_sections))
+                            needles.update(self.history.erased_needles(sub.ref, stored_sections))
                         existed = directory.is_dir()
                         if existed:
-                            for path in directory.iterdir():
-                                if path.is_file() and not path.is_symlink():
+                            for path in sorted(directory.iterdir()):
+                                st = os.lstat(path)
+                                if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                                    errors.append(f"{sub.tier}: {path.name} has {st.st_nlink - 1} other hard "
+                                                  "link(s): its content outlives this erasure")
+                                elif stat.S_ISREG(st.st_mode):
                                     text = path.read_bytes().decode("utf-8", "replace")
                                     needles.update(x.encode("utf-8") for x in stored_sections(text))
                             shutil.rmtree(directory)
                             self._prune_empty_parents(directory)
-                        dropped = self.history.drop_ref(tier, scope) if self.history is not None else False
+                        dropped = self.history.drop_ref(sub.ref) if self.history is not None else False
                         result.tiers_deleted += int(existed or dropped)
                 if self.history is not None:
                     report = self.history.collect(sorted(needles))
