@@ -2,6 +2,7 @@
 """okfpro hook launcher: session-end (feedback: never blocks, exit 0).
 
 Called by the agent host (e.g. .claude/settings.json); see _launch.py beside it.
+Generated from _launch.STUB: only EVENT and GATE differ between the launchers.
 """
 import os
 import sys

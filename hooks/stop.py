@@ -2,6 +2,7 @@
 """okfpro hook launcher: stop (a gate: fails closed, exit 2).
 
 Called by the agent host (e.g. .claude/settings.json); see _launch.py beside it.
+Generated from _launch.STUB: only EVENT and GATE differ between the launchers.
 """
 import os
 import sys

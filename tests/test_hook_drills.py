@@ -470,11 +470,13 @@ def test_bad_clock_refuses_instead_of_exiting_one(ws):
 # --------------------------------------------------------------------------- dialects
 
 
-def test_gemini_dialect_event_names_tools_and_no_ask(ws):
+def test_gemini_dialect_event_names_tools_and_ask(ws):
+    # Gemini 0.61 reads {"decision": "ask"} as ASK_USER (isAskDecision); tests/test_real_hosts.py feeds it to Gemini's own code
     event = {"hook_event_name": "BeforeTool", "cwd": str(ws), "timestamp": "2026-11-30T10:00:00Z",
              "tool_name": "write_file", "tool_input": {"file_path": str(ws / ".okf/reference/b.md"), "content": "verified: yes"}}
     proc = k.hook("pre-tool-use", event=event)
-    assert proc.returncode == 2 and "cannot ask" in k.err_text(proc)
+    answer = json.loads(proc.stdout)
+    assert proc.returncode == 0 and answer["decision"] == "ask" and "attestation" in answer["systemMessage"]
     event = {"hook_event_name": "BeforeTool", "cwd": str(ws), "tool_name": "replace",
              "tool_input": {"file_path": str(ws / f".okf/journal/{k.PAST}.md"), "new_string": "x"}}
     assert k.hook("pre-tool-use", event=event).returncode == 2
@@ -496,7 +498,8 @@ def test_codex_apply_patch_is_split_per_file(ws):
     patch2 = "*** Begin Patch\n*** Add File: .okf/reference/new.md\n+---\n+verified: yes\n+---\n*** End Patch\n"
     event["tool_input"] = {"command": patch2}
     proc = k.hook("pre-tool-use", "--agent", "codex", event=event)
-    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+    decision = json.loads(proc.stdout)["hookSpecificOutput"]  # Codex 0.171 rejects "ask" and runs the tool
+    assert decision["permissionDecision"] == "deny" and "by hand" in decision["permissionDecisionReason"]
     start = k.hook("session-start", "--agent", "codex", event={"cwd": str(ws), "source": "startup"})
     assert "additionalContext" in json.loads(start.stdout)["hookSpecificOutput"]
 

@@ -116,38 +116,6 @@ def test_audit_on_a_file_says_it_is_not_a_directory(tmp_path):
     assert "not a directory" in proc.stderr, proc.stderr
 
 
-# --- a gate answers before its host gives up on it -----------------------------------------
-
-
-def test_every_gate_launcher_times_out_before_its_host_does():
-    """A host that cancels a slow hook carries on (a timed-out PreToolUse does not block), so the
-    launcher must give up first and refuse — its own timeout below every gate's host timeout."""
-    import json
-    import re
-
-    launch = (REPO / "hooks" / "_launch.py").read_text()
-    default = float(re.search(r'OKFPRO_HOOK_TIMEOUT", "(\d+(?:\.\d+)?)"', launch).group(1))
-    gates = {p.name for p in (REPO / "hooks").glob("*.py") if "GATE = True" in p.read_text()}
-    assert gates == {"pre_tool_use.py", "post_edit.py", "stop.py"}
-    wiring = {
-        REPO / "template/wiring/claude/.claude/settings.json": 1.0,
-        REPO / "template/wiring/codex/.codex/hooks.json": 1.0,
-        REPO / "template/wiring/gemini/.gemini/settings.json": 0.001,  # milliseconds
-    }
-    checked = 0
-    for path, to_seconds in wiring.items():
-        for groups in json.loads(path.read_text())["hooks"].values():
-            for group in groups:
-                for h in group["hooks"]:
-                    script = re.search(r"/\.claude/hooks/(\w+\.py)", h["command"]).group(1)
-                    if script not in gates:
-                        continue
-                    host = h.get("timeout", 600 / to_seconds) * to_seconds  # Claude Code's default: 600 s
-                    assert default < host, f"{path.name}: {script} host timeout {host:g} s <= launcher's {default:g} s"
-                    checked += 1
-    assert checked >= 9
-
-
 # --- a crash is "could not run" (2), never "findings" (1) ------------------------------------
 
 

@@ -2,18 +2,23 @@
 
 * **claude** — the reference dialect (event JSON on stdin, exit 0/2, PreToolUse
   ``hookSpecificOutput.permissionDecision``, SessionStart plain stdout).
-* **codex** — OpenAI Codex CLI speaks the same JSON.  Two differences matter:
+* **codex** — OpenAI Codex CLI speaks the same JSON.  Three differences matter:
   its edit tool is ``apply_patch`` (the patch text in ``tool_input.command`` /
   ``input`` / ``patch``), which is split here into one Write/Edit event per file;
-  and its output schemas are strict, so context goes out as a
-  ``hookSpecificOutput`` object rather than plain text.
+  its output schemas are strict, so context goes out as a ``hookSpecificOutput``
+  object rather than plain text; and it has no "ask" — Codex 0.171 rejects
+  ``permissionDecision: "ask"`` and then lets the tool run — so an ask goes out
+  as ``deny`` with a non-empty reason that tells the owner how to make the change
+  by hand.
 * **gemini** — Gemini CLI names its events ``BeforeTool`` / ``AfterTool`` /
   ``SessionStart`` / ``SessionEnd`` / ``BeforeAgent`` / ``AfterAgent`` and its tools
   ``write_file`` / ``replace`` / ``run_shell_command``; exit 0/2 mean what they
-  mean for Claude Code.  It has no "ask": an ask is refused (exit 2) with the
-  reason, because there is nobody to approve it.  Context is
-  ``hookSpecificOutput.additionalContext``.  Its ``timeout`` is in milliseconds
-  (a concern of the settings file ``okfpro init --agent gemini`` writes).
+  mean for Claude Code.  An ask is ``{"decision": "ask"}`` (Gemini 0.61 turns it
+  into ASK_USER).  Context is ``hookSpecificOutput.additionalContext``.  Gemini
+  reads ``stdout.trim() || stderr.trim()``: at exit 0 an empty stdout would show
+  our stderr notes to the user on every prompt, so a quiet answer is ``{}``.
+  Its ``timeout`` is in milliseconds (a concern of the settings file
+  ``okfpro init --agent gemini`` writes).
 
 Detection: ``--agent NAME`` on the command line wins; otherwise a Gemini event
 name only Gemini uses (``BeforeTool`` …) in ``hook_event_name`` — or a shared
@@ -47,7 +52,6 @@ GEMINI_ONLY = ("BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeMo
 GEMINI_TOOLS = {
     "write_file": "Write",
     "replace": "Edit",
-    "edit": "Edit",
     "run_shell_command": "Bash",
 }
 CLAUDE_EVENT_NAMES = {
@@ -138,10 +142,28 @@ def _split_patch(raw: dict[str, Any], dialect: str) -> list[Event]:
     return out
 
 
+CODEX_REFUSAL = (
+    "Codex CLI cannot ask the owner to approve a call, so okfpro refuses it instead of letting it through "
+    "unasked. If the owner wants this change, the owner makes it by hand — in an editor or a terminal outside "
+    "the agent (okfpro's hooks guard the agent, not the owner) — and tells the agent it is done. "
+    "The question okfpro would have asked:\n"
+)
+
+
+def _compact(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
 def ask_output(dialect: str, reason: str) -> tuple[str, str, int]:
     """(stdout, stderr, exit code) for an ask."""
     if dialect == "gemini":
-        return "", f"Gemini CLI cannot ask the owner, so this call is refused. {reason}", 2
+        return _compact({"decision": "ask", "reason": reason, "systemMessage": reason}), "", 0
+    if dialect == "codex":
+        return _compact({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": CODEX_REFUSAL + (reason.strip() or "(no reason given)"),
+        }}), "", 0
     payload = {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
@@ -149,7 +171,12 @@ def ask_output(dialect: str, reason: str) -> tuple[str, str, int]:
             "permissionDecisionReason": reason,
         }
     }
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")), "", 0
+    return _compact(payload), "", 0
+
+
+def quiet_output(dialect: str) -> str:
+    """stdout for an exit-0 answer with nothing to say: ``{}`` for Gemini (see the module doc), else nothing."""
+    return "{}" if dialect == "gemini" else ""
 
 
 def context_output(dialect: str, event_name: str, text: str) -> str:
@@ -158,5 +185,4 @@ def context_output(dialect: str, event_name: str, text: str) -> str:
         return text if text.endswith("\n") else text + "\n"
     # recall is data for the model: the structured additionalContext, never bare stdout
     host_name = (GEMINI_EVENT_NAMES if dialect == "gemini" else CLAUDE_EVENT_NAMES).get(event_name, event_name)
-    return json.dumps({"hookSpecificOutput": {"hookEventName": host_name, "additionalContext": text}},
-                      ensure_ascii=False, separators=(",", ":"))
+    return _compact({"hookSpecificOutput": {"hookEventName": host_name, "additionalContext": text}})

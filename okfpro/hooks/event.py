@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # typing costs milliseconds on the hook path
     from typing import Any
 
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit")
-SHELL_TOOLS = ("Bash",)
+SHELL_TOOLS = ("Bash", "PowerShell")  # Claude Code runs PowerShell commands through its own tool
 _TEXT_KEYS = ("new_string", "new_str", "content")
 
 

@@ -194,6 +194,9 @@ def _unreadable(event_name: str, label: str, reason: str, dialect: str) -> int:
         return 0
     if event_name in FEEDBACK_EVENTS:
         _err(f"okfpro: '{label}' could not read its input: {reason}. Nothing was added.")
+        from okfpro.hooks.adapters import quiet_output
+
+        _out(quiet_output(dialect))
         return 0
     _err(
         f"ENFORCEMENT DEGRADED — '{label}' could not read its input: {reason}. No check ran, so nothing "
@@ -224,4 +227,7 @@ def _emit(answer, event_name: str, dialect: str, notes: list[str]) -> int:
     if kind == "context":
         _out(adapters.context_output(dialect, event_name, _cap(answer.text)))
         return 0
+    quiet = adapters.quiet_output(dialect)
+    if quiet:
+        _out(quiet)
     return 0
