@@ -317,8 +317,8 @@ def test_claude_settings_wire_every_event_to_an_installed_launcher(tmp_path: Pat
     settings = json.loads((ws / ".claude/settings.json").read_text())
     hooks = settings["hooks"]
     assert set(hooks) == {"PreToolUse", "PostToolUse", "Stop", "SessionStart", "UserPromptSubmit", "SessionEnd"}
-    assert [g["matcher"] for g in hooks["PreToolUse"]] == ["Edit|Write|MultiEdit", "Bash"]
-    assert [g["matcher"] for g in hooks["PostToolUse"]] == ["Edit|Write|MultiEdit"]
+    assert [g["matcher"] for g in hooks["PreToolUse"]] == ["Edit|Write", "Bash|PowerShell"]
+    assert [g["matcher"] for g in hooks["PostToolUse"]] == ["Edit|Write"]
     for command in _commands(settings):
         script = ws / _script_of(command, '"$CLAUDE_PROJECT_DIR"')
         assert script.is_file() and os.access(script, os.X_OK), command
@@ -330,7 +330,7 @@ def test_codex_and_gemini_wiring(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert not (ws / ".claude/settings.json").exists()  # only the hosts asked for
     codex = json.loads((ws / ".codex/hooks.json").read_text())
-    assert set(codex["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}
+    assert set(codex["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
     for command in _commands(codex):
         assert command.endswith(" --agent codex")
         assert (ws / _script_of(command, '"$(git rev-parse --show-toplevel)"')).is_file()
@@ -338,7 +338,7 @@ def test_codex_and_gemini_wiring(tmp_path: Path) -> None:
     assert set(gemini["hooks"]) == {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"}
     for command in _commands(gemini):
         assert command.endswith(" --agent gemini")
-        assert (ws / _script_of(command, '"$GEMINI_PROJECT_DIR"')).is_file()
+        assert (ws / _script_of(command, "$GEMINI_PROJECT_DIR")).is_file()
     for groups in gemini["hooks"].values():
         for g in groups:
             for h in g["hooks"]:
