@@ -215,14 +215,12 @@ def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, inc
     shows its kind, status and date.  No match is not an error (exit 0).
     """
     from okfpro.io.clock import today
-    from okfpro.memory.policy import filter_passages
+    from okfpro.memory.index import recall
 
     query = " ".join(words)
     store, scope = obj.open()
-    result = store.read(scope, query, limit=None)
-    shown = filter_passages(result.passages, result.entries, today(), include_hidden)
-    if limit:
-        shown = shown[:limit]
+    hits, diagnostics = recall(store, scope, query, today().isoformat(), include_hidden, limit or None)
+    shown = [(h.passage(query), h.record, h.status) for h in hits]
     if as_json:
         passages = []
         for passage, rec, status in shown:
@@ -233,7 +231,7 @@ def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, inc
             "scope": scope.parts(),
             "query": query,
             "passages": passages,
-            "diagnostics": [d.to_json() for d in result.diagnostics],
+            "diagnostics": [d.to_json() for d in diagnostics],
         }
         click.echo(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
     else:
@@ -242,7 +240,7 @@ def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, inc
             click.echo(f"[{e.tier}] {e.date} {e.time} {rec.kind}/{status} {rec.id}  ({e.id})")
             for line in rec.text.splitlines() or [""]:
                 click.echo(f"    {line}")
-        for d in result.diagnostics:
+        for d in diagnostics:
             click.echo(f"okfpro memory: {d.source}: {d.message}", err=True)
     raise SystemExit(0)
 

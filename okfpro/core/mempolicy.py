@@ -295,26 +295,40 @@ def fold(records: Iterable[MemoryRecord]) -> dict[str, MemoryRecord]:
     """
     out: dict[str, MemoryRecord] = {}
     for rec in records:
-        if rec.change:
-            old = out.get(rec.target or "")
-            if old is None:
-                continue
-            if rec.change == "archive":
-                out[old.id] = replace(old, status="archived")
-            elif rec.change == "expire":
-                out[old.id] = replace(old, status="expired")
-            elif rec.change == "confirm" and old.status in ("candidate", "conflicted"):
-                out[old.id] = replace(old, status="active", source="user-confirmed" if rec.confirmed else old.source)
-            continue
-        if rec.id in out:
-            continue  # the same memory written twice: the first stands
-        out[rec.id] = rec
-        for target in rec.supersedes:
-            old = out.get(target)
-            if old is None or (rec.inferred and old.confirmed):
-                continue
-            out[target] = replace(old, status="superseded", superseded_by=rec.id)
+        fold_step(out, rec)
     return out
+
+
+def fold_touches(rec: MemoryRecord) -> tuple[str, ...]:
+    """The memory ids whose effective record :func:`fold_step` may read or change for ``rec``."""
+    if rec.change:
+        return (rec.target,) if rec.target else ()
+    return (rec.id, *rec.supersedes)
+
+
+def fold_step(out: dict[str, MemoryRecord], rec: MemoryRecord) -> None:
+    """Apply one record to the effective records ``out`` (in place).  Only the ids of
+    :func:`fold_touches` are read, so an index can replay one new record against the
+    few effective records it touches."""
+    if rec.change:
+        old = out.get(rec.target or "")
+        if old is None:
+            return
+        if rec.change == "archive":
+            out[old.id] = replace(old, status="archived")
+        elif rec.change == "expire":
+            out[old.id] = replace(old, status="expired")
+        elif rec.change == "confirm" and old.status in ("candidate", "conflicted"):
+            out[old.id] = replace(old, status="active", source="user-confirmed" if rec.confirmed else old.source)
+        return
+    if rec.id in out:
+        return  # the same memory written twice: the first stands
+    out[rec.id] = rec
+    for target in rec.supersedes:
+        old = out.get(target)
+        if old is None or (rec.inferred and old.confirmed):
+            continue
+        out[target] = replace(old, status="superseded", superseded_by=rec.id)
 
 
 def effective_status(rec: MemoryRecord, today: _dt.date) -> str:

@@ -267,11 +267,12 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
 
     if event.get("stop_hook_active") is True:
         # the host re-ran Stop after another hook kept the turn going: the same turn, once
-        listing = store.enumerate(scope)
-        mine = [e for e in listing.entries if e.tier == tier]
-        if mine and mine[-1].text == entry:
+        from okfpro.memory.index import last_entry
+
+        last = last_entry(store, tier, scope)
+        if last is not None and last.text == entry:
             return CaptureResult(False, "memory capture skipped: this turn is already captured", tier=tier,
-                                 id=mine[-1].id)
+                                 id=last.id)
     wrote = store.write(scope, entry, tier, actor="okfpro capture")
     latency = (time.perf_counter() - start) * 1000
     audit.record(audit_root, "write", identity_hash=who, tier=tier, kind="event",

@@ -242,14 +242,27 @@ class History:
         when: _dt.datetime,
     ) -> str:
         """Commit the new bytes of ``<prefix>/<filename>``; returns the commit id."""
+        return self.record_files(tier, scope, {filename: data}, what, added, actor, when)
+
+    def record_files(
+        self,
+        tier: str,
+        scope: Scope,
+        files: dict[str, bytes],
+        what: str,
+        added: int,
+        actor: str | None,
+        when: _dt.datetime,
+    ) -> str:
+        """One commit for the new bytes of several files of the scope (a bulk import)."""
         repo = self.repo()
         name = history_ref(tier, scope)
         prefix = memory_path(tier, scope)
         ref, parent = self._tip(repo, name)
         old = self._scope_tree(repo, parent, prefix)
-        blob = repo.create_blob(data)
         tb = repo.TreeBuilder(old) if old is not None else repo.TreeBuilder()
-        tb.insert(filename, blob, FileMode.BLOB)
+        for filename, data in files.items():
+            tb.insert(filename, repo.create_blob(data), FileMode.BLOB)
         tree = self._wrap(repo, prefix, tb.write())
         count = self.entry_count(parent) + added
         msg = self._message(tier, scope_key(tier, scope), what, count, self._trailers(scope, actor))

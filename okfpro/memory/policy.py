@@ -19,7 +19,8 @@ from typing import Any, Iterable
 from okfpro.core import mempolicy as P
 from okfpro.core.scope import Scope
 
-__all__ = ["RememberResult", "load_records", "remember", "change", "filter_passages", "records_by_entry"]
+__all__ = ["RememberResult", "load_records", "candidates", "find_record", "remember", "change",
+           "records_by_entry"]
 
 
 @dataclass
@@ -49,6 +50,29 @@ def load_records(store: Any, scope: Scope, tier: str | None = None) -> dict[str,
     listing = store.enumerate(scope)
     entries = [e for e in listing.entries if tier is None or e.tier == tier]
     return P.fold(rec for _, rec in records_by_entry(entries))
+
+
+def candidates(store: Any, scope: Scope, tier: str, new: P.MemoryRecord, today: _dt.date,
+               wanted: Iterable[str] = ()) -> list[P.MemoryRecord]:
+    """The records reconciliation may act on for ``new``: from the memory index (same
+    normalised text, enough shared vocabulary, the ids named), never a scan of the scope;
+    the whole tier only when there is no index to ask."""
+    from okfpro.memory.index import opened
+
+    with opened(store, tier, scope) as idx:
+        if idx is not None:
+            return idx.candidates(new, today.isoformat(), wanted)
+    return list(load_records(store, scope, tier).values())
+
+
+def find_record(store: Any, scope: Scope, tier: str, memory: str) -> P.MemoryRecord | None:
+    """The effective record of ``memory`` in the tier (from the index when there is one)."""
+    from okfpro.memory.index import opened
+
+    with opened(store, tier, scope) as idx:
+        if idx is not None:
+            return idx.record(memory)
+    return load_records(store, scope, tier).get(memory)
 
 
 def _audit(audit_root: Any, event: str, scope: Scope, **fields: Any) -> None:
@@ -94,8 +118,9 @@ def remember(
                      created=today, valid_until=valid_until, review_at=review_at)
     except P.PolicyError as exc:
         return RememberResult(P.Decision("reject", str(exc)))
-    existing = load_records(store, scope, tier)
-    decision = P.reconcile(new, existing.values(), supersede=supersede, contradicts=contradicts, today=today)
+    wanted = [x for x in (supersede, contradicts) if isinstance(x, str)]
+    existing = candidates(store, scope, tier, new, today, wanted)
+    decision = P.reconcile(new, existing, supersede=supersede, contradicts=contradicts, today=today)
     result = RememberResult(decision, redactions=clean.findings, id=new.id)
     record = P.apply(decision, new)
     outcome = "skipped" if decision.decision == "skip" else ("refused" if decision.decision == "reject" else "ok")
@@ -126,39 +151,13 @@ def change(
 ) -> RememberResult:
     """Archive / expire / confirm a memory by appending a change record (nothing is rewritten)."""
     today = today or _dt.date.today()
-    existing = load_records(store, scope, tier)
     rec = P.change_record(what, target, source=source, created=today)
     problems = P.validate(rec)
     if problems:
         return RememberResult(P.Decision("reject", "; ".join(problems)))
-    if target not in existing:
+    if find_record(store, scope, tier, target) is None:
         return RememberResult(P.Decision("reject", f"no memory {target} in this scope's {tier} tier"))
     wrote = store.write(scope, P.render(rec), tier)
     event = {"expire": "expire", "archive": "expire"}.get(what, "write")
     _audit(audit_root, event, scope, tier=tier, outcome="ok" if wrote.written else "error", decision=what)
     return RememberResult(P.Decision(what, f"{what} {target}", target), bool(wrote.written), rec.id, wrote.id, wrote.error)
-
-
-def filter_passages(
-    passages: list[Any],
-    entries: Iterable[Any],
-    today: _dt.date,
-    include_hidden: bool = False,
-) -> list[tuple[Any, P.MemoryRecord, str]]:
-    """(passage, effective record, effective status) for the passages recall may show."""
-    pairs = records_by_entry(entries)
-    folded = P.fold(rec for _, rec in pairs)
-    by_entry = {e.id: rec.id for e, rec in pairs}
-    out: list[tuple[Any, P.MemoryRecord, str]] = []
-    for passage in passages:
-        entry = passage.entry
-        rid = by_entry.get(entry.id)
-        rec = folded.get(rid) if rid else None
-        if rec is None:
-            rec = P.parse(entry.text, entry.id, entry.date)
-            if rec.change:
-                continue
-        if not P.visible(rec, today, include_hidden):
-            continue
-        out.append((passage, rec, P.effective_status(rec, today)))
-    return out

@@ -188,13 +188,11 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
     else:
         try:
             from okfpro.core import mempolicy as P
-            from okfpro.memory.policy import filter_passages
+            from okfpro.memory.index import recall as index_recall
 
-            read = store.read(scope, query)
-            passages = read.passages
-            if passages:
-                shown = filter_passages(passages, read.entries, today, include_hidden)
-                for passage, rec, status in shown[:MEMORY_LIMIT]:
+            hits, _diags = index_recall(store, scope, query, today.isoformat(), include_hidden, MEMORY_LIMIT)
+            if hits:
+                for passage, rec, status in [(h.passage(query), h.record, h.status) for h in hits]:
                     entry = passage.entry
                     lines = [ln for ln in (rec.text if rec.explicit else entry.text).splitlines() if ln.strip()]
                     label = None if status == "active" else status

@@ -536,64 +536,175 @@ class MemoryStore:
         except ValueError:
             return WriteResult(False, "OKFPRO_TODAY is not a YYYY-MM-DD date", tier=tier)
         key = scope_key(tier, scope)
+        result = WriteResult(False, tier=tier, scope_key=key, path=f"{key}/{day}.md")
+        try:
+            ids, commit, error = self._append(tier, scope, [(text, now, day)], actor, None)
+        except OSError as exc:
+            result.error = f"could not write memory {result.path}: {exc.strerror or exc}"
+            return result
+        if not ids:
+            result.error = error
+            return result
+        result.written = True
+        result.id = ids[0]
+        result.commit = commit
+        result.error = error
+        return result
+
+    def write_many(
+        self,
+        scope: Scope,
+        items: list[tuple[str, _dt.datetime]],
+        tier: str = "user",
+        *,
+        actor: str | None = None,
+        what: str | None = None,
+    ) -> tuple[list[str], str | None, str | None]:
+        """Append many entries under one lock, one write per day file and one history
+        commit: ``(entry ids, commit, error)``.  Texts are checked as :meth:`write` does
+        (an unacceptable one is an error and nothing is written)."""
+        problem = write_problem(tier, scope) if isinstance(tier, str) else f"tier must be a string, not {tier!r}"
+        if problem:
+            return [], None, problem
+        if tier not in self.tiers:
+            return [], None, f"no memory is configured for the {tier} tier"
+        rows = []
+        for text, when in items:
+            if not isinstance(text, str) or not text.strip():
+                return [], None, "nothing to remember: the entry text is empty"
+            if len(text) > MAX_ENTRY_CHARS:
+                return [], None, f"entry is longer than {MAX_ENTRY_CHARS} characters"
+            rows.append((text, when, when.astimezone(_dt.timezone.utc).date().isoformat()))
+        if not rows:
+            return [], None, None
+        return self._append(tier, scope, rows, actor, what)
+
+    def _append(self, tier: str, scope: Scope, rows: list[tuple[str, _dt.datetime, str]], actor: str | None,
+                what: str | None) -> tuple[list[str], str | None, str | None]:
+        """Append ``(text, time, day)`` rows in place, each day file by one fsync'd
+        ``O_APPEND`` write (a new day file by an atomic create), update the index, then
+        commit once.  The cost does not depend on how many entries the scope holds."""
+        key = scope_key(tier, scope)
         directory = self.scope_dir(tier, scope)
+        by_day: dict[str, list[tuple[str, _dt.datetime]]] = {}
+        for text, when, day in rows:
+            by_day.setdefault(day, []).append((text, when))
+        for day in by_day:
+            problem = self._link_problem(directory / f"{day}.md")
+            if problem:
+                return [], None, f"refusing to write memory: {problem}"
+        with self._scope_lock(tier, scope):
+            for day in by_day:  # again, now that we hold the lock
+                problem = self._link_problem(directory / f"{day}.md")
+                if problem:
+                    return [], None, f"refusing to write memory: {problem}"
+            directory.mkdir(parents=True, exist_ok=True)
+            for day in by_day:
+                problem = self._link_problem(directory / f"{day}.md")
+                if problem:
+                    return [], None, f"refusing to write memory: {problem}"
+            idx = self._index_for_write(tier, scope)
+            try:
+                ids: list[str] = []
+                noted = []
+                blobs: dict[str, bytes] = {}
+                first = None
+                for day in sorted(by_day):
+                    got = self._append_day(directory, key, day, by_day[day])
+                    if isinstance(got, str):
+                        if ids:  # earlier days landed: commit them, report this one
+                            break
+                        return [], None, got
+                    name, before, after, count, secs, data = got
+                    noted.append((name, before, after, count, secs))
+                    blobs[name] = data
+                    ids.extend(f"{key}/{day}#{count + i}" for i in range(1, len(secs) + 1))
+                    first = first or f"{day}#{count + 1}"
+                error = got if isinstance(got, str) else None
+                if idx is not None:
+                    try:
+                        idx.note_appends(noted)
+                    except Exception:  # noqa: BLE001 - the index is rebuilt by the next reader
+                        from okfpro.memory.index import remove
+
+                        idx.close()
+                        remove(idx.path)
+            finally:
+                if idx is not None:
+                    idx.close()
+            commit = None
+            if self.history is not None:
+                summary = what or (f"remember {first}" if len(ids) == 1 else f"remember {len(ids)} entries")
+                try:
+                    commit = self.history.record_files(tier, scope, blobs, summary, len(ids), actor, rows[-1][1])
+                except Exception as exc:  # noqa: BLE001 - reported as data
+                    error = "; ".join(x for x in (error, f"written, but the history commit failed: {exc}") if x)
+        return ids, commit, error
+
+    def _index_for_write(self, tier: str, scope: Scope):
+        """The scope's index, opened under the held lock (None: it will be rebuilt later)."""
+        if os.environ.get("OKFPRO_MEMORY_INDEX") == "off":
+            return None
+        from okfpro.memory.index import IndexUnavailable, ScopeIndex
+
+        try:
+            return ScopeIndex.open(self, tier, scope, held=True, create=True)
+        except IndexUnavailable:
+            return None
+
+    def _append_day(self, directory: Path, key: str, day: str, items: list[tuple[str, _dt.datetime]]):
+        """Append ``items`` to one day file; the data for the index and the commit, or why not."""
+        from okfpro.memory.index import Section, fingerprint
+
         target = directory / f"{day}.md"
         rel = f"{key}/{day}.md"
-        result = WriteResult(False, tier=tier, scope_key=key, path=rel)
-        section = render_section(text, now)
+        rendered = [render_section(text, when) for text, when in items]
+        secs_text = [sections(r)[0] for r in rendered]
         try:
-            problem = self._link_problem(target)
-            if problem:
-                result.error = f"refusing to write memory: {problem}"
-                return result
-            with self._scope_lock(tier, scope):
-                problem = self._link_problem(target)  # again, now that we hold the lock
-                if problem:
-                    result.error = f"refusing to write memory: {problem}"
-                    return result
-                directory.mkdir(parents=True, exist_ok=True)
-                problem = self._link_problem(target)
-                if problem:
-                    result.error = f"refusing to write memory: {problem}"
-                    return result
-                try:
-                    fd = os.open(str(target), os.O_RDONLY | os.O_NOFOLLOW)
-                except FileNotFoundError:
-                    content = _frontmatter(day, now) + "\n" + section
-                    n = 1
-                else:
-                    with os.fdopen(fd, "rb") as handle:
-                        st = os.fstat(handle.fileno())
-                        if not stat.S_ISREG(st.st_mode):
-                            result.error = f"refusing to write memory: {rel} is not a regular file"
-                            return result
-                        if st.st_nlink > 1:
-                            result.error = (f"refusing to write memory: {rel} has {st.st_nlink - 1} other hard "
-                                            "link(s)")
-                            return result
-                        raw = handle.read()
-                    try:
-                        head, body = split_concept(raw)
-                    except MalformedConcept as exc:
-                        result.error = f"refusing to append to malformed {rel}: {exc}; the file was left untouched"
-                        return result
-                    n = len(sections(body)) + 1
-                    kept = body.rstrip("\n")
-                    content = head + (kept + "\n\n" if kept.strip() else "\n") + section
-                data = content.encode("utf-8")
-                atomic_write(target, data)
-                result.written = True
-                result.id = f"{key}/{day}#{n}"
-                if self.history is not None:
-                    try:
-                        result.commit = self.history.record_write(
-                            tier, scope, target.name, data, f"remember {day}#{n}", 1, actor, now
-                        )
-                    except Exception as exc:  # noqa: BLE001 - reported as data
-                        result.error = f"written, but the history commit failed: {exc}"
-        except OSError as exc:
-            result.error = f"could not write memory {rel}: {exc.strerror or exc}"
-        return result
+            fd = os.open(str(target), os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except IsADirectoryError:
+            return f"refusing to write memory: {rel} is not a regular file"
+        except FileNotFoundError:
+            head = (_frontmatter(day, items[0][1]) + "\n").encode("utf-8")
+            chunks = [r.encode("utf-8") for r in rendered]
+            data = head + b"\n".join(chunks)
+            atomic_write(target, data)
+            secs, at = [], len(head)
+            for (clock, text), chunk in zip(secs_text, chunks):
+                secs.append(Section(clock, text, at, at + len(chunk)))
+                at += len(chunk) + 1
+            return target.name, None, fingerprint(os.lstat(target)), 0, secs, data
+        with os.fdopen(fd, "r+b") as handle:
+            st = os.fstat(handle.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                return f"refusing to write memory: {rel} is not a regular file"
+            if st.st_nlink > 1:
+                return f"refusing to write memory: {rel} has {st.st_nlink - 1} other hard link(s)"
+            raw = handle.read()
+            try:
+                head, body = split_concept(raw)
+            except MalformedConcept as exc:
+                return f"refusing to append to malformed {rel}: {exc}; the file was left untouched"
+            count = len(sections(body))
+            sep = b"\n" if raw.endswith(b"\n") else b"\n\n"
+            payload = bytearray()
+            secs = []
+            for (clock, text), r in zip(secs_text, rendered):
+                payload += sep
+                start = len(raw) + len(payload)
+                payload += r.encode("utf-8")
+                secs.append(Section(clock, text, start, len(raw) + len(payload)))
+                sep = b"\n"
+            try:
+                done = os.write(handle.fileno(), bytes(payload))
+                if done != len(payload):
+                    raise OSError(28, "short write (disk full?)")
+                os.fsync(handle.fileno())
+            except OSError:
+                os.ftruncate(handle.fileno(), st.st_size)  # nothing half-written stays
+                raise
+            after = fingerprint(os.fstat(handle.fileno()))
+        return target.name, fingerprint(st), after, count, secs, raw + bytes(payload)
 
     # -- read / enumerate ---------------------------------------------------------------
 
@@ -814,6 +925,9 @@ class MemoryStore:
             if existed:
                 shutil.rmtree(directory)
                 self._prune_empty_parents(directory)
+            from okfpro.memory.index import erase_key
+
+            erase_key(self.root, sub.key)
             commit = None
             if self.history is not None:
                 commit = self.history.record_delete_ref(sub.tier, sub.ref, sub.key, trailers, actor, now)
@@ -847,8 +961,14 @@ class MemoryStore:
                                     needles.update(x.encode("utf-8") for x in stored_sections(text))
                             shutil.rmtree(directory)
                             self._prune_empty_parents(directory)
+                        from okfpro.memory.index import erase_key
+
+                        erase_key(self.root, sub.key)
                         dropped = self.history.drop_ref(sub.ref) if self.history is not None else False
                         result.tiers_deleted += int(existed or dropped)
+                left = self._erase_from_indexes(needles)
+                if left:
+                    errors.append(f"{len(left)} memory index file(s) still hold erased text: {', '.join(left)}")
                 if self.history is not None:
                     report = self.history.collect(sorted(needles))
                     result.residual = report.residual
@@ -863,6 +983,25 @@ class MemoryStore:
         result.error = "; ".join(errors) if errors else None
         result.verified = result.error is None and not result.residual
         return result
+
+    def _erase_from_indexes(self, needles: set[bytes]) -> list[str]:
+        """The erasure proof over the memory indexes: every index file (database, journal,
+        WAL) that holds an erased entry's text is deleted (indexes are rebuilt from the
+        files on the next read), then the files are scanned again; returns what still holds one."""
+        from okfpro.memory.index import remove, scan_for
+
+        texts: set[bytes] = set()
+        for needle in needles:
+            for _clock, text in sections(needle.decode("utf-8", "replace")):
+                if text.strip():
+                    texts.add(text.encode("utf-8"))
+        for path in scan_for(self.root, texts):
+            base = str(path)
+            for suffix in ("-journal", "-wal", "-shm"):
+                if base.endswith(suffix):
+                    base = base[: -len(suffix)]
+            remove(Path(base))
+        return [p.name for p in scan_for(self.root, texts)]
 
     def _prune_empty_parents(self, directory: Path) -> None:
         here = directory.parent

@@ -1,0 +1,272 @@
+"""``okfpro memory import``: bulk memory from JSON lines or Claude Code transcripts.
+
+Two shapes, told apart line by line:
+
+* our JSON lines — ``{"text": …, "time"?: ISO 8601, "tier"?: …, "kind"?: …, "source"?: …,
+  "id"?: …}``: each becomes an explicit memory through the same safety layer and policy
+  as ``okfpro memory remember`` (secrets redacted, credential files and shell output
+  refused, an identical live memory skipped).  ``id`` is the import key: a memory
+  imported under an id is never imported twice, whatever its text;
+* Claude Code transcript lines (``~/.claude/projects/**/*.jsonl``: ``type`` user /
+  assistant with a ``message``): each user prompt and the last assistant text before the
+  next prompt become one captured exchange, exactly as the Stop hook captures a turn
+  (tool results, meta and host-only lines are not prompts; injected recall and
+  ``<system-reminder>`` blocks are stripped).
+
+Everything is read and checked before anything is written: a malformed line is a clear
+error naming it, and nothing is imported.  The scope comes from the identity (never from
+the file).  Each (tier, scope) gets its entries appended by :meth:`MemoryStore.write_many`
+(one write per day file, the index updated, one history commit), so an import of N
+entries costs one commit per tier, and re-running an interrupted import adds nothing
+twice (the memory index answers "already there?" for each entry).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable
+
+from okfpro.core import mempolicy as P
+from okfpro.core.scope import TIERS, Scope, write_problem
+
+FIELDS = ("text", "time", "tier", "kind", "source", "id")
+
+
+class BadImport(ValueError):
+    """A line that cannot be imported (the message names it); nothing was written."""
+
+
+@dataclass
+class Item:
+    line: int
+    text: str
+    when: _dt.datetime | None
+    tier: str
+    kind: str
+    source: str
+    key: str | None
+    plain: bool  # a captured exchange (transcript), not an explicit memory
+
+
+@dataclass
+class ImportResult:
+    read: int = 0
+    imported: int = 0
+    skipped: int = 0  # already present (same text, or same import id)
+    refused: int = 0  # the safety layer refused it
+    redacted: int = 0
+    commits: dict[str, str] = field(default_factory=dict)  # tier -> commit
+    errors: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"read": self.read, "imported": self.imported, "skipped": self.skipped, "refused": self.refused,
+                "redacted": self.redacted, "commits": dict(self.commits), "errors": list(self.errors)}
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def _time(value: Any, line: int) -> _dt.datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise BadImport(f"line {line}: 'time' must be an ISO 8601 date-time string")
+    text = value.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        when = _dt.datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise BadImport(f"line {line}: 'time' {value!r} is not an ISO 8601 date-time") from exc
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=_dt.timezone.utc)
+    return when.astimezone(_dt.timezone.utc)
+
+
+def parse(lines: Iterable[bytes], *, tier: str = "user", kind: str = "event", source: str = "user") -> list[Item]:
+    """Every importable item of the input, oldest line first; raises BadImport naming the
+    first bad line (nothing is imported then)."""
+    from okfpro.memory.capture import _clean_host, _HOST_ONLY, _is_tool_result, _text_of, build_entry
+
+    items: list[Item] = []
+    turn: dict[str, Any] | None = None
+
+    def flush() -> None:
+        nonlocal turn
+        if turn is not None and (turn["user"] or turn["agent"]):
+            items.append(Item(turn["line"], build_entry(turn["user"], turn["agent"]), turn["when"], tier, "event",
+                              "capture", None, True))
+        turn = None
+
+    for n, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise BadImport(f"line {n}: not JSON ({exc})") from exc
+        if not isinstance(obj, dict):
+            raise BadImport(f"line {n}: not a JSON object")
+        if "text" in obj and "message" not in obj:
+            unknown = sorted(set(obj) - set(FIELDS))
+            if unknown:
+                raise BadImport(f"line {n}: unknown field(s) {', '.join(unknown)} (known: {', '.join(FIELDS)})")
+            text = obj["text"]
+            if not isinstance(text, str) or not text.strip():
+                raise BadImport(f"line {n}: 'text' must be a non-empty string")
+            t = obj.get("tier", tier)
+            if t not in TIERS:
+                raise BadImport(f"line {n}: tier {t!r} is not one of {', '.join(TIERS)}")
+            k = obj.get("kind", kind)
+            if k not in P.KINDS:
+                raise BadImport(f"line {n}: kind {k!r} is not one of {', '.join(P.KINDS)}")
+            s = obj.get("source", source)
+            if s not in P.SOURCES:
+                raise BadImport(f"line {n}: source {s!r} is not one of {', '.join(P.SOURCES)}")
+            key = obj.get("id")
+            if key is not None and (not isinstance(key, (str, int)) or isinstance(key, bool) or str(key) == ""):
+                raise BadImport(f"line {n}: 'id' must be a non-empty string or a number")
+            items.append(Item(n, text, _time(obj.get("time"), n), t, k, s, None if key is None else str(key), False))
+            continue
+        # a Claude Code transcript line
+        kind_of = obj.get("type")
+        message = obj.get("message") if isinstance(obj.get("message"), dict) else None
+        if kind_of not in ("user", "assistant") or message is None:
+            continue  # summaries, system lines, snapshots: not turns
+        if obj.get("isMeta") or obj.get("isCompactSummary") or obj.get("isSidechain"):
+            continue
+        content = message.get("content")
+        when = None
+        try:
+            when = _time(obj.get("timestamp"), n)
+        except BadImport:
+            when = None
+        if kind_of == "user" and message.get("role", "user") == "user":
+            if _is_tool_result(content):
+                continue
+            text = _clean_host(_text_of(content))
+            if not text or not text.strip() or text.lstrip().startswith(_HOST_ONLY):
+                continue
+            flush()
+            turn = {"line": n, "user": text, "agent": None, "when": when}
+        elif kind_of == "assistant":
+            text = _clean_host(_text_of(content))
+            if text and text.strip():
+                if turn is None:
+                    turn = {"line": n, "user": None, "agent": None, "when": when}
+                turn["agent"] = text
+    flush()
+    return items
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def import_key_id(key: str) -> str:
+    """The memory id of an entry imported under ``key`` (stable across re-runs)."""
+    return "m-" + hashlib.sha256(f"import\n{key}".encode("utf-8")).hexdigest()[:12]
+
+
+def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None, today: _dt.date | None = None,
+        audit_root: Any = None, progress: bool = True) -> ImportResult:
+    """Import ``items`` into ``scope``: safety layer, duplicate check against the index and
+    the batch itself, then one :meth:`write_many` (one commit) per tier."""
+    from okfpro.core.redact import sanitise
+    from okfpro.io.cache import _Progress
+    from okfpro.memory.capture import build_entry
+    from okfpro.memory.index import norm_digest, opened
+
+    start = time.perf_counter()
+    result = ImportResult(read=len(items))
+    today = today or _dt.date.today()
+    now = _dt.datetime.now(_dt.timezone.utc)
+    by_tier: dict[str, list[Item]] = {}
+    for item in items:
+        by_tier.setdefault(item.tier, []).append(item)
+    bar = _Progress(len(items) if progress else 0, "importing memory")
+    done = 0
+    for tier, group in by_tier.items():
+        problem = write_problem(tier, scope)
+        if problem or tier not in store.tiers:
+            result.errors.append(problem or f"no memory is configured for the {tier} tier")
+            result.refused += len(group)
+            continue
+        rows: list[tuple[str, _dt.datetime]] = []
+        seen_ids: set[str] = set()
+        seen_norms: set[tuple[str, str]] = set()
+        with opened(store, tier, scope) as idx:
+            for item in group:
+                done += 1
+                bar.tick(done)
+                if item.plain:
+                    text = item.text
+                    rec_id, rec_kind = None, "event"
+                    rendered = text
+                else:
+                    clean = sanitise(item.text)
+                    if clean.refused:
+                        result.refused += 1
+                        continue
+                    result.redacted += sum(n for _, n in clean.findings)
+                    created = (item.when or now).date()
+                    try:
+                        rec = P.make(clean.text, kind=item.kind, source=item.source, created=created)
+                    except P.PolicyError:
+                        result.refused += 1
+                        continue
+                    if item.key is not None:
+                        rec = replace(rec, id=import_key_id(item.key))
+                    if P.validate(rec):
+                        result.refused += 1
+                        continue
+                    text, rec_id, rec_kind, rendered = rec.text, rec.id, rec.kind, P.render(rec)
+                norm = (rec_kind, norm_digest(text))
+                if rec_id is not None and rec_id in seen_ids or norm in seen_norms:
+                    result.skipped += 1
+                    continue
+                if _present(store, scope, tier, idx, text, rec_kind, rec_id, item.key is not None):
+                    result.skipped += 1
+                    continue
+                if rec_id is not None:
+                    seen_ids.add(rec_id)
+                seen_norms.add(norm)
+                rows.append((rendered, item.when or now))
+        if not rows:
+            continue
+        ids, commit, error = store.write_many(scope, rows, tier, actor=actor, what=f"import {len(rows)} entries")
+        result.imported += len(ids)
+        if commit:
+            result.commits[tier] = commit
+        if error:
+            result.errors.append(error)
+    bar.close()
+    if audit_root is not None:
+        from okfpro.io.identity import identity_hash
+        from okfpro.memory import audit
+
+        audit.record(audit_root, "write", identity_hash=identity_hash(scope), outcome="ok" if not result.errors else "error",
+                     reason_code="import", candidate_count=result.read, accepted_count=result.imported,
+                     dropped_count=result.skipped + result.refused, redaction_count=result.redacted,
+                     latency_ms=(time.perf_counter() - start) * 1000, policy_version=P.POLICY_VERSION)
+    return result
+
+
+def _present(store: Any, scope: Scope, tier: str, idx: Any, text: str, kind: str, rec_id: str | None,
+             keyed: bool) -> bool:
+    """Is this entry already in the tier?  A keyed entry: its id is; otherwise any record
+    (live or not) with the same kind and normalised text."""
+    if idx is None:
+        from okfpro.memory.policy import load_records
+
+        records = load_records(store, scope, tier).values()
+        if keyed:
+            return any(r.id == rec_id for r in records)
+        norm = P.normalise(text)
+        return any(r.kind == kind and P.normalise(r.text) == norm for r in records)
+    if keyed:
+        return idx.record(rec_id) is not None
+    return idx.has_text(text, kind)

@@ -1,0 +1,255 @@
+"""The persistent memory index (okfpro/memory/index.py): index ≡ files, isolation, erasure,
+reconciliation from candidates, appends in place."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from okfpro.core import mempolicy as P
+from okfpro.core.scope import Scope
+from okfpro.memory import index as I
+from okfpro.memory.policy import change, load_records, remember
+from okfpro.memory.store import MemoryStore
+
+ALICE = Scope(tenant="acme", user="alice")
+BOB = Scope(tenant="acme", user="bob")
+TODAY = dt.date(2026, 6, 1)
+T0 = dt.datetime(2026, 5, 20, 9, 0, 0, tzinfo=dt.timezone.utc)
+WORDS = "deploy staging cluster friday tuesday postgres backup nightly review coffee tabs spaces vim emacs".split()
+QUERIES = ["deploy staging", "postgres backup nightly", "coffee", "tabs spaces vim", "friday review cluster",
+           "emacs", "nothing-matches-this", "dep sta", "memory"]
+
+
+def shown(hits):
+    return [(h.entry.id, h.status, round(h.score, 4), h.record.id, h.entry.text) for h in hits]
+
+
+def assert_same(store, scope, today=TODAY.isoformat()):
+    """Every recall through the index equals the index-free run over the files."""
+    for q in QUERIES:
+        for hidden in (False, True):
+            for limit in (None, 3):
+                got, _ = I.recall(store, scope, q, today, hidden, limit)
+                want, _ = I.scan_recall(store, scope, q, today, hidden, limit)
+                assert shown(got) == shown(want), (q, hidden, limit)
+
+
+def decide_both(store, scope, text, kind, source, supersede):
+    """The reconciliation decision from index candidates equals the one from the whole tier."""
+    new = P.make(text, kind=kind, source=source, created=TODAY)
+    wanted = [supersede] if isinstance(supersede, str) else []
+    with I.opened(store, "user", scope) as idx:
+        cands = idx.candidates(new, TODAY.isoformat(), wanted) if idx is not None else None
+    full = list(load_records(store, scope, "user").values())
+    if cands is not None:
+        a = P.reconcile(new, cands, supersede=supersede, today=TODAY)
+        b = P.reconcile(new, full, supersede=supersede, today=TODAY)
+        assert a == b
+
+
+texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
+ops = st.one_of(
+    st.tuples(st.just("remember"), texts, st.sampled_from(["event", "preference", "decision"]),
+              st.sampled_from(["user", "agent"]), st.booleans()),
+    st.tuples(st.just("capture"), texts),
+    st.tuples(st.just("past"), texts, st.integers(min_value=1, max_value=30)),
+    st.tuples(st.just("change"), st.sampled_from(["archive", "expire", "confirm"]), st.integers(0, 20)),
+    st.tuples(st.just("expiring"), texts),
+    st.tuples(st.just("crash"), texts),
+    st.tuples(st.just("drop-index")),
+    st.tuples(st.just("corrupt-index")),
+    st.tuples(st.just("forget")),
+    st.tuples(st.just("purge")),
+    st.tuples(st.just("other"), texts),
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(ops, min_size=1, max_size=14))
+def test_index_equals_files(steps):
+    base = Path(tempfile.mkdtemp(prefix="okfpro-index-prop-"))
+    try:
+        store = MemoryStore(base / "mem", history=False)
+        clock = [T0]
+
+        def now():
+            clock[0] += dt.timedelta(seconds=7)
+            return clock[0]
+
+        ids: list[str] = []
+        for step in steps:
+            kind = step[0]
+            if kind == "remember":
+                _, text, mkind, source, sup = step
+                decide_both(store, ALICE, text, mkind, source, sup)
+                res = remember(store, ALICE, text, kind=mkind, source=source, supersede=sup, today=TODAY)
+                if res.id:
+                    ids.append(res.id)
+            elif kind == "capture":
+                store.write(ALICE, f"**User:**\n> {step[1]}\n\n**Agent:**\n> ok", "user", now=now())
+            elif kind == "past":
+                store.write(ALICE, step[1], "user", now=T0 - dt.timedelta(days=step[2]))
+            elif kind == "change":
+                if ids:
+                    change(store, ALICE, step[1], ids[step[2] % len(ids)], today=TODAY)
+            elif kind == "expiring":
+                remember(store, ALICE, step[1], valid_until="2026-05-25", today=dt.date(2026, 5, 1))
+            elif kind == "crash":
+                # the file got the entry, the index did not (a kill between the two)
+                os.environ["OKFPRO_MEMORY_INDEX"] = "off"
+                try:
+                    store.write(ALICE, step[1], "user", now=now())
+                finally:
+                    del os.environ["OKFPRO_MEMORY_INDEX"]
+            elif kind == "drop-index":
+                I.remove(I.index_path(store.root, "user", ALICE))
+            elif kind == "corrupt-index":
+                path = I.index_path(store.root, "user", ALICE)
+                if path.exists():
+                    data = bytearray(path.read_bytes())
+                    data[100:4000] = os.urandom(min(3900, max(0, len(data) - 100)))
+                    path.write_bytes(bytes(data))
+            elif kind == "forget":
+                store.delete_scope(ALICE, "user")
+            elif kind == "purge":
+                store.delete_scope(ALICE, "user", purge=True)
+            elif kind == "other":
+                remember(store, BOB, step[1], today=TODAY)
+            assert_same(store, ALICE)
+            for q in QUERIES[:3]:
+                got, _ = I.recall(store, ALICE, q, TODAY.isoformat())
+                assert all(h.entry.id.startswith("memory-user/") and "/alice-" in h.entry.id for h in got)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture()
+def store(tmp_path):
+    return MemoryStore(tmp_path / "mem")
+
+
+def _index(store, scope):
+    return I.index_path(store.root, "user", scope)
+
+
+def test_index_lives_under_the_memory_root_ignored_and_keyed(store):
+    remember(store, ALICE, "deploy on fridays is forbidden", today=TODAY)
+    path = _index(store, ALICE)
+    assert path.is_file() and path.parent == store.root / ".okf-index"
+    assert (store.root / ".gitignore").read_text().splitlines()[-1] == "*"
+    con = sqlite3.connect(path)
+    for table in ("files", "entries", "records"):
+        keys = {k for (k,) in con.execute(f"SELECT DISTINCT scope FROM {table}")}
+        assert keys == {"memory-user/" + store.scope_dir("user", ALICE).relative_to(store.root / "memory-user").as_posix()}
+
+
+def test_another_scopes_index_copied_in_is_never_read(store):
+    remember(store, ALICE, "alice likes tabs", today=TODAY)
+    remember(store, BOB, "bob secret nightly postgres backup", today=TODAY)
+    I.recall(store, BOB, "postgres", TODAY.isoformat())
+    shutil.copyfile(_index(store, BOB), _index(store, ALICE))
+    hits, _ = I.recall(store, ALICE, "postgres backup nightly", TODAY.isoformat())
+    assert hits == []
+    hits, _ = I.recall(store, ALICE, "tabs", TODAY.isoformat())
+    assert [h.record.text for h in hits] == ["alice likes tabs"]
+
+
+def test_hand_edited_rows_never_show_text_the_files_do_not_hold(store):
+    remember(store, ALICE, "alice likes tabs", today=TODAY)
+    remember(store, BOB, "bob secret nightly postgres backup", today=TODAY)
+    con = sqlite3.connect(_index(store, ALICE))
+    # rewrite alice's entry text and tokens to bob's words, keeping alice's scope key
+    con.execute("UPDATE entries SET text = 'bob secret nightly postgres backup'")
+    con.execute("UPDATE docs SET body = 'bob secret nightly postgres backup'")
+    con.commit()
+    con.close()
+    hits, _ = I.recall(store, ALICE, "postgres backup", TODAY.isoformat())
+    assert all("bob" not in h.entry.text for h in hits)
+    # a row moved to another scope key is never returned either
+    con = sqlite3.connect(_index(store, ALICE))
+    con.execute("UPDATE entries SET scope = 'memory-user/elsewhere'")
+    con.commit()
+    con.close()
+    hits, _ = I.recall(store, ALICE, "tabs", TODAY.isoformat())
+    assert hits == []  # hidden at worst, never shown under another key
+    I.remove(_index(store, ALICE))  # deleting the index is always safe: rebuilt from the files
+    hits, _ = I.recall(store, ALICE, "tabs", TODAY.isoformat())
+    assert [h.record.text for h in hits] == ["alice likes tabs"]
+
+
+def test_purge_erases_the_index_and_any_stale_copy(store):
+    nonce = f"nonce-{os.urandom(6).hex()}"
+    remember(store, ALICE, f"the vault code is {nonce}", today=TODAY)
+    I.recall(store, ALICE, "vault", TODAY.isoformat())
+    stale = store.root / ".okf-index" / "0123456789abcdef0123456789abcdef.sqlite"
+    shutil.copyfile(_index(store, ALICE), stale)
+    Path(str(stale) + "-journal").write_bytes(b"junk " + nonce.encode() + b" junk")
+    res = store.delete_scope(ALICE, "user", purge=True)
+    assert res.error is None and res.verified
+    for p in store.root.rglob("*"):
+        if p.is_file() and ".okf-history.git" not in p.parts:
+            assert nonce.encode() not in p.read_bytes(), p
+    assert I.recall(store, ALICE, "vault", TODAY.isoformat())[0] == []
+
+
+def test_forget_removes_the_index(store):
+    remember(store, ALICE, "forget me please deploy", today=TODAY)
+    assert _index(store, ALICE).exists()
+    store.delete_scope(ALICE, "user")
+    assert not _index(store, ALICE).exists()
+    assert I.recall(store, ALICE, "deploy", TODAY.isoformat())[0] == []
+
+
+def test_remember_reconciles_from_the_index_without_reading_the_scope(store, monkeypatch):
+    first = remember(store, ALICE, "we deploy the staging cluster on tuesday", kind="decision", today=TODAY)
+    I.recall(store, ALICE, "deploy", TODAY.isoformat())  # index in line with the files
+
+    def no_scan(*a, **k):
+        raise AssertionError("the scope was scanned")
+
+    monkeypatch.setattr(MemoryStore, "_tier_entries", no_scan)
+    monkeypatch.setattr(MemoryStore, "enumerate", no_scan)
+    dup = remember(store, ALICE, "We deploy the staging cluster on Tuesday!", kind="decision", today=TODAY)
+    assert dup.decision.decision == "skip"
+    sup = remember(store, ALICE, "we deploy the staging cluster on friday", kind="decision", supersede=True, today=TODAY)
+    assert sup.decision.decision == "supersede" and sup.decision.target_id == first.id
+    hits, _ = I.recall(store, ALICE, "deploy staging", TODAY.isoformat())
+    assert [h.record.text for h in hits] == ["we deploy the staging cluster on friday"]
+    assert change(store, ALICE, "archive", sup.id, today=TODAY).written
+    assert I.recall(store, ALICE, "deploy staging", TODAY.isoformat())[0] == []
+
+
+def test_policy_applies_before_the_limit(store):
+    for i in range(5):
+        r = remember(store, ALICE, f"coffee order number {i} espresso", today=TODAY)
+        change(store, ALICE, "archive", r.id, today=TODAY)
+    remember(store, ALICE, "coffee is best black", today=TODAY)
+    hits, _ = I.recall(store, ALICE, "coffee espresso", TODAY.isoformat(), limit=1)
+    assert [h.record.text for h in hits] == ["coffee is best black"]
+
+
+def test_appends_in_place(store):
+    store.write(ALICE, "first entry", "user", now=T0)
+    day = store.scope_dir("user", ALICE) / "2026-05-20.md"
+    ino = day.stat().st_ino
+    res = store.write(ALICE, "second entry", "user", now=T0 + dt.timedelta(seconds=1))
+    assert res.id.endswith("#2") and day.stat().st_ino == ino
+    assert day.read_text().endswith("## 09:00:00 UTC\n\n> first entry\n\n## 09:00:01 UTC\n\n> second entry\n")
+
+
+def test_write_many_is_one_commit(store):
+    items = [(f"bulk entry {i}", T0 + dt.timedelta(days=i % 3, seconds=i)) for i in range(30)]
+    ids, commit, error = store.write_many(ALICE, items, "user", what="import 30 entries")
+    assert error is None and len(ids) == 30 and commit
+    log = store.log(ALICE, "user").entries
+    assert len(log) == 1 and "import 30 entries" in log[0].summary
+    assert_same(store, ALICE)
