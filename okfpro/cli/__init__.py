@@ -54,7 +54,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "secrets": ("okfpro.cli.secrets", "secrets_cmd", "Refuse files holding a detectable secret (pre-commit door)."),
     "whoami": ("okfpro.cli.identity", "whoami_cmd", "Show the resolved memory scope and where each part came from."),
     # scoped memory
-    "memory": ("okfpro.cli.memory", "memory_cmd", "Scoped memory: remember, recall, list, log, forget."),
+    "memory": ("okfpro.cli.memory", "memory_cmd", "Scoped memory: remember, recall, import, list, log, forget."),
 }
 
 

@@ -245,6 +245,56 @@ def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, inc
     raise SystemExit(0)
 
 
+@memory_cmd.command("import")
+@click.argument("source", metavar="FILE|-")
+@click.option("--tier", type=_tier_choice, default="user", show_default=True,
+              help="Tier for lines that name none (and for transcripts).")
+@click.option("--kind", type=click.Choice(list(_P.KINDS)), default="event", show_default=True,
+              help="Kind for lines that name none.")
+@click.option("--source", "source_", type=click.Choice(list(_P.SOURCES)), default="user", show_default=True,
+              help="Source for lines that name none.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.pass_obj
+def import_cmd(obj: _Ctx, source: str, tier: str, kind: str, source_: str, as_json: bool) -> None:
+    """Import memories from FILE (or '-' for standard input) into the current scope.
+
+    JSON lines of {text, time?, tier?, kind?, source?, id?}, or a Claude Code transcript
+    (.jsonl: each user prompt with the assistant's last reply becomes one captured
+    exchange).  Every entry passes the same safety layer and duplicate check as
+    'remember'; one commit per tier; a re-run adds nothing twice.  A malformed line
+    stops the import before anything is written (exit 2).
+    """
+    from okfpro.io.clock import today
+    from okfpro.memory.importer import BadImport, parse, run
+
+    try:
+        if source == "-":
+            lines = sys.stdin.buffer.read().splitlines()
+        else:
+            with open(source, "rb") as handle:
+                lines = handle.read().splitlines()
+    except OSError as exc:
+        _fail(f"cannot read {source}: {exc.strerror or exc}")
+    try:
+        items = parse(lines, tier=tier, kind=kind, source=source_)
+    except BadImport as exc:
+        _fail(f"{source}: {exc}; nothing was imported")
+    store, scope = obj.open()
+    result = run(store, scope, items, actor=_actor(scope), today=today(), audit_root=store.root)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+    else:
+        click.echo(f"imported {result.imported} of {result.read} entr{'y' if result.read == 1 else 'ies'} "
+                   f"({result.skipped} already present, {result.refused} refused)")
+        for t, commit in result.commits.items():
+            click.echo(f"  {t}: {commit[:12]}")
+        if result.redacted:
+            click.echo(f"  {result.redacted} secret(s) redacted before writing", err=True)
+    if result.errors:
+        _fail("; ".join(result.errors))
+    raise SystemExit(0)
+
+
 @memory_cmd.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_obj

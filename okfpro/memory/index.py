@@ -86,6 +86,9 @@ class _Empty:
     def record(self, memory: str) -> None:
         return None
 
+    def has_text(self, text: str, kind: str) -> bool:
+        return False
+
     def last_entry(self) -> None:
         return None
 
@@ -558,6 +561,16 @@ class ScopeIndex:
         assert self.con is not None
         row = self.con.execute("SELECT rec FROM records WHERE scope = ? AND memory = ?", (self.key, memory)).fetchone()
         return record_of(row[0]) if row else None
+
+    def has_text(self, text: str, kind: str) -> bool:
+        """Does any record (live or not) of ``kind`` hold this normalised text?"""
+        assert self.con is not None
+        norm = P.normalise(text)
+        for (raw,) in self.con.execute("SELECT rec FROM records WHERE scope = ? AND norm = ? AND kind = ?",
+                                       (self.key, norm_digest(text), kind)):
+            if P.normalise(record_of(raw).text) == norm:
+                return True
+        return False
 
     def _visible_sql(self, alias: str = "r") -> str:
         return (f"{alias}.status NOT IN ({_HIDDEN_SQL}) AND NOT ({alias}.status IN ({_EXPIRING_SQL}) "

@@ -636,7 +636,8 @@ class MemoryStore:
             if self.history is not None:
                 summary = what or (f"remember {first}" if len(ids) == 1 else f"remember {len(ids)} entries")
                 try:
-                    commit = self.history.record_files(tier, scope, blobs, summary, len(ids), actor, rows[-1][1])
+                    commit = self.history.record_files(tier, scope, blobs, summary, len(ids), actor,
+                                                        _now() if what else rows[-1][1])
                 except Exception as exc:  # noqa: BLE001 - reported as data
                     error = "; ".join(x for x in (error, f"written, but the history commit failed: {exc}") if x)
         return ids, commit, error
