@@ -7,6 +7,7 @@ identity, so one is set here for every process the tests start.
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
 
@@ -15,6 +16,8 @@ os.environ.setdefault("GIT_AUTHOR_EMAIL", "tests@okfpro.invalid")
 os.environ.setdefault("GIT_COMMITTER_NAME", "okfpro tests")
 os.environ.setdefault("GIT_COMMITTER_EMAIL", "tests@okfpro.invalid")
 os.environ.pop("OKFPRO_TODAY", None)
+# Caches of bundles outside a workspace go to the user's cache directory: a private one per run.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="okfpro-test-cache-")
 for _var in ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_BUNDLE", "OKFPRO_NO_CACHE"):
     os.environ.pop(_var, None)
 

@@ -55,6 +55,7 @@ class Tree:
         self.root = base / ".okf"
         self.root.mkdir()
         (self.root / "index.md").write_text("# Root\n")
+        (base / "okfpro.toml").write_text("")  # a workspace: its caches live in its own .tmp/
         self.clock = itertools.count(1_600_000_000_000_000_000, 1_000_003)
 
     def touch(self, path: Path) -> None:

@@ -1,8 +1,9 @@
 """The persistent parse cache: repeated reads of a large bundle skip the YAML parse.
 
 * One file per bundle: ``<workspace>/.tmp/okfpro-cache/bundle-<hash of root>.bin``
-  (the workspace is :func:`okfpro.io.roots.repo_of` the bundle root).  ``.tmp/`` is
-  hidden, so the reader never sees it; it is never committed.
+  inside an okfpro workspace (:func:`cache_dir`; ``.tmp/`` is hidden, so the reader
+  never sees it, and never committed), else under the user's cache directory — a
+  reader never creates a file in a tree it was only asked to read.
 * Each entry is keyed by its bundle-relative path and validated by
   ``(size, mtime_ns, ctime_ns, inode)`` of the file; a mismatch re-reads that file
   only.  Files whose mtime is within :data:`RACY_NS` of the moment they were read
@@ -48,9 +49,28 @@ def _progress_after() -> float:
 
 # --------------------------------------------------------------------------- location
 def cache_dir(bundle_root: str | os.PathLike) -> Path:
+    """Where the caches of a bundle live — never inside a tree okfpro was only asked to read.
+
+    Inside an okfpro workspace (the bundle's workspace holds ``okfpro.toml``, as ``okfpro
+    init`` writes it): ``<workspace>/.tmp/okfpro-cache`` (ignored by the workspace's
+    ``.gitignore``).  Any other directory (a bundle someone else owns, a plain folder, a
+    checkout): the user's cache directory, ``$XDG_CACHE_HOME/okfpro`` (default
+    ``~/.cache/okfpro``); the file names there carry a hash of the bundle's real path.
+    """
+    from okfpro.io.config import CONFIG_NAME
     from okfpro.io.roots import repo_of
 
-    return repo_of(Path(os.path.abspath(os.fspath(bundle_root)))) / ".tmp" / "okfpro-cache"
+    workspace = repo_of(Path(os.path.abspath(os.fspath(bundle_root))))
+    if (workspace / CONFIG_NAME).is_file():
+        return workspace / ".tmp" / "okfpro-cache"
+    return user_cache_dir()
+
+
+def user_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "okfpro"
 
 
 def cache_path(bundle_root: str | os.PathLike) -> Path:

@@ -6,7 +6,8 @@ recall uses), faster on large bundles: the tokens come from the same tokenizer
 okfpro token), and the score is FTS5's own ``bm25()`` with the scan weights as
 column weights — the formula the pure engine implements.
 
-* File: ``<workspace>/.tmp/okfpro-cache/fts-<hash of root>.sqlite``; rows are
+* File: ``fts-<hash of root>.sqlite`` in :func:`okfpro.io.cache.cache_dir` (the workspace's
+  ``.tmp/okfpro-cache``, else the user's cache directory); rows are
   synchronised with the parsed bundle by (path, digest of the indexed text), so
   an edit re-tokenizes one file.  Never the source of truth: a corrupt, foreign or
   unwritable index is rebuilt, or replaced by an in-memory one, silently.
