@@ -81,11 +81,11 @@ def test_reader_usage_and_exit_codes(tmp_path):
     assert inbox.stdout.startswith("[\n  ") or inbox.stdout == "[]\n"
     human = run_okfpro("state", ws_dir, env=env)
     assert human.returncode == 0 and human.stdout.startswith("Board — in flight ")
-    # a bundle without board.md: state and board refuse, snapshot still computes
+    # a bundle without board.md: state, board and snapshot refuse (as the reference's state and snapshot do)
     bare = tmp_path / "bare"
     bare.mkdir()
     (bare / "index.md").write_text('---\nokf_version: "0.2"\n---\n')
     assert run_okfpro("state", str(bare), env=env).returncode == 2
     assert run_okfpro("board", str(bare), env=env).returncode == 2
     snap = run_okfpro("snapshot", str(bare), env=env)
-    assert snap.returncode == 0 and "in flight 0/0" in snap.stdout
+    assert snap.returncode == 2 and snap.stdout == "" and "no board.md" in snap.stderr

@@ -83,7 +83,7 @@ def _reader_root(verb: str, dirs: tuple[str, ...], need_board: bool) -> Path:
         outer = enclosing(root.parent) if not dirs else None
         if outer is not None and (outer / "board.md").is_file():
             hint = f" This directory is inside the bundle at {outer}: run `okfpro {verb} {outer}`, or run it from there."
-        if need_board or hint:  # a snapshot of a sub-bundle would be a line of zeros for the wrong bundle
+        if need_board or hint:
             _err(f"okfpro {verb}: the bundle at {root} has no board.md, so there is no work state to read.{hint}")
             finish(2)
     return root
@@ -203,7 +203,7 @@ def snapshot_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool) -> None:
     from okfpro.io import workstate as ws
 
     gc.disable()  # one-shot process parsing many small files: the cyclic GC only costs time here
-    root = _reader_root("snapshot", dirs, need_board=False)
+    root = _reader_root("snapshot", dirs, need_board=True)  # no board, nothing to count: refused, as state is
     payload = ws.snapshot_payload(root, _today())
     if as_json or pretty:
         click.echo(_dump(payload, pretty))

@@ -1,0 +1,76 @@
+"""Against the runnable reference (Ruby okf 2.2.0 / okf-pro 1.1.0, ``shared/reference-impl/run-okf``):
+the edges of the surface the conformance corpus does not cover — a directory without index.md, a
+bundle without board.md, unusable files — answered the same way, exit code and facts.
+
+Skipped (with the reason) when the reference or ruby is not on this machine; the okfpro half of
+each case is pinned elsewhere too (test_views, test_read_only), so a skip loses no guard.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_okfpro, shared_dir
+
+RUN_OKF = shared_dir() / "reference-impl" / "run-okf"
+needs_reference = pytest.mark.skipif(
+    not RUN_OKF.is_file() or shutil.which("ruby") is None,
+    reason="the runnable reference (shared/reference-impl/run-okf) or ruby is not installed",
+)
+
+
+def okf(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(RUN_OKF), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def loose_dir(tmp_path: Path) -> Path:
+    """A directory of concept files: no index.md, one bad frontmatter, one non-UTF-8 file."""
+    d = tmp_path / "notes"
+    (d / "sub").mkdir(parents=True)
+    (d / "a.md").write_text("---\ntype: Note\ntitle: A\ndescription: d\ntags: [x]\n---\nSee [b](sub/b.md).\n")
+    (d / "sub" / "b.md").write_text("---\ntype: Note\n---\nBee alpha.\n")
+    (d / "bad.md").write_text("---\nbroken: [\n---\n")
+    (d / "latin.md").write_bytes(b"---\ntype: T\n---\n\xe9t\xe9\n")
+    return d
+
+
+@needs_reference
+@pytest.mark.parametrize("view", ["catalog", "files", "stats", "tags", "types", "dirs", "loose", "index", "graph"])
+def test_a_directory_without_index_reads_as_the_reference_reads_it(loose_dir, view):
+    ours = run_okfpro(view, "notes", "--json", cwd=loose_dir.parent)
+    ref = okf(view, "notes", "--json", cwd=loose_dir.parent)
+    assert (ours.returncode, ref.returncode) == (0, 0), ours.stderr
+    assert json.loads(ours.stdout) == json.loads(ref.stdout)
+    # the skipped-files note: same facts (how many, where to look), on stderr, stdout clean
+    count = re.compile(r"^note: skipped (\d+) unusable file\(s\) \(run `(okf|okfpro) validate` for details\)$")
+    m_ours, m_ref = count.match(ours.stderr.strip()), count.match(ref.stderr.strip())
+    assert m_ours and m_ref and m_ours.group(1) == m_ref.group(1) == "2", (ours.stderr, ref.stderr)
+
+
+@needs_reference
+@pytest.mark.parametrize("verb", ["validate", "lint"])
+def test_validate_and_lint_read_it_too(loose_dir, verb):
+    ours = run_okfpro(verb, "notes", "--json", cwd=loose_dir.parent)
+    ref = okf(verb, "notes", "--json", cwd=loose_dir.parent)
+    assert ours.returncode == ref.returncode, (ours.stderr, ref.stderr)
+    o, r = json.loads(ours.stdout), json.loads(ref.stdout)
+    key = "counts" if verb == "validate" else "stats"
+    assert o[key] == r[key]
+    assert ("note: skipped" in ours.stderr) == ("note: skipped" in ref.stderr)
+
+
+@needs_reference
+def test_snapshot_and_state_refuse_a_bundle_without_a_board(tmp_path):
+    (tmp_path / "index.md").write_text('---\nokf_version: "0.2"\n---\n# Map\n')
+    for verb in ("snapshot", "state"):
+        ours = run_okfpro(verb, str(tmp_path))
+        ref = okf("pro", verb, str(tmp_path), cwd=tmp_path)
+        assert ours.returncode == ref.returncode == 2, (verb, ours.stdout, ref.stderr)
+        assert ours.stdout == "" and "no board.md" in ours.stderr and "no board.md" in ref.stderr
