@@ -18,6 +18,8 @@ os.environ.setdefault("GIT_COMMITTER_EMAIL", "tests@okfpro.invalid")
 os.environ.pop("OKFPRO_TODAY", None)
 # Caches of bundles outside a workspace go to the user's cache directory: a private one per run.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="okfpro-test-cache-")
+# The bundle registry: a private, empty one per run (never the developer's own).
+os.environ["OKFPRO_HOME"] = tempfile.mkdtemp(prefix="okfpro-test-home-")
 for _var in ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_BUNDLE", "OKFPRO_NO_CACHE"):
     os.environ.pop(_var, None)
 

@@ -74,3 +74,25 @@ def test_snapshot_and_state_refuse_a_bundle_without_a_board(tmp_path):
         ref = okf("pro", verb, str(tmp_path), cwd=tmp_path)
         assert ours.returncode == ref.returncode == 2, (verb, ours.stdout, ref.stderr)
         assert ours.stdout == "" and "no board.md" in ours.stderr and "no board.md" in ref.stderr
+
+
+@needs_reference
+@pytest.mark.parametrize("terms", [["cache"], ["backlog", "cache"], ["cache", "backlog"], ["hook", "token"]])
+def test_search_across_registered_bundles_matches_the_reference(tmp_path, terms):
+    """`search @a @b TERM...` and `@all`: the same bundles head, rows, scores, slugs, order and snippets."""
+    corpus = shared_dir() / "conformance" / "bundles"
+    env_ref = {"OKF_HOME": str(tmp_path / "okf-home")}
+    env_ours = {"OKFPRO_HOME": str(tmp_path / "okfpro-home")}
+    import os
+
+    for slug, name in (("one", "s1001"), ("two", "s1002"), ("three", "s1003")):
+        d = str(corpus / name / ".okf")
+        subprocess.run([str(RUN_OKF), "registry", "set", d, "--as", slug], env={**os.environ, **env_ref},
+                       capture_output=True, check=True, cwd=tmp_path)
+        assert run_okfpro("registry", "set", slug, d, env=env_ours).returncode == 0
+    for refs in (["@one", "@three"], ["@all"]):
+        ref = subprocess.run([str(RUN_OKF), "search", *refs, *terms, "--json"], env={**os.environ, **env_ref},
+                             capture_output=True, text=True, cwd=tmp_path)
+        ours = run_okfpro("search", *refs, *terms, "--json", env=env_ours, cwd=tmp_path)
+        assert ours.returncode == ref.returncode == 0, ours.stderr
+        assert json.loads(ours.stdout) == json.loads(ref.stdout), refs

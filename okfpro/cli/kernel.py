@@ -29,7 +29,25 @@ def _fail(message: str, code: int = 2) -> None:
 
 def locate(dir_arg: str | None) -> tuple[Path, str]:
     """(bundle root, the name printed as ``bundle``) or exit 2 with a reason."""
+    root, name, _ = locate_ref(dir_arg)
+    return root, name
+
+
+def locate_ref(dir_arg: str | None) -> tuple[Path, str, str | None]:
+    """As :func:`locate`, plus the registry slug when DIR was ``@slug`` (the bundle is then
+    the registered directory, named by its path as the reference names it)."""
     from okfpro.io import roots
+
+    slug = None
+    if dir_arg is not None and dir_arg.startswith("@"):
+        from okfpro.io import registry
+
+        try:
+            entry = registry.resolve(dir_arg)
+        except registry.RegistryError as exc:
+            _fail(str(exc))
+            raise
+        dir_arg, slug = entry.dir, entry.slug
 
     if dir_arg is None:
         found = roots.enclosing(os.getcwd()) or roots.resolve(".")
@@ -39,7 +57,7 @@ def locate(dir_arg: str | None) -> tuple[Path, str]:
                 "(give DIR, or run `okfpro init`)"
             )
         assert found is not None
-        return found, _relative(found)
+        return found, _relative(found), None
     given = Path(dir_arg)
     if not given.exists():
         _fail(f"{dir_arg}: no such directory")
@@ -49,7 +67,7 @@ def locate(dir_arg: str | None) -> tuple[Path, str]:
     # OKF reader take it); DIR/.okf wins when it holds index.md.
     found = roots.resolve(given) or given
     name = dir_arg if found == given else os.path.join(dir_arg, found.name)
-    return found, name
+    return found, name, slug
 
 
 def _relative(path: Path) -> str:

@@ -34,16 +34,27 @@ def _fail(message: str, code: int = 2) -> None:
     raise SystemExit(code)
 
 
-def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> tuple[Path, str, Bundle]:
-    """(root, the name the envelope prints, the parsed bundle) for ``[DIR]`` / ``--bundle DIR``."""
-    from okfpro.cli.kernel import _load, locate
+class Opened:
+    """A bundle a view reads: where it is, how the envelope names it, and the parsed bundle."""
+
+    def __init__(self, root: Path, name: str, slug: str | None, bundle: Bundle) -> None:
+        self.root, self.name, self.slug, self.bundle = root, name, slug, bundle
+
+    def head(self) -> dict[str, Any]:
+        """The envelope's head: ``bundle`` (its directory), and ``slug`` when named as ``@slug``."""
+        return {"bundle": self.name, "slug": self.slug} if self.slug else {"bundle": self.name}
+
+
+def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> Opened:
+    """The bundle named by ``[DIR]`` / ``--bundle DIR`` / ``@slug`` (default: the enclosing one), read."""
+    from okfpro.cli.kernel import _load, locate_ref
 
     if dir_arg and bundle_opt and dir_arg != bundle_opt:
         _fail(f"two bundles named: {dir_arg} and --bundle {bundle_opt} (give one)")
-    root, name = locate(dir_arg or bundle_opt)
+    root, name, slug = locate_ref(dir_arg or bundle_opt)
     bundle = _load(root)
     note_skipped(bundle)
-    return root, name, bundle
+    return Opened(root, name, slug, bundle)
 
 
 def note_skipped(bundle: Bundle) -> None:
@@ -120,7 +131,7 @@ SEARCH_ROW = ("id", "title", "type", "dir", "top_dir", "tags", "matched", "score
 
 
 @click.command("search")
-@click.argument("terms", nargs=-1, required=True)
+@click.argument("terms", nargs=-1, required=True, metavar="[DIR|@SLUG...|@all] TERM...")
 @output_options(list_view=True, positional=False)
 @click.option("--in", "in_fields", metavar="FIELDS", help="Search only these fields: title,id,tags,type,description,sources,body.")
 @click.option("--type", "type_", metavar="T", help="Only concepts of this type (case-insensitive).")
@@ -131,47 +142,103 @@ SEARCH_ROW = ("id", "title", "type", "dir", "top_dir", "tags", "matched", "score
 @click.option("--limit", type=click.IntRange(min=0), metavar="N",
               help=f"At most N rows (scan: all by default; ranked: {RANKED_DEFAULT_LIMIT} by default).")
 @click.option("-e", "--regexp", is_flag=True, help="Terms are regular expressions.")
-@click.option("--engine", type=click.Choice(["scan", "ranked"]), default="scan", show_default=True,
-              help="scan: the reference's AND of literal terms; ranked: BM25 over OR-joined words.")
+@click.option("--engine", type=click.Choice(["scan", "ranked"]), default=None,
+              help="scan (default): the reference's AND of literal terms; ranked: BM25 over OR-joined words.")
 def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, type_, dir_, tag, status, trust,
                limit, regexp, engine) -> None:
-    """Find concepts: every TERM must hit title, id, tags, type, description, sources or body."""
+    """Find concepts: every TERM must hit title, id, tags, type, description, sources or body.
+
+    The bundle: a leading DIR (as the reference: a directory holding index.md or .okf/, or a
+    path with a '/'), leading @slugs or @all (several registered bundles, rows labelled by
+    slug), --bundle DIR, else the bundle enclosing the working directory."""
     from okfpro.core import search as engine_mod
 
+    args = list(terms)
+    refs: list[str] = []
+    dir_arg = None
+    while args and args[0].startswith("@"):
+        refs.append(args.pop(0))
+    if not refs and len(args) >= 2 and bundle_opt is None and _names_a_bundle_dir(args[0]):
+        dir_arg = args.pop(0)
+    if not args:
+        _fail("give at least one TERM after the bundle")
+    stray = next((t for t in args if t.startswith("@")), None)
+    if stray:
+        click.echo(f"note: '{stray}' searches as a literal term — an @slug or @all must lead", err=True)
+    engine = engine or "scan"
+    if regexp and engine == "ranked":
+        _fail("--regexp works with the scan engine only")
     project = parse_projection(fields, exclude, SEARCH_ROW)
-    root, name, bundle = open_bundle(None, bundle_opt)
     where = engine_mod.RowFilter(type_, dir_, tag, status, trust)
-    try:
-        if engine == "ranked":
-            if regexp:
-                _fail("--regexp works with the scan engine only")
-            from okfpro.io.fts import bundle_ranked
 
-            rows = bundle_ranked(root, bundle, list(terms), RANKED_DEFAULT_LIMIT if limit is None else limit,
-                                 fields=in_fields, where=where)
-        else:
-            rows = engine_mod.scan(bundle, list(terms), regexp=regexp, fields=in_fields, where=where, limit=limit)
-    except engine_mod.SearchError as exc:
-        _fail(str(exc))
-        return
-    rows = [project(r) for r in rows]
-    data = {"bundle": name, "query": list(terms), "count": len(rows), "matches": rows}
+    def run(root: Path, bundle: Bundle) -> list[dict[str, Any]]:
+        try:
+            if engine == "ranked":
+                from okfpro.io.fts import bundle_ranked
+
+                return bundle_ranked(root, bundle, args, RANKED_DEFAULT_LIMIT if limit is None else limit,
+                                     fields=in_fields, where=where)
+            return engine_mod.scan(bundle, args, regexp=regexp, fields=in_fields, where=where, limit=limit)
+        except engine_mod.SearchError as exc:
+            _fail(str(exc))
+            raise
+
+    if refs:
+        if engine == "ranked":
+            _fail("several bundles are searched with the scan engine only (its scores compare across bundles)")
+        from okfpro.cli.kernel import _load
+        from okfpro.io import registry, roots
+
+        try:
+            entries = registry.expand(refs, lambda line: click.echo(line, err=True))
+        except registry.RegistryError as exc:
+            _fail(str(exc))
+            raise
+        merged: list[dict[str, Any]] = []
+        for entry in entries:
+            root = roots.resolve(entry.dir) or Path(entry.dir)
+            bundle = _load(root)
+            note_skipped(bundle)
+            merged.extend({"slug": entry.slug, **row} for row in run(root, bundle))
+        merged.sort(key=lambda r: (-r["score"], r["slug"], r["id"]))
+        if limit is not None:
+            merged = merged[:limit]
+        rows = [{"slug": r["slug"], **project(r)} for r in merged]
+        data: dict[str, Any] = {"bundles": [{"slug": e.slug, "dir": e.dir} for e in entries], "query": args,
+                                "count": len(rows), "matches": rows}
+        head = " ".join(f"@{e.slug}" for e in entries)
+    else:
+        opened = open_bundle(dir_arg, bundle_opt)
+        rows = [project(r) for r in run(opened.root, opened.bundle)]
+        data = {**opened.head(), "query": args, "count": len(rows), "matches": rows}
+        head = ""
 
     def text() -> None:
         if not rows:
-            click.echo(f"no matches for {' '.join(terms)}")
+            click.echo(f"no matches for {' '.join(args)}")
             return
         for r in rows:
-            head = f"{_text(r.get('score')):>6}  {r.get('id', '')}"
+            label = f"@{r['slug']}  " if head else ""
+            line = f"{_text(r.get('score')):>6}  {label}{r.get('id', '')}"
             if r.get("title") and r.get("title") != r.get("id"):
-                head += f"  — {r['title']}"
+                line += f"  — {r['title']}"
             if r.get("matched"):
-                head += f"  [{','.join(r['matched'])}]"
-            click.echo(head)
+                line += f"  [{','.join(r['matched'])}]"
+            click.echo(line)
             if r.get("snippet"):
                 click.echo(f"        {r['snippet']}")
 
     emit(data, as_json, pretty, text)
+
+
+def _names_a_bundle_dir(arg: str) -> bool:
+    """Is a leading search argument the reference's ``<dir>`` rather than a term?  A directory that
+    holds a bundle (index.md, or .okf/index.md), or any directory spelled as a path (a '/', '.', '..')."""
+    from okfpro.io import roots
+
+    if not os.path.isdir(arg):
+        return False
+    return roots.resolve(arg) is not None or "/" in arg or arg in (".", "..")
 
 
 # --------------------------------------------------------------------------- catalog / files
@@ -182,8 +249,9 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
 def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Every concept with its metadata, trust, status and link counts (sorted by id)."""
     parse_projection(fields, exclude, V.CATALOG_ROW)
-    _, name, bundle = open_bundle(dir_arg, bundle_opt)
-    data = {"bundle": name, **project_rows(V.catalog(bundle), "concepts", fields, exclude, V.CATALOG_ROW)}
+    opened = open_bundle(dir_arg, bundle_opt)
+    bundle = opened.bundle
+    data = {**opened.head(), **project_rows(V.catalog(bundle), "concepts", fields, exclude, V.CATALOG_ROW)}
 
     def text() -> None:
         for r in data["concepts"]:
@@ -201,8 +269,9 @@ def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
 def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Concept files: path, id, dir, type, title, description (by id)."""
     parse_projection(fields, exclude, V.FILES_ROW)
-    _, name, bundle = open_bundle(dir_arg, bundle_opt)
-    data = {"bundle": name, **project_rows(V.files(bundle), "files", fields, exclude, V.FILES_ROW)}
+    opened = open_bundle(dir_arg, bundle_opt)
+    bundle = opened.bundle
+    data = {**opened.head(), **project_rows(V.files(bundle), "files", fields, exclude, V.FILES_ROW)}
     emit(data, as_json, pretty, lambda: [click.echo(f"{r.get('path', '')}  {r.get('title', '')}") for r in data["files"]])
 
 
@@ -217,15 +286,16 @@ def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by) -> None:
     if by is None:
         known: tuple[str, ...] = ("tag", "count", "concepts")
         parse_projection(fields, exclude, known)
-        _, name, bundle = open_bundle(dir_arg, bundle_opt)
-        data = {"bundle": name, **project_rows(V.tags(bundle), "tags", fields, exclude, known)}
+        opened = open_bundle(dir_arg, bundle_opt)
+        data = {**opened.head(), **project_rows(V.tags(opened.bundle), "tags", fields, exclude, known)}
         emit(data, as_json, pretty,
              lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('tag', '')}") for r in data["tags"]])
         return
     if fields or exclude:
         _fail("--fields/--except do not apply to tags --by (the rows are nested in groups)")
-    _, name, bundle = open_bundle(dir_arg, bundle_opt)
-    data = {"bundle": name, **V.tag_groups(bundle, by)}
+    opened = open_bundle(dir_arg, bundle_opt)
+    bundle = opened.bundle
+    data = {**opened.head(), **V.tag_groups(bundle, by)}
 
     def text() -> None:
         for g in data["groups"]:
@@ -243,8 +313,9 @@ def types_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Concept types with their concepts, by count (a blank type counts as Untyped)."""
     known = ("type", "count", "concepts")
     parse_projection(fields, exclude, known)
-    _, name, bundle = open_bundle(dir_arg, bundle_opt)
-    data = {"bundle": name, **project_rows(V.types(bundle), "types", fields, exclude, known)}
+    opened = open_bundle(dir_arg, bundle_opt)
+    bundle = opened.bundle
+    data = {**opened.head(), **project_rows(V.types(bundle), "types", fields, exclude, known)}
     emit(data, as_json, pretty,
          lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('type', '')}") for r in data["types"]])
 
@@ -274,11 +345,12 @@ def _note_unknown_dirs(bundle: Bundle, wanted) -> None:
 def dirs_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors) -> None:
     """Directories: concepts directly inside (count) and at or below (subtree)."""
     parse_projection(fields, exclude, V.DIRS_ROW)
-    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    opened = open_bundle(dir_arg, bundle_opt)
+    bundle = opened.bundle
     payload = V.dirs(bundle, list(dirs_) or None, depth, ancestors)
     _note_unknown_dirs(bundle, dirs_)
     rows = payload["dirs"]
-    data = {"bundle": name, **project_rows(payload, "dirs", fields, exclude, V.DIRS_ROW)}
+    data = {**opened.head(), **project_rows(payload, "dirs", fields, exclude, V.DIRS_ROW)}
 
     def text() -> None:
         click.echo(f"{'dir':<40} {'count':>7} {'subtree':>8}")
@@ -294,9 +366,10 @@ def dirs_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth
 @output_options()
 def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> None:
     """Counts: concepts, dirs, types, cross-links, tags; per type, dir and top dir."""
-    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    opened = open_bundle(dir_arg, bundle_opt)
+    bundle = opened.bundle
     stats = V.stats(bundle)
-    data = {"bundle": name, **stats}
+    data = {**opened.head(), **stats}
 
     def text() -> None:
         for key in ("concepts", "dirs", "top_dirs", "concept_types", "cross_links", "distinct_tags"):
@@ -320,11 +393,12 @@ def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> None:
 @click.option("--limit", type=click.IntRange(min=0), metavar="N", help="At most N hubs.")
 def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) -> None:
     """The concept graph: nodes and edges (body links and source resources)."""
-    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    opened = open_bundle(dir_arg, bundle_opt)
+    bundle = opened.bundle
     if hubs:
         payload = V.hubs(bundle, limit)
         rows = payload["hubs"]
-        data: dict[str, Any] = {"bundle": name, **payload}
+        data: dict[str, Any] = {**opened.head(), **payload}
 
         def hubs_text() -> None:
             if not rows:
@@ -337,7 +411,7 @@ def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) 
         emit(data, as_json, pretty, hubs_text)
         return
     payload = V.graph(bundle, minimal=minimal, body=body)
-    data = {"bundle": name, **payload}
+    data = {**opened.head(), **payload}
 
     def text() -> None:
         click.echo(f"{len(payload['nodes'])} nodes, {len(payload['edges'])} edges")
@@ -352,8 +426,9 @@ def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) 
 def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Concepts with no link in or out (an index listing is not a link)."""
     parse_projection(fields, exclude, V.LOOSE_ROW)
-    _, name, bundle = open_bundle(dir_arg, bundle_opt)
-    data = {"bundle": name, **project_rows(V.loose(bundle), "loose", fields, exclude, V.LOOSE_ROW)}
+    opened = open_bundle(dir_arg, bundle_opt)
+    bundle = opened.bundle
+    data = {**opened.head(), **project_rows(V.loose(bundle), "loose", fields, exclude, V.LOOSE_ROW)}
     emit(data, as_json, pretty, lambda: [click.echo(r.get("id", "")) for r in data["loose"]])
 
 
@@ -380,10 +455,11 @@ def reference_files(root: Path) -> list[str]:
 def references_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Files under references/ and who cites them; pointers into references/ that resolve to nothing."""
     parse_projection(fields, exclude, V.REFERENCE_ROW)
-    root, name, bundle = open_bundle(dir_arg, bundle_opt)
+    opened = open_bundle(dir_arg, bundle_opt)
+    root, bundle = opened.root, opened.bundle
     payload = V.references(bundle, reference_files(root))
     dangling = payload["dangling"]
-    data = {"bundle": name, **project_rows(payload, "references", fields, exclude, V.REFERENCE_ROW)}
+    data = {**opened.head(), **project_rows(payload, "references", fields, exclude, V.REFERENCE_ROW)}
 
     def text() -> None:
         rows = data["references"]
@@ -439,10 +515,11 @@ def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, dept
     parse_projection(fields, exclude, V.INDEX_ROW)
     if not body and fields and "body" in [f.strip().lower() for f in fields.split(",")]:
         _fail("--no-body and --fields body contradict each other: drop one")
-    _, name, bundle = open_bundle(dir_arg, bundle_opt)
+    opened = open_bundle(dir_arg, bundle_opt)
+    bundle = opened.bundle
     payload = V.index(bundle, list(dirs_) or None, depth, ancestors, body=body)
     _note_unknown_dirs(bundle, dirs_)
-    data = {"bundle": name, **project_rows(payload, "directories", fields, exclude, V.INDEX_ROW)}
+    data = {**opened.head(), **project_rows(payload, "directories", fields, exclude, V.INDEX_ROW)}
     emit(data, as_json, pretty, lambda: click.echo(render_index(payload["directories"])))
 
 
@@ -459,7 +536,8 @@ def read_cmd(ident, bundle_opt, as_json, pretty) -> None:
     why = V.unsafe_id(ident)
     if why:
         _fail(f"refusing id {ident!r}: it holds {why}")
-    root, name, bundle = open_bundle(None, bundle_opt)
+    opened = open_bundle(None, bundle_opt)
+    root, name, bundle = opened.root, opened.name, opened.bundle
     rel = V.locate(bundle, ident)
     if rel is None:
         _fail(f"no concept {ident!r} in {name}")

@@ -317,6 +317,12 @@ def snippet(
     whose window ends well inside the collapsed prefix is the same hit, at the same
     offset, as in the whole collapsed text (collapsing is left-to-right and local).
     """
+    # The reference's matcher: the first term, in query order, that hits the field's text
+    # (not the earliest hit of any term); the window is around that term's first hit.
+    chosen = next((p for p in patterns if p.search(text)), None)
+    if chosen is None:
+        return ""
+    patterns = [chosen]
     flat: str | None = None
     first: re.Match[str] | None = None
     if literal and len(text) > _PREFIX_CHUNK:
