@@ -177,7 +177,12 @@ def generate(out: Path, n: int, seed: int = 7, board_lines: int = 40) -> Path:
     log = ["# Update Log", ""]
     for k in range(1, 30):
         day = (TODAY - dt.timedelta(days=k)).isoformat()
-        log += [f"## {day}", f"* **Update**: {sentence(rng, 6)}", ""]
+        # a Snapshot line per day (counters drift with the day, no draw from rng: the rest stays as it was)
+        snap = (f"* **Snapshot**: inbox {3 + k % 7} (oldest {k % 5}d) · in flight {min(5, 1 + k % 6)}/5"
+                f" · waiting {k % 3} (0 past chase) · backlog {10 + (k * 7) % 9} · to read {k % 4}"
+                " · unverified briefings 0 · conflicts open 0 · deadlines within 7d not in flight 0"
+                " · projects with 0 concepts 0")
+        log += [f"## {day}", f"* **Update**: {sentence(rng, 6)}", snap, ""]
     (root / "log.md").write_text("\n".join(log))
     (root / "roadmap.md").write_text("---\ntype: Overview\ntitle: Roadmap\ndescription: Where this is going.\n---\n\n# Roadmap\n\nLater.\n")
     return root

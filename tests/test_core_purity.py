@@ -16,7 +16,7 @@ CORE = Path(__file__).resolve().parents[1] / "okfpro" / "core"
 ALLOWED = {
     "__future__", "re", "datetime", "dataclasses", "typing", "functools", "itertools", "collections",
     "hashlib", "json", "math", "unicodedata", "enum", "string", "bisect", "heapq", "posixpath", "textwrap",
-    "base64", "binascii", "operator", "statistics", "fnmatch", "copy", "abc", "types", "difflib",
+    "base64", "binascii", "operator", "statistics", "fnmatch", "copy", "abc", "types", "difflib", "html",
     "yaml", "okfpro",
 }
 FORBIDDEN_CALLS = {"open", "exec", "eval", "compile", "__import__", "input"}
