@@ -96,3 +96,20 @@ def test_search_across_registered_bundles_matches_the_reference(tmp_path, terms)
         ours = run_okfpro("search", *refs, *terms, "--json", env=env_ours, cwd=tmp_path)
         assert ours.returncode == ref.returncode == 0, ours.stderr
         assert json.loads(ours.stdout) == json.loads(ref.stdout), refs
+
+
+FILTERED = ["catalog --type term", "catalog --dir ROOT", "catalog --tag Beta", "catalog --status draft",
+            "catalog --trust human_reviewed", "files --dir notes/deep", "tags --type Term", "tags --dir notes",
+            "types --tag beta", "types --status STABLE", "tags --by dir --type term", "dirs --dir notes --depth 0",
+            "index --dir NOTES/ --no-body", "dirs --dir nowhere", "graph --no-body"]
+
+
+@needs_reference
+@pytest.mark.parametrize("args", FILTERED)
+def test_filters_and_narrowings_match_the_reference(args):
+    bundle = shared_dir() / "conformance" / "bundles" / "s1003" / ".okf"
+    verb, *rest = args.split()
+    ours = run_okfpro(verb, str(bundle), *rest, "--json")
+    ref = okf(verb, str(bundle), *rest, "--json", cwd=bundle)
+    assert ours.returncode == ref.returncode == 0, ours.stderr
+    assert json.loads(ours.stdout) == json.loads(ref.stdout)

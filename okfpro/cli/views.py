@@ -110,6 +110,27 @@ def output_options(list_view: bool = False, positional: bool = True) -> Callable
     return decorate
 
 
+def filter_options(*names: str) -> Callable:
+    """The reference's row filters, each view taking the ones orthogonal to it."""
+    helps = {"type": "Only concepts of this type (case-insensitive).",
+             "dir": "Only concepts in this directory and below ('root' = the root alone).",
+             "tag": "Only concepts carrying this tag (case-insensitive).",
+             "status": "Only concepts of this effective status.", "trust": "Only concepts of this trust tier."}
+
+    def decorate(func: Callable) -> Callable:
+        for name in reversed(("type", "dir", "tag", "status", "trust")):
+            if name in names:
+                func = click.option(f"--{name}", f"f_{name}", metavar=name.upper(), help=helps[name])(func)
+        return func
+
+    return decorate
+
+
+def _where(bundle: Bundle, kw: dict[str, Any]):
+    return V.row_filter(bundle, kw.get("f_type"), kw.get("f_dir"), kw.get("f_tag"), kw.get("f_status"),
+                        kw.get("f_trust"))
+
+
 def _text(value: Any) -> str:
     if value is None:
         return ""
@@ -142,10 +163,13 @@ SEARCH_ROW = ("id", "title", "type", "dir", "top_dir", "tags", "matched", "score
 @click.option("--limit", type=click.IntRange(min=0), metavar="N",
               help=f"At most N rows (scan: all by default; ranked: {RANKED_DEFAULT_LIMIT} by default).")
 @click.option("-e", "--regexp", is_flag=True, help="Terms are regular expressions.")
+@click.option("--fuzzy", is_flag=True,
+              help="Tolerate typos: terms ANDed, each matching a word exactly, as a prefix or within edit distance "
+                   "0.2 x its length (the reference's definition); implies --engine ranked.")
 @click.option("--engine", type=click.Choice(["scan", "ranked"]), default=None,
               help="scan (default): the reference's AND of literal terms; ranked: BM25 over OR-joined words.")
 def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, type_, dir_, tag, status, trust,
-               limit, regexp, engine) -> None:
+               limit, regexp, fuzzy, engine) -> None:
     """Find concepts: every TERM must hit title, id, tags, type, description, sources or body.
 
     The bundle: a leading DIR (as the reference: a directory holding index.md or .okf/, or a
@@ -165,6 +189,12 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
     stray = next((t for t in args if t.startswith("@")), None)
     if stray:
         click.echo(f"note: '{stray}' searches as a literal term — an @slug or @all must lead", err=True)
+    if regexp and fuzzy:
+        _fail("--regexp and --fuzzy are mutually exclusive (a pattern is matched literally, not by edit distance)")
+    if fuzzy:
+        if engine == "scan":
+            _fail("--engine scan does not support --fuzzy (try --engine ranked)")
+        engine = "ranked"
     engine = engine or "scan"
     if regexp and engine == "ranked":
         _fail("--regexp works with the scan engine only")
@@ -177,7 +207,7 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
                 from okfpro.io.fts import bundle_ranked
 
                 return bundle_ranked(root, bundle, args, RANKED_DEFAULT_LIMIT if limit is None else limit,
-                                     fields=in_fields, where=where)
+                                     fields=in_fields, where=where, fuzzy=fuzzy)
             return engine_mod.scan(bundle, args, regexp=regexp, fields=in_fields, where=where, limit=limit)
         except engine_mod.SearchError as exc:
             _fail(str(exc))
@@ -246,12 +276,14 @@ def _names_a_bundle_dir(arg: str) -> bool:
 
 @click.command("catalog")
 @output_options(list_view=True)
-def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+@filter_options("type", "dir", "tag", "status", "trust")
+def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> None:
     """Every concept with its metadata, trust, status and link counts (sorted by id)."""
     parse_projection(fields, exclude, V.CATALOG_ROW)
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    data = {**opened.head(), **project_rows(V.catalog(bundle), "concepts", fields, exclude, V.CATALOG_ROW)}
+    payload = V.catalog(bundle, _where(bundle, kw))
+    data = {**opened.head(), **project_rows(payload, "concepts", fields, exclude, V.CATALOG_ROW)}
 
     def text() -> None:
         for r in data["concepts"]:
@@ -266,12 +298,14 @@ def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
 
 @click.command("files")
 @output_options(list_view=True)
-def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+@filter_options("type", "dir", "tag", "status", "trust")
+def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> None:
     """Concept files: path, id, dir, type, title, description (by id)."""
     parse_projection(fields, exclude, V.FILES_ROW)
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    data = {**opened.head(), **project_rows(V.files(bundle), "files", fields, exclude, V.FILES_ROW)}
+    payload = V.files(bundle, _where(bundle, kw))
+    data = {**opened.head(), **project_rows(payload, "files", fields, exclude, V.FILES_ROW)}
     emit(data, as_json, pretty, lambda: [click.echo(f"{r.get('path', '')}  {r.get('title', '')}") for r in data["files"]])
 
 
@@ -281,13 +315,15 @@ def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
 @click.command("tags")
 @output_options(list_view=True)
 @click.option("--by", type=click.Choice(["type", "dir"]), help="Group the tag counts by type or by directory.")
-def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by) -> None:
+@filter_options("type", "dir", "status", "trust")
+def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by, **kw) -> None:
     """Tags with their concepts, by count (optionally within each type or dir)."""
     if by is None:
         known: tuple[str, ...] = ("tag", "count", "concepts")
         parse_projection(fields, exclude, known)
         opened = open_bundle(dir_arg, bundle_opt)
-        data = {**opened.head(), **project_rows(V.tags(opened.bundle), "tags", fields, exclude, known)}
+        payload = V.tags(opened.bundle, _where(opened.bundle, kw))
+        data = {**opened.head(), **project_rows(payload, "tags", fields, exclude, known)}
         emit(data, as_json, pretty,
              lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('tag', '')}") for r in data["tags"]])
         return
@@ -295,7 +331,7 @@ def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by) -> None:
         _fail("--fields/--except do not apply to tags --by (the rows are nested in groups)")
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    data = {**opened.head(), **V.tag_groups(bundle, by)}
+    data = {**opened.head(), **V.tag_groups(bundle, by, _where(bundle, kw))}
 
     def text() -> None:
         for g in data["groups"]:
@@ -309,13 +345,14 @@ def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by) -> None:
 
 @click.command("types")
 @output_options(list_view=True)
-def types_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+@filter_options("dir", "tag", "status", "trust")
+def types_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> None:
     """Concept types with their concepts, by count (a blank type counts as Untyped)."""
     known = ("type", "count", "concepts")
     parse_projection(fields, exclude, known)
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    data = {**opened.head(), **project_rows(V.types(bundle), "types", fields, exclude, known)}
+    data = {**opened.head(), **project_rows(V.types(bundle, _where(bundle, kw)), "types", fields, exclude, known)}
     emit(data, as_json, pretty,
          lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('type', '')}") for r in data["types"]])
 

@@ -581,23 +581,42 @@ class RankedIndex:
             i += 1
         return out
 
-    def scores(self, query: str | Sequence[str]) -> tuple[dict[int, float], dict[int, int], dict[int, list[str]]]:
+    def expand_fuzzy(self, token: str) -> list[tuple[str, float]]:
+        """``--fuzzy`` (the reference's definition): the token itself, the tokens it prefixes, and
+        the tokens within edit distance ``round(0.2 x length)`` (at most 6), each with its weight —
+        1 for an exact or prefix hit, ``0.45 x len / (len + distance)`` for a typo."""
+        limit = min(FUZZY_MAX, math.floor(len(token) * FUZZY_DISTANCE + 0.5))
+        out = {tok: 1.0 for tok in self.expand(token)}
+        if limit:
+            for tok in self.vocab:
+                if tok in out or abs(len(tok) - len(token)) > limit:
+                    continue
+                d = edit_distance(token, tok, limit)
+                if d <= limit:
+                    out[tok] = FUZZY_WEIGHT * len(token) / (len(token) + d)
+        return list(out.items())
+
+    def scores(self, query: str | Sequence[str], fuzzy: bool = False
+               ) -> tuple[dict[int, float], dict[int, int], dict[int, list[str]]]:
         weights = [WEIGHTS[f] for f in self.fields]
         nf = len(weights)
         scores: dict[int, float] = {}
         matched: dict[int, int] = {}
         hits: dict[int, list[str]] = {}
         avg = self.avg or 1.0
-        for qt in query_tokens(query):
-            tfs: dict[int, list[int]] = {}
-            for tok in self.expand(qt):
+        terms = query_tokens(query)
+        every: dict[int, int] = {}  # fuzzy is the reference's index engine: terms ANDed
+        for qt in terms:
+            tfs: dict[int, list[float]] = {}
+            expansions = self.expand_fuzzy(qt) if fuzzy else [(tok, 1.0) for tok in self.expand(qt)]
+            for tok, w in expansions:
                 for i, cell in self.postings[tok].items():
                     acc = tfs.get(i)
                     if acc is None:
-                        tfs[i] = list(cell)
+                        tfs[i] = [w * c for c in cell] if w != 1.0 else list(cell)
                     else:
                         for j in range(nf):
-                            acc[j] += cell[j]
+                            acc[j] += w * cell[j]
                     hits.setdefault(i, []).append(tok)
             if not tfs:
                 continue
@@ -614,6 +633,10 @@ class RankedIndex:
                         bits |= 1 << j
                 scores[i] = scores.get(i, 0.0) + idf * f * (K1 + 1) / (f + K1 * (1 - B + B * self.doc_len[i] / avg))
                 matched[i] = matched.get(i, 0) | bits
+                every[i] = every.get(i, 0) + 1
+        if fuzzy:
+            keep = {i for i, n in every.items() if n == len(terms)}
+            scores = {i: v for i, v in scores.items() if i in keep}
         return scores, matched, hits
 
     def query(
@@ -622,8 +645,9 @@ class RankedIndex:
         limit: int | None = 10,
         *,
         where: RowFilter | None = None,
+        fuzzy: bool = False,
     ) -> list[dict[str, Any]]:
-        scores, matched, hits = self.scores(query)
+        scores, matched, hits = self.scores(query, fuzzy)
         order = sorted(scores, key=lambda i: (-round(scores[i], 4), self.views[i].id))
         rows: list[dict[str, Any]] = []
         use_filter = where is not None and where.active()
@@ -666,6 +690,7 @@ def ranked(
     *,
     fields: str | Iterable[str] | None = None,
     where: RowFilter | None = None,
+    fuzzy: bool = False,
     **filters: Any,
 ) -> list[dict[str, Any]]:
     """One-shot ranked search over a Bundle or (id, fields) :class:`Doc` records.
@@ -675,4 +700,27 @@ def ranked(
     """
     if where is None and filters:
         where = RowFilter(**{k: filters.get(k) for k in ("type", "dir", "tag", "status", "trust")})
-    return RankedIndex(docs, fields).query(query, limit, where=where)
+    return RankedIndex(docs, fields).query(query, limit, where=where, fuzzy=fuzzy)
+
+
+FUZZY_DISTANCE = 0.2  # the reference's (and MiniSearch's) edit distance per character of the term
+FUZZY_MAX = 6
+FUZZY_WEIGHT = 0.45
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, or ``limit + 1`` as soon as it must exceed ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        best = i
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if cur[j] < best:
+                best = cur[j]
+        if best > limit:
+            return limit + 1
+        prev = cur
+    return prev[-1]

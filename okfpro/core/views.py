@@ -504,6 +504,39 @@ def unsafe_id(ident: str) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------------- filters
+
+
+def row_filter(bundle: Bundle, type_: str | None = None, dir_: str | None = None, tag: str | None = None,
+               status: str | None = None, trust: str | None = None) -> Callable[[dict], bool] | None:
+    """The reference's ``--type/--dir/--tag/--status/--trust`` over catalog rows, or None when none is
+    given.  type and tag: exact, case-insensitive; dir: that directory and everything below it (``root``
+    or ``.`` = the root alone, unless a ``root/`` exists); status: the effective status (blank =
+    ``stable``); trust: the tier, ``_`` read as ``-``."""
+    if all(v is None for v in (type_, dir_, tag, status, trust)):
+        return None
+    base = fold_dir(dir_, directory_set(bundle)) if dir_ is not None else None
+    want_status = None if status is None else str(status).strip().lower()
+    want_trust = None if trust is None else str(trust).lower().replace("_", "-")
+
+    def keep(row: dict) -> bool:
+        if type_ is not None and fold(row["type"]) != fold(type_):
+            return False
+        if base is not None and not under_dir(row["dir"], base):
+            return False
+        if tag is not None and not any(fold(t) == fold(tag) for t in row["tags"]):
+            return False
+        if want_status is not None:
+            declared = "" if row["status"] is None else row["status"].strip().lower()
+            if (declared or "stable") != want_status:
+                return False
+        if want_trust is not None and fold(row["trust"]) != want_trust:
+            return False
+        return True
+
+    return keep
+
+
 # --------------------------------------------------------------------------- projection
 
 

@@ -261,11 +261,14 @@ def bundle_ranked(
     *,
     fields: str | Iterable[str] | None = None,
     where: S.RowFilter | None = None,
+    fuzzy: bool = False,
 ) -> list[dict[str, Any]]:
     """The ranked engine over a bundle, as every caller should reach it (``okfpro search
     --engine ranked``, prompt recall): the persistent FTS5 index when SQLite has FTS5 and the
     cache is on, else the pure in-memory engine — the same rows and scores either way.
     ``OKFPRO_RANKED=pure`` forces the pure engine."""
+    if fuzzy:  # typo tolerance walks the vocabulary: the in-memory engine answers it
+        return S.ranked(bundle, query, limit, fields=fields, where=where, fuzzy=True)
     if os.environ.get("OKFPRO_RANKED") != "pure" and available():
         from okfpro.io.bundle import cache_enabled
 
