@@ -137,3 +137,19 @@ def test_home_defaults_to_the_user_config_dir(monkeypatch, tmp_path):
     assert reg.home() == Path.home() / ".config" / "okfpro"
     monkeypatch.setenv("OKFPRO_HOME", str(tmp_path / "h"))
     assert reg.path() == tmp_path / "h" / "registry.json"
+
+
+def test_at_slug_reaches_the_work_state_readers_and_the_doors(home, tmp_path):
+    ws = _bundle(tmp_path / "ws", {"alpha": "x"})
+    (ws / ".okf" / "board.md").write_text("# Board\n\n**In flight: 0/3**\n\n## In flight\n\n## Backlog\n\n## Waiting\n\n"
+                                           "## Inbox\n\n## To read\n\n## Deadlines\n")
+    assert run_okfpro("registry", "set", "ws", str(ws), env=home).returncode == 0
+    state = run_okfpro("state", "@ws", "--json", env=home)
+    assert state.returncode == 0, state.stderr
+    assert json.loads(state.stdout)["root"].endswith(".okf")
+    for args in (("snapshot", "@ws"), ("board", "@ws"), ("unverified", "@ws"), ("friction", "@ws"), ("audit", "@ws")):
+        proc = run_okfpro(*args, env=home)
+        assert proc.returncode in (0, 1), (args, proc.stderr)
+        assert "registry" not in proc.stderr
+        unknown = run_okfpro(args[0], "@nope", env=home)
+        assert unknown.returncode == 2 and "not a registered bundle" in unknown.stderr, args

@@ -28,8 +28,13 @@ def _read_text(path: Path) -> str:
 
 def _start_dir(directory: str, verb: str) -> Path:
     if directory.startswith("@"):
-        click.echo(f"okfpro {verb}: DIR takes a path, not a bundle slug ({directory!r})", err=True)
-        finish(2)
+        from okfpro.io import registry
+
+        try:
+            directory = registry.dir_of(directory)
+        except registry.RegistryError as exc:
+            click.echo(f"okfpro {verb}: {exc}", err=True)
+            finish(2)
     start = Path(directory)
     if not start.is_dir():
         what = "not a directory" if start.exists() else "no such directory"

@@ -76,8 +76,13 @@ def friction_cmd(directory: str, as_json: bool, pretty: bool, issue: bool, clear
     from okfpro.io.roots import resolve
 
     if directory.startswith("@"):
-        click.echo(f"okfpro friction — DIR takes a path, not a name ('{directory}').", err=True)
-        finish(2)
+        from okfpro.io import registry
+
+        try:
+            directory = registry.dir_of(directory)
+        except registry.RegistryError as exc:
+            click.echo(f"okfpro friction — {exc}", err=True)
+            finish(2)
     root = resolve(directory)
     if root is None:
         click.echo(f"okfpro friction — {directory} holds no OKF bundle (no index.md, none in .okf/).", err=True)

@@ -57,8 +57,13 @@ def _reader_root(verb: str, dirs: tuple[str, ...], need_board: bool) -> Path:
         finish(2)
     d = dirs[0] if dirs else "."
     if d.startswith("@"):
-        _err(f"okfpro {verb}: '{d}' looks like a registry name; {verb} takes a directory path.")
-        finish(2)
+        from okfpro.io import registry
+
+        try:
+            d = registry.dir_of(d)
+        except registry.RegistryError as exc:
+            _err(f"okfpro {verb}: {exc}")
+            finish(2)
     if not os.path.isdir(d):
         _err(f"okfpro {verb}: {d} is not a directory.")
         finish(2)
