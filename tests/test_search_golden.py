@@ -270,9 +270,10 @@ def _plain_scan(docs, terms):
         for f in ("description", "body", "sources"):
             if f in hit_fields:
                 flat = _re.sub(r"[ \t\r\n\f\v]+", " ", fields[f]).strip(" \t\r\n\f\v")
-                ms = [m for m in (p.search(flat) for p in pats) if m]
-                if ms:
-                    m = min(ms, key=lambda m: m.start())
+                # the reference's matcher: the first term, in query order, that hits the field's text
+                first = next((p for p in pats if p.search(fields[f])), None)
+                m = first.search(flat) if first is not None else None
+                if m:
                     a, b = max(0, m.start() - 44), m.end() + 44
                     snip = ("…" if a > 0 else "") + flat[a:b].strip(" ") + ("…" if b < len(flat) else "")
                 break
