@@ -55,6 +55,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "whoami": ("okfpro.cli.identity", "whoami_cmd", "Show the resolved memory scope and where each part came from."),
     # scoped memory
     "memory": ("okfpro.cli.memory", "memory_cmd", "Scoped memory: remember, recall, import, list, log, forget."),
+    # servers
+    "mcp": ("okfpro.cli.mcp", "mcp_cmd", "Serve the workspace and scoped memory over MCP (stdio; --http on loopback)."),
 }
 
 

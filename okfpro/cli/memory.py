@@ -215,24 +215,13 @@ def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, inc
     shows its kind, status and date.  No match is not an error (exit 0).
     """
     from okfpro.io.clock import today
-    from okfpro.memory.index import recall
+    from okfpro.memory.views import recall_payload
 
     query = " ".join(words)
     store, scope = obj.open()
-    hits, diagnostics = recall(store, scope, query, today().isoformat(), include_hidden, limit or None)
-    shown = [(h.passage(query), h.record, h.status) for h in hits]
+    payload, shown, diagnostics = recall_payload(store, scope, query, limit=limit, include_hidden=include_hidden,
+                                                 today=today())
     if as_json:
-        passages = []
-        for passage, rec, status in shown:
-            row = passage.to_json()
-            row.update(text=rec.text, memory=rec.id, kind=rec.kind, status=status, source=rec.source)
-            passages.append(row)
-        payload = {
-            "scope": scope.parts(),
-            "query": query,
-            "passages": passages,
-            "diagnostics": [d.to_json() for d in diagnostics],
-        }
         click.echo(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
     else:
         for passage, rec, status in shown:
@@ -300,14 +289,11 @@ def import_cmd(obj: _Ctx, source: str, tier: str, kind: str, source_: str, as_js
 @click.pass_obj
 def list_cmd(obj: _Ctx, as_json: bool) -> None:
     """Every entry stored for the current scope: tier, id, title, date."""
+    from okfpro.memory.views import list_payload
+
     store, scope = obj.open()
-    result = store.enumerate(scope)
+    payload, result = list_payload(store, scope)
     if as_json:
-        payload = {
-            "scope": scope.parts(),
-            "entries": [e.to_json() for e in result.entries],
-            "diagnostics": [d.to_json() for d in result.diagnostics],
-        }
         click.echo(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
     else:
         for e in result.entries:
