@@ -65,7 +65,12 @@ def test_every_tool_answers_as_the_cli_does(tmp_path: Path) -> None:
 
             err, got = await call(c, "index", {"depth": 1})
             _, want = cli_json("index", "--depth", "1", "--json", "--bundle", str(okf))
-            assert got["dirs"] == want["dirs"]
+            assert got["directories"] == want["directories"] and got["directories"]
+            err, got = await call(c, "index", {"dir": "learnings"})
+            _, want = cli_json("index", "--dir", "learnings", "--depth", "1", "--json", "--bundle", str(okf))
+            assert got["directories"] == want["directories"]
+            err, text = await call(c, "index", {"dir": "no-such-dir"})
+            assert err and "no such directory" in text
 
             err, got = await call(c, "graph", {"limit": 0})
             _, want = cli_json("graph", "--hubs", "--json", "--bundle", str(okf))

@@ -33,6 +33,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from okfpro import __version__
+from okfpro.cli.views import _jsonable as jsonable  # the CLI's JSON default: dates as ISO text
 from okfpro.mcp import tools as T
 
 MAX_ARGUMENT_BYTES = 256 * 1024
@@ -85,7 +86,7 @@ class Session:
                 traceback.print_exc(file=sys.stderr)
                 return _error(f"{tool.name} could not run: an internal error ({type(exc).__name__}); the server "
                               "is still up — please report it with the arguments you passed")
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=jsonable)
         if len(text) > T.MAX_RESULT_CHARS:
             return _error(f"the answer is {len(text)} characters, over the {T.MAX_RESULT_CHARS} limit of one call; "
                           "narrow it (limit, fields, a filter) and call again")
@@ -158,14 +159,6 @@ def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
 
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)
-
-
 def _annotations(tool: T.Tool) -> types.ToolAnnotations:
     return types.ToolAnnotations(title=tool.title, read_only_hint=not tool.writes,
                                  destructive_hint=tool.name == "memory_forget",
@@ -235,15 +228,14 @@ class _answering_garbage:  # noqa: N801 - a stream, named for what it adds
         return self
 
     async def __anext__(self):
-        while True:
-            item = await self.inner.__anext__()
-            if not isinstance(item, Exception):
-                return item
-            await self._answer(item)
+        return await self._next(self.inner.__anext__)
 
     async def receive(self):
+        return await self._next(self.inner.receive)
+
+    async def _next(self, get):
         while True:
-            item = await self.inner.receive()
+            item = await get()
             if not isinstance(item, Exception):
                 return item
             await self._answer(item)

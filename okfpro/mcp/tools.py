@@ -162,7 +162,7 @@ def _search(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.cli.views import locate, unsafe_id
+    from okfpro.core.views import locate, unsafe_id
     from okfpro.io.reader import read_bytes
 
     ident = args["id"]
@@ -190,26 +190,30 @@ def _read(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _catalog(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.cli.views import CATALOG_ROW, catalog_rows
+    from okfpro.core import views as V
     from okfpro.core.search import dir_matches
 
-    rows = catalog_rows(host.bundle())
-    if args.get("type"):
-        want = args["type"].lower()
-        rows = [r for r in rows if (r["type"] or "").lower() == want]
-    if args.get("dir"):
-        rows = [r for r in rows if dir_matches(r["dir"], args["dir"])]
+    want_type = (args.get("type") or "").lower()
+    want_dir = args.get("dir")
+
+    def where(r: dict[str, Any]) -> bool:
+        return ((not want_type or (r["type"] or "").lower() == want_type)
+                and (not want_dir or dir_matches(r["dir"], want_dir)))
+
+    rows = V.catalog(host.bundle(), where if (want_type or want_dir) else None)["concepts"]
     shown, marks = page(rows, args)
-    return {"count": len(shown), **marks, "concepts": _project(shown, args, CATALOG_ROW)}
+    return {"count": len(shown), **marks, "concepts": _project(shown, args, V.CATALOG_ROW)}
 
 
 def _index(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.cli.views import index_data
+    from okfpro.core import views as V
 
-    try:
-        rows = index_data(host.bundle(), args.get("dir"), args.get("depth", 1))
-    except KeyError:
-        raise ToolFailure(f"no such directory in the bundle: {args.get('dir')}") from None
+    bundle = host.bundle()
+    base = args.get("dir")
+    known = V.directory_set(bundle)
+    if base is not None and V.fold_dir(base, known) not in {V.fold(d) for d in known}:
+        raise ToolFailure(f"no such directory in the bundle: {base} (index without dir lists the top level)")
+    rows = V.index(bundle, [base] if base else None, args.get("depth", 1), True, body=True)["directories"]
     cut = int(args.get("listing_limit") or 50)
     for r in rows:
         listing = r["listing"]
@@ -217,13 +221,13 @@ def _index(host: Host, args: dict[str, Any]) -> dict[str, Any]:
             r["listing"] = listing[:cut]
             r["listing_truncated"] = len(listing) - cut
     shown, marks = page(rows, args)
-    return {"count": len(shown), **marks, "dirs": shown}
+    return {"count": len(shown), **marks, "directories": shown}
 
 
 def _graph(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.core.graph import build
+    from okfpro.core import views as V
 
-    graph = build(host.bundle())
+    graph = V.graph_of(host.bundle())
     ident = args.get("id")
     if ident:
         if ident not in graph.concepts:
@@ -240,10 +244,10 @@ def _graph(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _references(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.cli.views import _reference_files, references_data
+    from okfpro.cli.views import reference_files
+    from okfpro.core import views as V
 
-    root = host.root
-    result = references_data(host.bundle(), _reference_files(root), lambda rel: (root / rel).is_file())
+    result = V.references(host.bundle(), reference_files(host.root))
     shown, marks = page(result["references"], args)
     dangling, dmarks = page(result["dangling"], {"limit": args.get("limit")})
     return {"count": len(shown), **marks, "references": shown, "dangling": dangling,
@@ -251,9 +255,9 @@ def _references(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stats(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.cli.views import stats_data
+    from okfpro.core import views as V
 
-    data = stats_data(host.bundle())
+    data = V.stats(host.bundle())
     cut = int(args.get("limit") or 50)
     for key in ("by_type", "by_dir", "by_top_dir"):
         items = list(data[key].items())
@@ -469,8 +473,8 @@ def _forget(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- the table
 
-from okfpro.cli.views import CATALOG_ROW as _CATALOG_ROW  # noqa: E402  (schemas name the row fields)
-from okfpro.cli.views import SEARCH_ROW as _SEARCH_ROW  # noqa: E402
+from okfpro.cli.views import SEARCH_ROW as _SEARCH_ROW  # noqa: E402  (schemas name the row fields)
+from okfpro.core.views import CATALOG_ROW as _CATALOG_ROW  # noqa: E402
 
 _SEARCH_FIELDS = ("title", "id", "tags", "type", "description", "sources", "body")
 _FILTERS = {
