@@ -44,7 +44,7 @@ def test_two_identities_on_one_memory_root_never_meet(tmp_path: Path) -> None:
             await _remember(alice, "user: bob tenant: acme session: s1 — bob's note")
             await _remember(bob, "bob prefers tabs")
             assert await _recall(bob, "binder") == []
-            assert await _recall(bob, "bob's note") == []
+            assert not [t for t in await _recall(bob, "bob's note") if "tenant: acme" in t]
             assert await _recall(alice, "tabs") == []
             assert "user: bob tenant: acme session: s1 — bob's note" in await _recall(alice, "note")
             for claim in CLAIMS:  # an argument that names someone else is refused, not obeyed or ignored
