@@ -6,32 +6,9 @@ and exits 2.  The SDK is imported here only, never on another verb's or a hook's
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
-
 import click
 
-
-def _fail(message: str) -> None:
-    click.echo(f"okfpro mcp: {message}", err=True)
-    raise SystemExit(2)
-
-
-def _bundle_root(option: str | None) -> Path:
-    from okfpro.io.roots import enclosing, resolve
-
-    if option:
-        root = resolve(option) if os.path.isdir(option) else None
-        if root is None:
-            _fail(f"{option} holds no OKF bundle (no index.md there, and none in {option}/.okf)")
-    else:
-        env = os.environ.get("OKFPRO_BUNDLE", "").strip()
-        root = (resolve(env) if os.path.isdir(env) else None) if env else enclosing(os.getcwd())
-        if root is None:
-            where = f"OKFPRO_BUNDLE={env}" if env else os.getcwd()
-            _fail(f"no bundle at {where} (pass --bundle DIR)")
-    return Path(os.path.abspath(root))
+from okfpro.cli.common import bundle_for, fail
 
 
 @click.command("mcp")
@@ -46,7 +23,7 @@ def _bundle_root(option: str | None) -> Path:
 @click.option("--user", "tok_user", metavar="U", help="With --new-token: the token's user.")
 @click.option("--tenant", "tok_tenant", metavar="T", help="With --new-token: the token's tenant.")
 @click.option("--agent", "tok_agent", metavar="A", help="With --new-token: the token's agent.")
-def mcp_cmd(bundle_dir, http, host, port, tokens_file, new_token, tok_user, tok_tenant, tok_agent) -> None:
+def mcp_cmd(bundle_dir, http, host, port, tokens_file, new_token, tok_user, tok_tenant, tok_agent) -> int:
     """Serve this workspace over the Model Context Protocol (stdio by default).
 
     Tools: search, read, catalog, index, graph, references, stats, state, board, snapshot, validate,
@@ -60,22 +37,21 @@ def mcp_cmd(bundle_dir, http, host, port, tokens_file, new_token, tok_user, tok_
 
         from okfpro.mcp import app
     except ImportError as exc:
-        _fail(f"the MCP SDK is not installed ({exc.name or exc}); install it with: pip install 'okfpro[mcp]'")
-        return
-    root = _bundle_root(bundle_dir)
+        fail(f"the MCP SDK is not installed ({exc.name or exc}); install it with: pip install 'okfpro[mcp]'")
+    root = bundle_for(bundle_dir, env=True).root
     try:
         if new_token:
             token, path = app.mint_token(root, tokens_file, tenant=tok_tenant, user=tok_user, agent=tok_agent)
             click.echo(f"okfpro mcp: token for {app.describe_identity(tok_tenant, tok_user, tok_agent)} added to {path} "
                        "(only its hash is stored; this is the one time it is shown):", err=True)
             click.echo(token)
-            raise SystemExit(0)
+            return 0
         if http:
             app.run_http(root, host=host, port=port, tokens_file=tokens_file)
         else:
             app.run_stdio(root)
     except app.ServeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except KeyboardInterrupt:
-        raise SystemExit(0)
-    raise SystemExit(0)
+        pass
+    return 0

@@ -15,7 +15,6 @@ included), 2 usage / could not run.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -23,59 +22,28 @@ from typing import Any, Callable
 
 import click
 
+from okfpro.cli.common import bundle_for, emit, fail, json_options, load, note_skipped
 from okfpro.core import views as V
 from okfpro.core.concept import Bundle
 
 # --------------------------------------------------------------------------- shared plumbing
 
 
-def _fail(message: str, code: int = 2) -> None:
-    click.echo(f"okfpro: {message}", err=True)
-    raise SystemExit(code)
-
-
 def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> tuple[Path, str, Bundle]:
     """(root, the name the envelope prints, the parsed bundle) for ``[DIR]`` / ``--bundle DIR``."""
-    from okfpro.cli.kernel import _load, locate
-
     if dir_arg and bundle_opt and dir_arg != bundle_opt:
-        _fail(f"two bundles named: {dir_arg} and --bundle {bundle_opt} (give one)")
-    root, name = locate(dir_arg or bundle_opt)
-    bundle = _load(root)
+        fail(f"two bundles named: {dir_arg} and --bundle {bundle_opt} (give one)")
+    at = bundle_for(dir_arg or bundle_opt, named_is_bundle=True)
+    bundle = load(at.root)
     note_skipped(bundle)
-    return root, name, bundle
-
-
-def note_skipped(bundle: Bundle) -> None:
-    """The reference's stderr note when files could not be used (stdout stays clean JSON)."""
-    n = len(bundle.unparseable)
-    if n:
-        click.echo(f"note: skipped {n} unusable file(s) (run `okfpro validate` for details)", err=True)
-
-
-def emit(data: Any, as_json: bool, pretty: bool, text: Callable[[], None]) -> None:
-    if pretty:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=_jsonable))
-    elif as_json:
-        click.echo(json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_jsonable))
-    else:
-        text()
-
-
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)
+    return at.root, at.name, bundle
 
 
 def parse_projection(fields: str | None, exclude: str | None, known) -> Callable[[dict], dict]:
     try:
         return V.projection(fields, exclude, known)
     except V.ProjectionError as exc:
-        _fail(str(exc))
-        raise
+        fail(str(exc))
 
 
 def project_rows(payload: dict[str, Any], key: str, fields: str | None, exclude: str | None, known) -> dict[str, Any]:
@@ -86,8 +54,7 @@ def project_rows(payload: dict[str, Any], key: str, fields: str | None, exclude:
 
 def output_options(list_view: bool = False, positional: bool = True) -> Callable:
     def decorate(func: Callable) -> Callable:
-        func = click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")(func)
-        func = click.option("--json", "as_json", is_flag=True, help="Compact single-line JSON.")(func)
+        func = json_options(func)
         if list_view:
             func = click.option("--except", "exclude", metavar="FIELDS", help="Drop these row fields.")(func)
             func = click.option("--fields", metavar="FIELDS", help="Keep only these row fields (comma-separated).")(func)
@@ -134,7 +101,7 @@ SEARCH_ROW = ("id", "title", "type", "dir", "top_dir", "tags", "matched", "score
 @click.option("--engine", type=click.Choice(["scan", "ranked"]), default="scan", show_default=True,
               help="scan: the reference's AND of literal terms; ranked: BM25 over OR-joined words.")
 def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, type_, dir_, tag, status, trust,
-               limit, regexp, engine) -> None:
+               limit, regexp, engine) -> int:
     """Find concepts: every TERM must hit title, id, tags, type, description, sources or body."""
     from okfpro.core import search as engine_mod
 
@@ -144,7 +111,7 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
     try:
         if engine == "ranked":
             if regexp:
-                _fail("--regexp works with the scan engine only")
+                fail("--regexp works with the scan engine only")
             from okfpro.io.fts import bundle_ranked
 
             rows = bundle_ranked(root, bundle, list(terms), RANKED_DEFAULT_LIMIT if limit is None else limit,
@@ -152,8 +119,7 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
         else:
             rows = engine_mod.scan(bundle, list(terms), regexp=regexp, fields=in_fields, where=where, limit=limit)
     except engine_mod.SearchError as exc:
-        _fail(str(exc))
-        return
+        fail(str(exc))
     rows = [project(r) for r in rows]
     data = {"bundle": name, "query": list(terms), "count": len(rows), "matches": rows}
 
@@ -171,7 +137,7 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
             if r.get("snippet"):
                 click.echo(f"        {r['snippet']}")
 
-    emit(data, as_json, pretty, text)
+    return emit(data, as_json, pretty, text)
 
 
 # --------------------------------------------------------------------------- catalog / files
@@ -179,7 +145,7 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
 
 @click.command("catalog")
 @output_options(list_view=True)
-def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> int:
     """Every concept with its metadata, trust, status and link counts (sorted by id)."""
     parse_projection(fields, exclude, V.CATALOG_ROW)
     _, name, bundle = open_bundle(dir_arg, bundle_opt)
@@ -193,17 +159,17 @@ def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
                     bits.append(f"{key}={r[key]}")
             click.echo("  ".join(str(b) for b in bits))
 
-    emit(data, as_json, pretty, text)
+    return emit(data, as_json, pretty, text)
 
 
 @click.command("files")
 @output_options(list_view=True)
-def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> int:
     """Concept files: path, id, dir, type, title, description (by id)."""
     parse_projection(fields, exclude, V.FILES_ROW)
     _, name, bundle = open_bundle(dir_arg, bundle_opt)
     data = {"bundle": name, **project_rows(V.files(bundle), "files", fields, exclude, V.FILES_ROW)}
-    emit(data, as_json, pretty, lambda: [click.echo(f"{r.get('path', '')}  {r.get('title', '')}") for r in data["files"]])
+    return emit(data, as_json, pretty, lambda: [click.echo(f"{r.get('path', '')}  {r.get('title', '')}") for r in data["files"]])
 
 
 # --------------------------------------------------------------------------- tags / types / dirs / stats
@@ -212,18 +178,17 @@ def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
 @click.command("tags")
 @output_options(list_view=True)
 @click.option("--by", type=click.Choice(["type", "dir"]), help="Group the tag counts by type or by directory.")
-def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by) -> None:
+def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by) -> int:
     """Tags with their concepts, by count (optionally within each type or dir)."""
     if by is None:
         known: tuple[str, ...] = ("tag", "count", "concepts")
         parse_projection(fields, exclude, known)
         _, name, bundle = open_bundle(dir_arg, bundle_opt)
         data = {"bundle": name, **project_rows(V.tags(bundle), "tags", fields, exclude, known)}
-        emit(data, as_json, pretty,
+        return emit(data, as_json, pretty,
              lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('tag', '')}") for r in data["tags"]])
-        return
     if fields or exclude:
-        _fail("--fields/--except do not apply to tags --by (the rows are nested in groups)")
+        fail("--fields/--except do not apply to tags --by (the rows are nested in groups)")
     _, name, bundle = open_bundle(dir_arg, bundle_opt)
     data = {"bundle": name, **V.tag_groups(bundle, by)}
 
@@ -234,18 +199,18 @@ def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by) -> None:
                 cell = str(r["count"]) if r["count"] == r["total"] else f"{r['count']}/{r['total']}"
                 click.echo(f"  {cell:>6}  {r['tag']}")
 
-    emit(data, as_json, pretty, text)
+    return emit(data, as_json, pretty, text)
 
 
 @click.command("types")
 @output_options(list_view=True)
-def types_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+def types_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> int:
     """Concept types with their concepts, by count (a blank type counts as Untyped)."""
     known = ("type", "count", "concepts")
     parse_projection(fields, exclude, known)
     _, name, bundle = open_bundle(dir_arg, bundle_opt)
     data = {"bundle": name, **project_rows(V.types(bundle), "types", fields, exclude, known)}
-    emit(data, as_json, pretty,
+    return emit(data, as_json, pretty,
          lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('type', '')}") for r in data["types"]])
 
 
@@ -271,7 +236,7 @@ def _note_unknown_dirs(bundle: Bundle, wanted) -> None:
 @click.command("dirs")
 @output_options(list_view=True)
 @_dir_options
-def dirs_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors) -> None:
+def dirs_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors) -> int:
     """Directories: concepts directly inside (count) and at or below (subtree)."""
     parse_projection(fields, exclude, V.DIRS_ROW)
     _, name, bundle = open_bundle(dir_arg, bundle_opt)
@@ -287,12 +252,12 @@ def dirs_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth
             click.echo(f"{label:<40} {r['count']:>7} {r['subtree']:>8}")
         click.echo(f"{len(rows)} dir(s) · {payload['total']} concept(s)")
 
-    emit(data, as_json, pretty, text)
+    return emit(data, as_json, pretty, text)
 
 
 @click.command("stats")
 @output_options()
-def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> None:
+def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> int:
     """Counts: concepts, dirs, types, cross-links, tags; per type, dir and top dir."""
     _, name, bundle = open_bundle(dir_arg, bundle_opt)
     stats = V.stats(bundle)
@@ -306,7 +271,7 @@ def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> None:
             for k, v in stats[key].items():
                 click.echo(f"  {v:>6}  {k}")
 
-    emit(data, as_json, pretty, text)
+    return emit(data, as_json, pretty, text)
 
 
 # --------------------------------------------------------------------------- graph / loose
@@ -318,7 +283,7 @@ def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> None:
 @click.option("--minimal", is_flag=True, help="Nodes carry id and title only; adds the type and tag indexes.")
 @click.option("--body/--no-body", default=True, help="Nodes with their body text (default: yes).")
 @click.option("--limit", type=click.IntRange(min=0), metavar="N", help="At most N hubs.")
-def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) -> None:
+def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) -> int:
     """The concept graph: nodes and edges (body links and source resources)."""
     _, name, bundle = open_bundle(dir_arg, bundle_opt)
     if hubs:
@@ -334,8 +299,7 @@ def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) 
             for r in rows:
                 click.echo(f"{r['inbound']:>7}  {r['id']}  " + ", ".join(f"{k}:{v}" for k, v in r["by_top_dir"].items()))
 
-        emit(data, as_json, pretty, hubs_text)
-        return
+        return emit(data, as_json, pretty, hubs_text)
     payload = V.graph(bundle, minimal=minimal, body=body)
     data = {"bundle": name, **payload}
 
@@ -344,17 +308,17 @@ def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) 
         for e in payload["edges"]:
             click.echo(f"{e['source']} -> {e['target']}")
 
-    emit(data, as_json, pretty, text)
+    return emit(data, as_json, pretty, text)
 
 
 @click.command("loose")
 @output_options(list_view=True)
-def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> int:
     """Concepts with no link in or out (an index listing is not a link)."""
     parse_projection(fields, exclude, V.LOOSE_ROW)
     _, name, bundle = open_bundle(dir_arg, bundle_opt)
     data = {"bundle": name, **project_rows(V.loose(bundle), "loose", fields, exclude, V.LOOSE_ROW)}
-    emit(data, as_json, pretty, lambda: [click.echo(r.get("id", "")) for r in data["loose"]])
+    return emit(data, as_json, pretty, lambda: [click.echo(r.get("id", "")) for r in data["loose"]])
 
 
 # --------------------------------------------------------------------------- references
@@ -377,7 +341,7 @@ def reference_files(root: Path) -> list[str]:
 
 @click.command("references")
 @output_options(list_view=True)
-def references_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+def references_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> int:
     """Files under references/ and who cites them; pointers into references/ that resolve to nothing."""
     parse_projection(fields, exclude, V.REFERENCE_ROW)
     root, name, bundle = open_bundle(dir_arg, bundle_opt)
@@ -399,7 +363,7 @@ def references_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> Non
                 line += f"  ({d['hint']})"
             click.echo(line)
 
-    emit(data, as_json, pretty, text)
+    return emit(data, as_json, pretty, text)
 
 
 # --------------------------------------------------------------------------- index (the §8 map)
@@ -434,16 +398,16 @@ def render_index(rows: list[dict[str, Any]]) -> str:
 @output_options(list_view=True)
 @_dir_options
 @click.option("--body/--no-body", default=True, help="Include each authored index's prose (default: yes).")
-def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors, body) -> None:
+def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors, body) -> int:
     """The bundle map (§8): per directory, its index.md or a synthesized listing, types and tags."""
     parse_projection(fields, exclude, V.INDEX_ROW)
     if not body and fields and "body" in [f.strip().lower() for f in fields.split(",")]:
-        _fail("--no-body and --fields body contradict each other: drop one")
+        fail("--no-body and --fields body contradict each other: drop one")
     _, name, bundle = open_bundle(dir_arg, bundle_opt)
     payload = V.index(bundle, list(dirs_) or None, depth, ancestors, body=body)
     _note_unknown_dirs(bundle, dirs_)
     data = {"bundle": name, **project_rows(payload, "directories", fields, exclude, V.INDEX_ROW)}
-    emit(data, as_json, pretty, lambda: click.echo(render_index(payload["directories"])))
+    return emit(data, as_json, pretty, lambda: click.echo(render_index(payload["directories"])))
 
 
 # --------------------------------------------------------------------------- read
@@ -452,28 +416,26 @@ def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, dept
 @click.command("read")
 @click.argument("ident", metavar="ID")
 @output_options(positional=False)
-def read_cmd(ident, bundle_opt, as_json, pretty) -> None:
+def read_cmd(ident, bundle_opt, as_json, pretty) -> int:
     """Print a concept's source file (contained to the bundle)."""
     from okfpro.io.reader import read_bytes
 
     why = V.unsafe_id(ident)
     if why:
-        _fail(f"refusing id {ident!r}: it holds {why}")
+        fail(f"refusing id {ident!r}: it holds {why}")
     root, name, bundle = open_bundle(None, bundle_opt)
     rel = V.locate(bundle, ident)
     if rel is None:
-        _fail(f"no concept {ident!r} in {name}")
-        return
+        fail(f"no concept {ident!r} in {name}")
     try:
         raw = read_bytes(os.path.realpath(root), rel)
     except OSError as exc:
-        _fail(f"cannot read {rel}: {exc.strerror or exc}")
-        return
+        fail(f"cannot read {rel}: {exc.strerror or exc}")
     content = raw.decode("utf-8", errors="replace")
     c = bundle.by_path.get(rel)
     data = {"bundle": name, "id": c.id if c else ident, "path": rel, "content": content}
     if as_json or pretty:
-        emit(data, as_json, pretty, lambda: None)
-    else:
-        sys.stdout.write(content)
-        sys.stdout.flush()
+        return emit(data, as_json, pretty)
+    sys.stdout.write(content)
+    sys.stdout.flush()
+    return 0

@@ -33,7 +33,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from okfpro import __version__
-from okfpro.cli.views import _jsonable as jsonable  # the CLI's JSON default: dates as ISO text
+from okfpro.cli.common import jsonable  # the CLI's JSON default: dates as ISO text
 from okfpro.mcp import tools as T
 
 MAX_ARGUMENT_BYTES = 256 * 1024
