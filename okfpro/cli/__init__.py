@@ -4,13 +4,14 @@ Commands are imported lazily, so ``okfpro --help`` does not pay for every verb's
 dependencies.  To add a verb: write a click command in a module under
 ``okfpro/cli/``, then add one row here (and one line in README's command list).
 
-Exit codes (every verb): 0 ok, 1 findings, 2 usage / could not run.
+Exit codes (every verb): 0 ok, 1 findings, 2 usage / could not run.  A command returns its
+code, or ends through :func:`okfpro.cli.common.fail` (exit 2 with one stderr line); the
+shared plumbing (addressing, JSON output) is in :mod:`okfpro.cli.common`.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
 
 import click
 
@@ -57,6 +58,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "whoami": ("okfpro.cli.identity", "whoami_cmd", "Show the resolved memory scope and where each part came from."),
     # scoped memory
     "memory": ("okfpro.cli.memory", "memory_cmd", "Scoped memory: remember, recall, import, list, log, forget."),
+    # servers
+    "mcp": ("okfpro.cli.mcp", "mcp_cmd", "Serve the workspace and scoped memory over MCP (stdio; --http on loopback)."),
 }
 
 
@@ -112,11 +115,3 @@ def run(args: list[str]) -> int:
     # standalone_mode=False hands back ctx.exit(code)'s code, or the command's return value.
     return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
 
-
-def finish(code: int) -> None:
-    """Commands call this to set the process exit code (0 / 1 / 2)."""
-    raise SystemExit(code)
-
-
-def main() -> None:  # pragma: no cover - console-script shim
-    sys.exit(run(sys.argv[1:]))

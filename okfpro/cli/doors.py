@@ -11,47 +11,18 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import click
 
-from okfpro.cli import finish
+from okfpro.cli.common import bundle_for, emit, fail, given_dir, json_options
 
 
 def _read_text(path: Path) -> str:
     with open(path, "rb") as handle:
         return handle.read().decode("utf-8", errors="replace")
-
-
-def _start_dir(directory: str, verb: str) -> Path:
-    if directory.startswith("@"):
-        from okfpro.io import registry
-
-        try:
-            directory = registry.dir_of(directory)
-        except registry.RegistryError as exc:
-            click.echo(f"okfpro {verb}: {exc}", err=True)
-            finish(2)
-    start = Path(directory)
-    if not start.is_dir():
-        what = "not a directory" if start.exists() else "no such directory"
-        click.echo(f"okfpro {verb}: {directory}: {what}", err=True)
-        finish(2)
-    return start
-
-
-def _bundle_root(directory: str, verb: str) -> Path:
-    """The bundle DIR names (DIR/.okf first), or a usage refusal (exit 2)."""
-    from okfpro.io.roots import resolve
-
-    root = resolve(_start_dir(directory, verb))
-    if root is None:
-        click.echo(f"okfpro {verb}: {directory} holds no OKF bundle — no index.md, and none in .okf/.", err=True)
-        finish(2)
-    return root
 
 
 def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
@@ -101,7 +72,7 @@ def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
 
 @click.command("audit")
 @click.argument("directory", default=".", required=False)
-def audit_cmd(directory: str) -> None:
+def audit_cmd(directory: str) -> int:
     """The CI door: every invariant of the workspace in DIR (default: .) at once.
 
     Exit 0 clean, 1 findings, 2 could not run.
@@ -109,21 +80,19 @@ def audit_cmd(directory: str) -> None:
     from okfpro.core.audit import render_findings
     from okfpro.io.clock import ClockError, today
 
-    start = _start_dir(directory, "audit")
+    start = given_dir(directory)
     try:
         findings = audit_findings(start, today())
     except ClockError as exc:
-        click.echo(f"okfpro audit: {exc}", err=True)
-        finish(2)
+        fail(str(exc))
     except Exception as exc:  # a crash must not look like findings (1) or like a clean bill (0)
-        click.echo(f"okfpro audit — could not run: {type(exc).__name__}: {exc}", err=True)
-        finish(2)
+        fail(f"could not run: {type(exc).__name__}: {exc}")
     if not findings:
         click.echo("okfpro audit — clean.")
-        finish(0)
+        return 0
     click.echo(f"okfpro audit — {len(findings)} finding(s) in {directory}:")
     click.echo(render_findings(findings))
-    finish(1)
+    return 1
 
 
 def staged_changes(root: Path) -> list[tuple[str, str]]:
@@ -157,7 +126,7 @@ def staged_changes(root: Path) -> list[tuple[str, str]]:
 
 @click.command("records")
 @click.argument("directory", default=".", required=False)
-def records_cmd(directory: str) -> None:
+def records_cmd(directory: str) -> int:
     """The commit door: the staged commit in DIR (default: .) must leave past journal days alone.
 
     Exit 0 append-only, 1 findings (including a git that cannot answer), 2 usage or no bundle.
@@ -165,12 +134,11 @@ def records_cmd(directory: str) -> None:
     from okfpro.core.audit import records_findings, render_findings
     from okfpro.io.clock import ClockError, today
 
-    root = _bundle_root(directory, "records")
+    root = bundle_for(directory, default="here").root
     try:
         day = today()
     except ClockError as exc:
-        click.echo(f"okfpro records: {exc}", err=True)
-        finish(2)
+        fail(str(exc))
     try:
         messages = records_findings(staged_changes(root), day)
     except (OSError, RuntimeError) as exc:
@@ -180,16 +148,15 @@ def records_cmd(directory: str) -> None:
         ]
     if not messages:
         click.echo("okfpro records — append-only.")
-        finish(0)
+        return 0
     click.echo(render_findings([("records", m) for m in messages]))
-    finish(1)
+    return 1
 
 
 @click.command("unverified")
 @click.argument("directory", default=".", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
-@click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
-def unverified_cmd(directory: str, as_json: bool, pretty: bool) -> None:
+@json_options
+def unverified_cmd(directory: str, as_json: bool, pretty: bool) -> int:
     """Concepts in DIR (default: .) that were generated and still await the owner's read.
 
     Rows: id, by, at, trust. Reporting, never a gate: exit 0 once printed.
@@ -197,16 +164,9 @@ def unverified_cmd(directory: str, as_json: bool, pretty: bool) -> None:
     from okfpro.core.audit import render_unverified, unverified_rows
     from okfpro.io.bundle import load
 
-    root = _bundle_root(directory, "unverified")
+    root = bundle_for(directory, default="here").root
     try:
         rows = unverified_rows(load(root).concepts)
     except Exception as exc:
-        click.echo(f"okfpro unverified — could not run: {type(exc).__name__}: {exc}", err=True)
-        finish(2)
-    if pretty:
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
-    elif as_json:
-        click.echo(json.dumps(rows, ensure_ascii=False))
-    else:
-        click.echo(render_unverified(rows))
-    finish(0)
+        fail(f"could not run: {type(exc).__name__}: {exc}")
+    return emit(rows, as_json, pretty, lambda: click.echo(render_unverified(rows)))

@@ -8,10 +8,11 @@ lines are counted.
 
 from __future__ import annotations
 
-import json
 import shlex
 
 import click
+
+from okfpro.cli.common import bundle_for, dumps, emit, json_options
 
 
 def _payload(root) -> dict:
@@ -56,7 +57,7 @@ def _issue(p: dict) -> str:
     if not p["recorded"] and p["available"] and not p["unreadable"]:
         return ""
     title = f"friction: {p['recorded']} hand edit(s) a verb could do"
-    body_lines = ["Counts from `okfpro friction --json`:", "", "```json", json.dumps(p, indent=2, ensure_ascii=False), "```"]
+    body_lines = ["Counts from `okfpro friction --json`:", "", "```json", dumps(p, pretty=True), "```"]
     body = "\n".join(body_lines)
     return (
         "# Printed, not run. Read it, then run it inside a clone of okfpro's repository (or add --repo OWNER/NAME):\n"
@@ -66,40 +67,21 @@ def _issue(p: dict) -> str:
 
 @click.command("friction")
 @click.argument("directory", required=False, default=".")
-@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
-@click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
+@json_options
 @click.option("--issue", is_flag=True, help="Print (never run) a `gh issue create` command carrying the counts.")
 @click.option("--clear", is_flag=True, help="Delete the log and the unavailable marker: the count starts again.")
-def friction_cmd(directory: str, as_json: bool, pretty: bool, issue: bool, clear: bool) -> None:
+def friction_cmd(directory: str, as_json: bool, pretty: bool, issue: bool, clear: bool) -> int:
     """Hand edits of the bundle that an okfpro verb could have done (telemetry, never a gate)."""
-    from okfpro.cli import finish
-    from okfpro.io.roots import resolve
-
-    if directory.startswith("@"):
-        from okfpro.io import registry
-
-        try:
-            directory = registry.dir_of(directory)
-        except registry.RegistryError as exc:
-            click.echo(f"okfpro friction — {exc}", err=True)
-            finish(2)
-    root = resolve(directory)
-    if root is None:
-        click.echo(f"okfpro friction — {directory} holds no OKF bundle (no index.md, none in .okf/).", err=True)
-        finish(2)
+    root = bundle_for(directory, default="here").root
     if clear:
         from okfpro.io import friction as friction_log
 
         removed = friction_log.clear(root)
         click.echo(f"okfpro friction — cleared ({len(removed)} file(s) removed); the count starts again.")
-        finish(0)
+        return 0
     p = _payload(root)
     if issue:
         text = _issue(p)
         click.echo(text if text else "okfpro friction — nothing recorded, so there is nothing to report.")
-        finish(0)
-    if as_json or pretty:
-        click.echo(json.dumps(p, indent=2 if pretty else None, separators=None if pretty else (",", ":"), ensure_ascii=False))
-        finish(0)
-    click.echo(_human(p))
-    finish(0)
+        return 0
+    return emit(p, as_json, pretty, lambda: click.echo(_human(p)))

@@ -6,11 +6,12 @@ Read-only: it never binds a session.  Exit 0 when an identity resolves, 1 when n
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import click
+
+from okfpro.cli.common import dumps, fail
 
 
 @click.command("whoami")
@@ -23,7 +24,7 @@ import click
     default=None,
     help="Workspace directory (default: the nearest okfpro.toml above the current directory).",
 )
-def whoami_cmd(as_json: bool, session_id: str | None, workspace: Path | None) -> None:
+def whoami_cmd(as_json: bool, session_id: str | None, workspace: Path | None) -> int:
     """Show the resolved memory scope and the provenance of each part (no secrets)."""
     from okfpro.io import config as config_mod
     from okfpro.io.identity import describe, resolve
@@ -32,13 +33,12 @@ def whoami_cmd(as_json: bool, session_id: str | None, workspace: Path | None) ->
     try:
         config_mod.load(ws)
     except (config_mod.ConfigError, OSError) as exc:
-        click.echo(f"okfpro whoami: {exc}", err=True)
-        raise SystemExit(2)
+        fail(str(exc))
     event = {"session_id": session_id} if session_id else None
     res = resolve(ws, event, env=os.environ, bind=False)
     if as_json:
-        click.echo(json.dumps(res.to_json(), sort_keys=True, separators=(",", ":")))
+        click.echo(dumps(res.to_json()))
     else:
         for line in describe(res):
             click.echo(line)
-    raise SystemExit(0 if res.ok else 1)
+    return 0 if res.ok else 1

@@ -4,16 +4,17 @@ The scope comes from configuration and the environment (``OKFPRO_TENANT``,
 ``OKFPRO_USER``, ``OKFPRO_AGENT``, ``OKFPRO_SESSION`` over ``[identity]`` in
 okfpro.toml), never from the text being remembered.
 
-Exit codes: 0 done / found, 1 nothing found (recall), 2 refused or could not run.
+Exit codes: 0 done (a recall that finds nothing included), 2 refused or could not run.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
+
+from okfpro.cli.common import dumps, fail
 
 from okfpro.core import mempolicy as _P
 from okfpro.core.scope import TIERS, Scope
@@ -32,17 +33,12 @@ def resolution_for(workspace: Path, config):
 
     res = resolve(workspace, None, config=config, bind=False)
     if res.scope is None:
-        _fail(res.reason or "no identity resolved")
+        fail(res.reason or "no identity resolved")
     return res
 
 
 def scope_for(workspace: Path, config) -> Scope:
     return resolution_for(workspace, config).scope
-
-
-def _fail(message: str, code: int = 2) -> None:
-    click.echo(f"okfpro memory: {message}", err=True)
-    raise SystemExit(code)
 
 
 class _Ctx:
@@ -61,11 +57,11 @@ class _Ctx:
         try:
             cfg = config_mod.load(self.workspace)
         except (config_mod.ConfigError, OSError) as exc:
-            _fail(str(exc))
+            fail(str(exc))
         res = resolution_for(self.workspace, cfg)
         store, err = MemoryStore.for_workspace(self.workspace)
         if store is None:
-            _fail(err or "memory store unavailable")
+            fail(err or "memory store unavailable")
         return store, res, cfg
 
 
@@ -112,7 +108,7 @@ _tier_choice = click.Choice(list(TIERS))
 @click.pass_obj
 def remember_cmd(obj: _Ctx, text: str, tier: str, kind: str, source: str, confidence: str, visibility: str,
                  valid_until: str | None, review_at: str | None, supersede: str | None, contradicts: str | None,
-                 as_json: bool) -> None:
+                 as_json: bool) -> int:
     """Remember TEXT in the current scope (TEXT '-' reads standard input).
 
     The text passes the capture safety layer first (secrets redacted, credential files
@@ -127,7 +123,7 @@ def remember_cmd(obj: _Ctx, text: str, tier: str, kind: str, source: str, confid
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            _fail(f"standard input is not valid UTF-8 (byte {exc.start}); nothing was remembered")
+            fail(f"standard input is not valid UTF-8 (byte {exc.start}); nothing was remembered")
     store, scope = obj.open()
     result = remember(
         store, scope, text, tier=tier, kind=kind, source=source, confidence=confidence, visibility=visibility,
@@ -138,7 +134,7 @@ def remember_cmd(obj: _Ctx, text: str, tier: str, kind: str, source: str, confid
     )
     decision = result.decision
     if as_json:
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+        click.echo(dumps(result.to_json()))
     elif decision.decision == "skip":
         click.echo(f"already remembered ({decision.reason}); nothing written")
     elif result.written:
@@ -148,11 +144,12 @@ def remember_cmd(obj: _Ctx, text: str, tier: str, kind: str, source: str, confid
         if redacted:
             click.echo(f"  {redacted} secret(s) redacted before writing", err=True)
     if decision.decision == "reject":
-        _fail(decision.reason)
+        fail(decision.reason)
     if result.error and not result.written and decision.decision != "skip":
-        _fail(result.error)
+        fail(result.error)
     if result.error:
         click.echo(f"okfpro memory: warning: {result.error}", err=True)
+    return 0
 
 
 @memory_cmd.command("change")
@@ -161,7 +158,7 @@ def remember_cmd(obj: _Ctx, text: str, tier: str, kind: str, source: str, confid
 @click.option("--tier", type=_tier_choice, default="user", show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
-def change_cmd(obj: _Ctx, what: str, memory_id: str, tier: str, as_json: bool) -> None:
+def change_cmd(obj: _Ctx, what: str, memory_id: str, tier: str, as_json: bool) -> int:
     """Archive, expire or confirm MEMORY_ID by appending a change record (nothing is rewritten)."""
     from okfpro.io.clock import today
     from okfpro.memory.policy import change
@@ -169,17 +166,18 @@ def change_cmd(obj: _Ctx, what: str, memory_id: str, tier: str, as_json: bool) -
     store, scope = obj.open()
     result = change(store, scope, what, memory_id, tier=tier, today=today(), audit_root=store.root)
     if as_json:
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+        click.echo(dumps(result.to_json()))
     if result.decision.decision == "reject" or not result.written:
-        _fail(result.decision.reason if result.decision.decision == "reject" else (result.error or "not written"))
+        fail(result.decision.reason if result.decision.decision == "reject" else (result.error or "not written"))
     if not as_json:
         click.echo(f"{what}: {memory_id} ({tier})")
+    return 0
 
 
 @memory_cmd.command("audit")
 @click.option("--json", "as_json", is_flag=True, help="The summary as JSON.")
 @click.pass_obj
-def audit_cmd(obj: _Ctx, as_json: bool) -> None:
+def audit_cmd(obj: _Ctx, as_json: bool) -> int:
     """Summarise the content-free audit trail (event counts, latencies, outcomes; never text).
 
     Only the caller's own identity's events, unless okfpro.toml names the caller a
@@ -192,13 +190,14 @@ def audit_cmd(obj: _Ctx, as_json: bool) -> None:
     try:
         events, bad = read_events(audit_path(store.root))
     except OSError as exc:
-        _fail(f"cannot read the audit trail: {exc.strerror or exc}")
+        fail(f"cannot read the audit trail: {exc.strerror or exc}")
     if maintainer_problem(res, cfg, "audit") is not None:
         mine = identity_hash(res.scope)
         events = [ev for ev in events if ev.get("identity_hash") == mine]
         bad = 0
     summary = summarise_events(events, bad)
-    click.echo(json.dumps(summary, ensure_ascii=False) if as_json else render(summary))
+    click.echo(dumps(summary) if as_json else render(summary))
+    return 0
 
 
 @memory_cmd.command("recall")
@@ -208,32 +207,21 @@ def audit_cmd(obj: _Ctx, as_json: bool) -> None:
 @click.option("--all", "include_hidden", is_flag=True,
               help="Include superseded, expired and archived memories (hidden by default).")
 @click.pass_obj
-def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, include_hidden: bool) -> None:
+def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, include_hidden: bool) -> int:
     """Memories of the current scope matching WORDS (quoted or not), most specific tier first.
 
     Superseded, expired and archived memories are hidden unless --all; each passage
     shows its kind, status and date.  No match is not an error (exit 0).
     """
     from okfpro.io.clock import today
-    from okfpro.memory.index import recall
+    from okfpro.memory.views import recall_payload
 
     query = " ".join(words)
     store, scope = obj.open()
-    hits, diagnostics = recall(store, scope, query, today().isoformat(), include_hidden, limit or None)
-    shown = [(h.passage(query), h.record, h.status) for h in hits]
+    payload, shown, diagnostics = recall_payload(store, scope, query, limit=limit, include_hidden=include_hidden,
+                                                 today=today())
     if as_json:
-        passages = []
-        for passage, rec, status in shown:
-            row = passage.to_json()
-            row.update(text=rec.text, memory=rec.id, kind=rec.kind, status=status, source=rec.source)
-            passages.append(row)
-        payload = {
-            "scope": scope.parts(),
-            "query": query,
-            "passages": passages,
-            "diagnostics": [d.to_json() for d in diagnostics],
-        }
-        click.echo(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+        click.echo(dumps(payload))
     else:
         for passage, rec, status in shown:
             e = passage.entry
@@ -242,7 +230,7 @@ def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, inc
                 click.echo(f"    {line}")
         for d in diagnostics:
             click.echo(f"okfpro memory: {d.source}: {d.message}", err=True)
-    raise SystemExit(0)
+    return 0
 
 
 @memory_cmd.command("import")
@@ -255,7 +243,7 @@ def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, inc
               help="Source for lines that name none.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_obj
-def import_cmd(obj: _Ctx, source: str, tier: str, kind: str, source_: str, as_json: bool) -> None:
+def import_cmd(obj: _Ctx, source: str, tier: str, kind: str, source_: str, as_json: bool) -> int:
     """Import memories from FILE (or '-' for standard input) into the current scope.
 
     JSON lines of {text, time?, tier?, kind?, source?, id?}, or a Claude Code transcript
@@ -274,15 +262,15 @@ def import_cmd(obj: _Ctx, source: str, tier: str, kind: str, source_: str, as_js
             with open(source, "rb") as handle:
                 lines = handle.read().splitlines()
     except OSError as exc:
-        _fail(f"cannot read {source}: {exc.strerror or exc}")
+        fail(f"cannot read {source}: {exc.strerror or exc}")
     try:
         items = parse(lines, tier=tier, kind=kind, source=source_)
     except BadImport as exc:
-        _fail(f"{source}: {exc}; nothing was imported")
+        fail(f"{source}: {exc}; nothing was imported")
     store, scope = obj.open()
     result = run(store, scope, items, actor=_actor(scope), today=today(), audit_root=store.root)
     if as_json:
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+        click.echo(dumps(result.to_json()))
     else:
         click.echo(f"imported {result.imported} of {result.read} entr{'y' if result.read == 1 else 'ies'} "
                    f"({result.skipped} already present, {result.refused} refused)")
@@ -291,30 +279,27 @@ def import_cmd(obj: _Ctx, source: str, tier: str, kind: str, source_: str, as_js
         if result.redacted:
             click.echo(f"  {result.redacted} secret(s) redacted before writing", err=True)
     if result.errors:
-        _fail("; ".join(result.errors))
-    raise SystemExit(0)
+        fail("; ".join(result.errors))
+    return 0
 
 
 @memory_cmd.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_obj
-def list_cmd(obj: _Ctx, as_json: bool) -> None:
+def list_cmd(obj: _Ctx, as_json: bool) -> int:
     """Every entry stored for the current scope: tier, id, title, date."""
+    from okfpro.memory.views import list_payload
+
     store, scope = obj.open()
-    result = store.enumerate(scope)
+    payload, result = list_payload(store, scope)
     if as_json:
-        payload = {
-            "scope": scope.parts(),
-            "entries": [e.to_json() for e in result.entries],
-            "diagnostics": [d.to_json() for d in result.diagnostics],
-        }
-        click.echo(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+        click.echo(dumps(payload))
     else:
         for e in result.entries:
             click.echo(f"{e.tier}\t{e.id}\t{e.date} {e.time}\t{e.title}")
         for d in result.diagnostics:
             click.echo(f"okfpro memory: {d.source}: {d.message}", err=True)
-    raise SystemExit(0)
+    return 0
 
 
 @memory_cmd.command("log")
@@ -322,20 +307,20 @@ def list_cmd(obj: _Ctx, as_json: bool) -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N commits per tier.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_obj
-def log_cmd(obj: _Ctx, tier: str | None, limit: int | None, as_json: bool) -> None:
+def log_cmd(obj: _Ctx, tier: str | None, limit: int | None, as_json: bool) -> int:
     """The current scope's history (one commit per remember / forget), newest first."""
     store, scope = obj.open()
     result = store.log(scope, tier, limit)
     if result.error:
-        _fail(result.error)
+        fail(result.error)
     for problem in result.diagnostics:
         click.echo(f"okfpro memory: {problem}", err=True)
     if as_json:
-        click.echo(json.dumps({"scope": scope.parts(), "commits": [e.to_json() for e in result.entries]}, separators=(",", ":")))
+        click.echo(dumps({"scope": scope.parts(), "commits": [e.to_json() for e in result.entries]}))
     else:
         for e in result.entries:
             click.echo(f"{e.commit[:12]} {e.time} {e.summary}")
-    raise SystemExit(0)
+    return 0
 
 
 @memory_cmd.command("forget")
@@ -345,7 +330,7 @@ def log_cmd(obj: _Ctx, tier: str | None, limit: int | None, as_json: bool) -> No
 @click.option("--purge", is_flag=True, help="Hard erasure: drop the history too and prune every object holding it.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @click.pass_obj
-def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> None:
+def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> int:
     """Delete your memory (a commit; history kept unless --purge).
 
     Without --tier: your user tier and every session of yours, under whatever session id,
@@ -361,7 +346,7 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> None:
     if shared:
         problem = maintainer_problem(res, cfg, tier)
         if problem is not None:
-            _fail(f"refusing to forget the shared {tier} tier: {problem}")
+            fail(f"refusing to forget the shared {tier} tier: {problem}")
     what = f"the {tier} tier" if shared else {None: "your user tier and every session of yours",
                                               "user": "your user tier",
                                               "session": "every session of yours"}[tier]
@@ -371,15 +356,15 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> None:
         try:
             confirmed = click.confirm(prompt, default=False, err=True)
         except click.Abort:  # end of input: nobody answered
-            _fail("no answer to the confirmation, so nothing was forgotten; pass --yes to confirm without asking")
+            fail("no answer to the confirmation, so nothing was forgotten; pass --yes to confirm without asking")
         if not confirmed:
-            _fail("nothing forgotten", 2)
+            fail("nothing forgotten", 2)
     if shared:
         result = store.delete_scope(scope, tier, purge=purge, actor=_actor(scope))
     else:
         result = store.erase_subject(scope, tier, purge=purge, actor=_actor(scope))
     if result.error:
-        _fail(result.error)
+        fail(result.error)
     if purge and result.verified:
         click.echo(f"erased {result.tiers_deleted} scope(s); every object was checked and none holds an erased "
                    "entry (verified)")
@@ -394,4 +379,4 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> None:
         click.echo(f"forgot {result.tiers_deleted} scope(s)")
         for where, commit in result.commits.items():
             click.echo(f"  {where}: {commit[:12]}")
-    raise SystemExit(0)
+    return 0

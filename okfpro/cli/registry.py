@@ -8,16 +8,10 @@ registry) with the registry left as it was.
 
 from __future__ import annotations
 
-import json
-
 import click
 
+from okfpro.cli.common import dumps, fail
 from okfpro.io import registry as reg
-
-
-def _fail(message: str) -> None:
-    click.echo(f"okfpro registry: {message}", err=True)
-    raise SystemExit(2)
 
 
 @click.group("registry", invoke_without_command=True)
@@ -36,7 +30,7 @@ def set_cmd(slug: str, directory: str) -> None:
     try:
         new, old = reg.set_entry(slug, directory)
     except reg.RegistryError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     if old is not None and old.dir != new.dir:
         click.echo(f"@{new.slug} -> {new.dir} (was {old.dir})")
@@ -51,7 +45,7 @@ def del_cmd(slug: str) -> None:
     try:
         old = reg.delete_entry(slug)
     except reg.RegistryError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     click.echo(f"removed @{old.slug} ({old.dir})")
 
@@ -66,14 +60,13 @@ def list_cmd(as_json: bool = False, pretty: bool = False) -> None:
     try:
         entries = reg.load()
     except reg.RegistryError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     rows = [{"slug": e.slug, "dir": e.dir, "default": i == 0, "missing": not os.path.isdir(e.dir)}
             for i, e in enumerate(entries)]
     if as_json or pretty:
         data = {"registry": str(reg.path()), "count": len(rows), "bundles": rows}
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2 if pretty else None,
-                              separators=None if pretty else (",", ":")))
+        click.echo(dumps(data, pretty))
         return
     if not rows:
         click.echo(f"no bundles registered in {reg.path()} (okfpro registry set SLUG DIR)")

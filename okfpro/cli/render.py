@@ -47,7 +47,8 @@ def workspace_facts(root: Path) -> dict[str, Any] | None:
 def render_cmd(dir_arg: str | None, output: str | None, title: str | None) -> None:
     """Write the bundle (and its workspace) as one self-contained HTML page: the graph with
     directories as clusters, hubs, search, click to read; the board, Snapshot history, open projects."""
-    from okfpro.cli.views import _fail, open_bundle
+    from okfpro.cli.common import fail
+    from okfpro.cli.views import open_bundle
     from okfpro.core.render import page
 
     opened = open_bundle(dir_arg, None)
@@ -61,11 +62,11 @@ def render_cmd(dir_arg: str | None, output: str | None, title: str | None) -> No
 
     target = Path(output)
     if target.is_dir():
-        _fail(f"cannot write {output}: it is a directory")
+        fail(f"cannot write {output}: it is a directory")
     try:
         atomic_write(target, document)
     except OSError as exc:
-        _fail(f"cannot write {output}: {exc.strerror or exc}")
+        fail(f"cannot write {output}: {exc.strerror or exc}")
     n = len(opened.bundle.concepts)
     click.echo(f"wrote {n} concept{'' if n == 1 else 's'} to {output}")
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import click
 
+from okfpro.cli.common import fail
+
 _MAX_BYTES = 5 * 1024 * 1024
 
 
@@ -48,7 +50,7 @@ def _staged() -> list[tuple[str, bytes]] | None:
 @click.command("secrets")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; only the exit code.")
-def secrets_cmd(files: tuple[str, ...], quiet: bool) -> None:
+def secrets_cmd(files: tuple[str, ...], quiet: bool) -> int:
     """Refuse files holding a detectable secret (pre-commit door).
 
     With FILES, scan those; without, scan the staged content of the current
@@ -66,13 +68,11 @@ def secrets_cmd(files: tuple[str, ...], quiet: bool) -> None:
                     continue
                 items.append((name, path.read_bytes()))
             except OSError as exc:
-                click.echo(f"okfpro secrets: cannot read {name}: {exc.strerror or exc}", err=True)
-                raise SystemExit(2)
+                fail(f"cannot read {name}: {exc.strerror or exc}")
     else:
         staged = _staged()
         if staged is None:
-            click.echo("okfpro secrets: no files given and no staged changes readable (not a Git repository?)", err=True)
-            raise SystemExit(2)
+            fail("no files given and no staged changes readable (not a Git repository?)")
         items = [(name, blob) for name, blob in staged if len(blob) <= _MAX_BYTES]
 
     total = 0
@@ -91,4 +91,4 @@ def secrets_cmd(files: tuple[str, ...], quiet: bool) -> None:
             err=True,
         )
     sys.stdout.flush()
-    raise SystemExit(1 if total else 0)
+    return 1 if total else 0

@@ -15,7 +15,6 @@ included), 2 usage / could not run.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -23,69 +22,36 @@ from typing import Any, Callable
 
 import click
 
+from okfpro.cli.common import Located, bundle_for, emit, fail, json_options, load, note_skipped
 from okfpro.core import views as V
 from okfpro.core.concept import Bundle
 
 # --------------------------------------------------------------------------- shared plumbing
 
 
-def _fail(message: str, code: int = 2) -> None:
-    click.echo(f"okfpro: {message}", err=True)
-    raise SystemExit(code)
-
-
 class Opened:
     """A bundle a view reads: where it is, how the envelope names it, and the parsed bundle."""
 
-    def __init__(self, root: Path, name: str, slug: str | None, bundle: Bundle) -> None:
-        self.root, self.name, self.slug, self.bundle = root, name, slug, bundle
-
-    def head(self) -> dict[str, Any]:
-        """The envelope's head: ``bundle`` (its directory), and ``slug`` when named as ``@slug``."""
-        return {"bundle": self.name, "slug": self.slug} if self.slug else {"bundle": self.name}
+    def __init__(self, at: Located, bundle: Bundle) -> None:
+        self.root, self.name, self.slug, self.bundle = at.root, at.name, at.slug, bundle
+        self.head = at.head
 
 
 def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> Opened:
     """The bundle named by ``[DIR]`` / ``--bundle DIR`` / ``@slug`` (default: the enclosing one), read."""
-    from okfpro.cli.kernel import _load, locate_ref
-
     if dir_arg and bundle_opt and dir_arg != bundle_opt:
-        _fail(f"two bundles named: {dir_arg} and --bundle {bundle_opt} (give one)")
-    root, name, slug = locate_ref(dir_arg or bundle_opt)
-    bundle = _load(root)
+        fail(f"two bundles named: {dir_arg} and --bundle {bundle_opt} (give one)")
+    at = bundle_for(dir_arg or bundle_opt, named_is_bundle=True)
+    bundle = load(at.root)
     note_skipped(bundle)
-    return Opened(root, name, slug, bundle)
-
-
-def note_skipped(bundle: Bundle) -> None:
-    """The reference's stderr note when files could not be used (stdout stays clean JSON)."""
-    n = len(bundle.unparseable)
-    if n:
-        click.echo(f"note: skipped {n} unusable file(s) (run `okfpro validate` for details)", err=True)
-
-
-def emit(data: Any, as_json: bool, pretty: bool, text: Callable[[], None]) -> None:
-    if pretty:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=_jsonable))
-    elif as_json:
-        click.echo(json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_jsonable))
-    else:
-        text()
-
-
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)
+    return Opened(at, bundle)
 
 
 def parse_projection(fields: str | None, exclude: str | None, known) -> Callable[[dict], dict]:
     try:
         return V.projection(fields, exclude, known)
     except V.ProjectionError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         raise
 
 
@@ -97,8 +63,7 @@ def project_rows(payload: dict[str, Any], key: str, fields: str | None, exclude:
 
 def output_options(list_view: bool = False, positional: bool = True) -> Callable:
     def decorate(func: Callable) -> Callable:
-        func = click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")(func)
-        func = click.option("--json", "as_json", is_flag=True, help="Compact single-line JSON.")(func)
+        func = json_options(func)
         if list_view:
             func = click.option("--except", "exclude", metavar="FIELDS", help="Drop these row fields.")(func)
             func = click.option("--fields", metavar="FIELDS", help="Keep only these row fields (comma-separated).")(func)
@@ -185,19 +150,19 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
     if not refs and len(args) >= 2 and bundle_opt is None and _names_a_bundle_dir(args[0]):
         dir_arg = args.pop(0)
     if not args:
-        _fail("give at least one TERM after the bundle")
+        fail("give at least one TERM after the bundle")
     stray = next((t for t in args if t.startswith("@")), None)
     if stray:
         click.echo(f"note: '{stray}' searches as a literal term — an @slug or @all must lead", err=True)
     if regexp and fuzzy:
-        _fail("--regexp and --fuzzy are mutually exclusive (a pattern is matched literally, not by edit distance)")
+        fail("--regexp and --fuzzy are mutually exclusive (a pattern is matched literally, not by edit distance)")
     if fuzzy:
         if engine == "scan":
-            _fail("--engine scan does not support --fuzzy (try --engine ranked)")
+            fail("--engine scan does not support --fuzzy (try --engine ranked)")
         engine = "ranked"
     engine = engine or "scan"
     if regexp and engine == "ranked":
-        _fail("--regexp works with the scan engine only")
+        fail("--regexp works with the scan engine only")
     project = parse_projection(fields, exclude, SEARCH_ROW)
     where = engine_mod.RowFilter(type_, dir_, tag, status, trust)
 
@@ -210,24 +175,23 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
                                      fields=in_fields, where=where, fuzzy=fuzzy)
             return engine_mod.scan(bundle, args, regexp=regexp, fields=in_fields, where=where, limit=limit)
         except engine_mod.SearchError as exc:
-            _fail(str(exc))
+            fail(str(exc))
             raise
 
     if refs:
         if engine == "ranked":
-            _fail("several bundles are searched with the scan engine only (its scores compare across bundles)")
-        from okfpro.cli.kernel import _load
+            fail("several bundles are searched with the scan engine only (its scores compare across bundles)")
         from okfpro.io import registry, roots
 
         try:
             entries = registry.expand(refs, lambda line: click.echo(line, err=True))
         except registry.RegistryError as exc:
-            _fail(str(exc))
+            fail(str(exc))
             raise
         merged: list[dict[str, Any]] = []
         for entry in entries:
             root = roots.resolve(entry.dir) or Path(entry.dir)
-            bundle = _load(root)
+            bundle = load(root)
             note_skipped(bundle)
             merged.extend({"slug": entry.slug, **row} for row in run(root, bundle))
         merged.sort(key=lambda r: (-r["score"], r["slug"], r["id"]))
@@ -328,7 +292,7 @@ def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by, **kw) ->
              lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('tag', '')}") for r in data["tags"]])
         return
     if fields or exclude:
-        _fail("--fields/--except do not apply to tags --by (the rows are nested in groups)")
+        fail("--fields/--except do not apply to tags --by (the rows are nested in groups)")
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
     data = {**opened.head(), **V.tag_groups(bundle, by, _where(bundle, kw))}
@@ -551,7 +515,7 @@ def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, dept
     """The bundle map (§8): per directory, its index.md or a synthesized listing, types and tags."""
     parse_projection(fields, exclude, V.INDEX_ROW)
     if not body and fields and "body" in [f.strip().lower() for f in fields.split(",")]:
-        _fail("--no-body and --fields body contradict each other: drop one")
+        fail("--no-body and --fields body contradict each other: drop one")
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
     payload = V.index(bundle, list(dirs_) or None, depth, ancestors, body=body)
@@ -572,17 +536,17 @@ def read_cmd(ident, bundle_opt, as_json, pretty) -> None:
 
     why = V.unsafe_id(ident)
     if why:
-        _fail(f"refusing id {ident!r}: it holds {why}")
+        fail(f"refusing id {ident!r}: it holds {why}")
     opened = open_bundle(None, bundle_opt)
     root, name, bundle = opened.root, opened.name, opened.bundle
     rel = V.locate(bundle, ident)
     if rel is None:
-        _fail(f"no concept {ident!r} in {name}")
+        fail(f"no concept {ident!r} in {name}")
         return
     try:
         raw = read_bytes(os.path.realpath(root), rel)
     except OSError as exc:
-        _fail(f"cannot read {rel}: {exc.strerror or exc}")
+        fail(f"cannot read {rel}: {exc.strerror or exc}")
         return
     content = raw.decode("utf-8", errors="replace")
     c = bundle.by_path.get(rel)

@@ -14,26 +14,15 @@ refused — and then no file was touched.
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
-from okfpro.cli import finish
+from okfpro.cli.common import bundle_for, emit, fail, json_options
 
 SECTION_NAMES = ("In flight", "Backlog", "Waiting", "Inbox", "To read", "Deadlines")
-
-
-def _err(message: str) -> None:
-    click.echo(message, err=True)
-
-
-def _dump(obj, pretty: bool) -> str:
-    if pretty:
-        return json.dumps(obj, ensure_ascii=False, indent=2)
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 def _today():
@@ -42,55 +31,35 @@ def _today():
     try:
         return today()
     except ClockError as exc:
-        _err(f"okfpro: {exc}")
-        finish(2)
+        fail(str(exc))
 
 
-def _reader_root(verb: str, dirs: tuple[str, ...], need_board: bool) -> Path:
-    from okfpro.io.roots import resolve
-
+def _reader_root(dirs: tuple[str, ...], need_board: bool) -> Path:
+    """The bundle a reader reads (``[DIR]``, default ``.``; see okfpro/cli/common.py) holding a board."""
     if len(dirs) > 1:
-        _err(
-            f"okfpro {verb}: takes one DIR at most, got {len(dirs)} ({' '.join(dirs)}); "
+        fail(
+            f"takes one DIR at most, got {len(dirs)} ({' '.join(dirs)}); "
             "answering for the first and ignoring the rest would be a wrong answer with a clean exit."
         )
-        finish(2)
-    d = dirs[0] if dirs else "."
-    if d.startswith("@"):
-        from okfpro.io import registry
-
-        try:
-            d = registry.dir_of(d)
-        except registry.RegistryError as exc:
-            _err(f"okfpro {verb}: {exc}")
-            finish(2)
-    if not os.path.isdir(d):
-        _err(f"okfpro {verb}: {d} is not a directory.")
-        finish(2)
-    root = resolve(d)
-    if root is None:
-        _err(f"okfpro {verb}: {d} holds no OKF bundle (no index.md there, and none in {d}/.okf).")
-        finish(2)
-    root = Path(os.path.abspath(root))
+    root = bundle_for(dirs[0] if dirs else None, default="here").root
     root_real = os.path.realpath(root)
     for rel in ("board.md", "log.md"):
         real = os.path.realpath(root / rel)
         if (root / rel).is_symlink() and not real.startswith(root_real.rstrip(os.sep) + os.sep):
-            _err(
-                f"okfpro {verb}: {rel} resolves outside the bundle ({real}); okfpro reads nothing through a "
+            fail(
+                f"{rel} resolves outside the bundle ({real}); okfpro reads nothing through a "
                 f"link that leaves the bundle. Replace the link with the file itself."
             )
-            finish(2)
     if not (root / "board.md").is_file():
         from okfpro.io.roots import enclosing
 
+        verb = click.get_current_context().info_name
         hint = ""
         outer = enclosing(root.parent) if not dirs else None
         if outer is not None and (outer / "board.md").is_file():
             hint = f" This directory is inside the bundle at {outer}: run `okfpro {verb} {outer}`, or run it from there."
         if need_board or hint:
-            _err(f"okfpro {verb}: the bundle at {root} has no board.md, so there is no work state to read.{hint}")
-            finish(2)
+            fail(f"the bundle at {root} has no board.md, so there is no work state to read.{hint}")
     return root
 
 
@@ -99,24 +68,15 @@ def _reader_root(verb: str, dirs: tuple[str, ...], need_board: bool) -> Path:
 
 @click.command("state")
 @click.argument("dirs", nargs=-1, metavar="[DIR]")
-@click.option("--json", "as_json", is_flag=True, help="Print the payload as JSON.")
-@click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
+@json_options
 @click.option("--full", is_flag=True, help="Also parse the bundle: pairing, unverified list, live count.")
-def state_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool, full: bool) -> None:
+def state_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool, full: bool) -> int:
     """What is on the board, in one call (cheap: no concept is parsed unless --full)."""
-    import gc
-
     from okfpro.io import workstate as ws
 
-    if full:
-        gc.disable()  # one-shot process parsing the whole bundle: the cyclic GC only costs time here
-    root = _reader_root("state", dirs, need_board=True)
+    root = _reader_root(dirs, need_board=True)
     payload = ws.state_payload(root, _today(), full=full)
-    if as_json or pretty:
-        click.echo(_dump(payload, pretty))
-    else:
-        click.echo(render_state(payload))
-    finish(0)
+    return emit(payload, as_json, pretty, lambda: click.echo(render_state(payload)))
 
 
 def render_state(p: dict) -> str:
@@ -164,57 +124,45 @@ def render_state(p: dict) -> str:
 
 @click.command("board")
 @click.argument("dirs", nargs=-1, metavar="[DIR]")
-@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
-@click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
+@json_options
 @click.option("--section", "section", metavar="NAME", help="Only this section (one of the six).")
-def board_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool, section: str | None) -> None:
+def board_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool, section: str | None) -> int:
     """One row per board line: section, text, date, age, chase, link targets."""
     from okfpro.core import board as _board
     from okfpro.io import workstate as ws
 
-    root = _reader_root("board", dirs, need_board=True)
+    root = _reader_root(dirs, need_board=True)
     b = _board.parse(ws.board_text(root) or "")
     if section is not None:
         match = [n for n in SECTION_NAMES if n.lower() == section.strip().lower()]
         if not match:
-            _err(f"okfpro board: no section named '{section}'; the six are: {', '.join(SECTION_NAMES)}.")
-            finish(2)
+            fail(f"no section named '{section}'; the six are: {', '.join(SECTION_NAMES)}.")
         section = match[0]
         if section not in b.headings:
-            _err(f"okfpro board: board.md has no '## {section}' heading.")
-            finish(2)
+            fail(f"board.md has no '## {section}' heading.")
     rows = _board.rows_json(b, _today(), section)
-    if as_json or pretty:
-        click.echo(_dump(rows, pretty))
-        finish(0)
-    names = [section] if section else list(SECTION_NAMES)
-    out = []
-    for name in names:
-        mine = [r for r in rows if r["section"] == name]
-        out.append(f"{name} ({len(mine)})")
-        out.extend(f"  {r['text'].rstrip()}" for r in mine)
-    click.echo("\n".join(out))
-    finish(0)
+
+    def text() -> None:
+        out = []
+        for name in [section] if section else SECTION_NAMES:
+            mine = [r for r in rows if r["section"] == name]
+            out.append(f"{name} ({len(mine)})")
+            out.extend(f"  {r['text'].rstrip()}" for r in mine)
+        click.echo("\n".join(out))
+
+    return emit(rows, as_json, pretty, text)
 
 
 @click.command("snapshot")
 @click.argument("dirs", nargs=-1, metavar="[DIR]")
-@click.option("--json", "as_json", is_flag=True, help="Print {line, counters} as JSON.")
-@click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
-def snapshot_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool) -> None:
-    """Compute today's Snapshot line.  Prints it; never writes it."""
-    import gc
-
+@json_options
+def snapshot_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool) -> int:
+    """Compute today's Snapshot line ({line, counters} with --json).  Prints it; never writes it."""
     from okfpro.io import workstate as ws
 
-    gc.disable()  # one-shot process parsing many small files: the cyclic GC only costs time here
-    root = _reader_root("snapshot", dirs, need_board=True)  # no board, nothing to count: refused, as state is
+    root = _reader_root(dirs, need_board=True)  # no board, nothing to count: refused, as state is
     payload = ws.snapshot_payload(root, _today())
-    if as_json or pretty:
-        click.echo(_dump(payload, pretty))
-    else:
-        click.echo(payload["line"])
-    finish(0)
+    return emit(payload, as_json, pretty, lambda: click.echo(payload["line"]))
 
 
 # --- writers -------------------------------------------------------------------------
@@ -251,11 +199,10 @@ class RawWriter(click.Command):
         if args and args[0] == "--":
             rest = args[1:]
         elif args and args[0].startswith("-"):
-            _err(
-                f"okfpro {ctx.info_name}: takes no options, and '{args[0]}' would become board text. "
+            fail(
+                f"takes no options, and '{args[0]}' would become board text. "
                 f"If you mean it as text, write: okfpro {ctx.info_name} -- {' '.join(args)}"
             )
-            raise SystemExit(2)
         else:
             rest = list(args)
         ctx.meta["okfpro.writer_args"] = rest
@@ -267,53 +214,32 @@ def _writer_args() -> list[str]:
     return list(click.get_current_context().meta.get("okfpro.writer_args", []))
 
 
-def _writer_root(verb: str) -> Path:
-    from okfpro.io.roots import enclosing, resolve
-
-    env = os.environ.get("OKFPRO_BUNDLE", "").strip()
-    if env:
-        root = resolve(env) if os.path.isdir(env) else None
-        if root is None:
-            _err(f"okfpro {verb} — refused: OKFPRO_BUNDLE={env} holds no OKF bundle.")
-            finish(2)
-    else:
-        root = enclosing(os.getcwd())
-        if root is None:
-            _err(f"okfpro {verb} — refused: no bundle encloses {os.getcwd()} (set OKFPRO_BUNDLE or cd into the workspace).")
-            finish(2)
-    return Path(os.path.abspath(root))
-
-
-def _text_arg(verb: str, what: str) -> str:
-    args = _writer_args()
-    text = " ".join(args)
+def _text_arg(what: str) -> str:
+    text = " ".join(_writer_args())
     if not text.strip():
-        _err(f"okfpro {verb} — refused: give the {what}.")
-        finish(2)
+        fail(f"refused — give the {what}.")
     if "\n" in text or "\r" in text:
-        _err(f"okfpro {verb} — refused: the {what} spans lines; a board line is one line.")
-        finish(2)
+        fail(f"refused — the {what} spans lines; a board line is one line.")
     return text
 
 
-def _refused(verb: str, root: Path, exc) -> None:
+def _refused(exc: Exception) -> NoReturn:
     path = getattr(exc, "path", None)
     where = f"{path} is untouched" if path else "nothing was touched"
-    _err(f"okfpro {verb} — refused, and {where}.\n  {exc}")
-    finish(2)
+    fail(f"refused, and {where}.\n  {exc}")
 
 
 @click.command("capture", cls=RawWriter, usage_args="TEXT")
-def capture_cmd() -> None:
+def capture_cmd() -> int:
     """capture TEXT — add '- <today> — TEXT' to the board's Inbox."""
     from okfpro.io import workstate as ws
 
-    text = _text_arg("capture", "text to capture")
-    root = _writer_root("capture")
+    text = _text_arg("text to capture")
+    root = bundle_for(None, env=True).root
     try:
         line = ws.do_capture(root, _today(), text)
     except ws.Refusal as exc:
-        _refused("capture", root, exc)
+        _refused(exc)
     click.echo(f"okfpro capture — one line added to Inbox:\n  {line}")
     missing = _missing_targets(root, line)
     if missing:
@@ -321,7 +247,7 @@ def capture_cmd() -> None:
             f"Note: this line links {', '.join(missing)}, which is not in the bundle (yet); audit and the Stop gate "
             "report a board line linking nothing until it exists or the link is fixed."
         )
-    finish(0)
+    return 0
 
 
 def _missing_targets(root: Path, line: str) -> list[str]:
@@ -337,70 +263,68 @@ def _missing_targets(root: Path, line: str) -> list[str]:
     return missing
 
 
-def _move(verb: str) -> None:
+def _move(verb: str) -> int:
     from okfpro.io import workstate as ws
 
-    sel = _text_arg(verb, "selector (a project slug, a /link/target, or a piece of the line's text)")
-    root = _writer_root(verb)
+    sel = _text_arg("selector (a project slug, a /link/target, or a piece of the line's text)")
+    root = bundle_for(None, env=True).root
     try:
         edit, b = ws.do_move(root, verb, sel)
     except ws.Refusal as exc:
-        _refused(verb, root, exc)
+        _refused(exc)
     dest = "In flight" if verb == "promote" else "Backlog"
     header = b.lines[b.header_index] if b.header_index is not None else "(no header)"
     click.echo(f"okfpro {verb} — moved to {dest}:\n  {edit.note.rstrip()}\n  header now: {header}")
     if verb == "promote":
         click.echo("Owed, and yours: a next-action line for it, and a journal entry that links it.")
-    finish(0)
+    return 0
 
 
 @click.command("promote", cls=RawWriter, usage_args="SEL")
-def promote_cmd() -> None:
+def promote_cmd() -> int:
     """promote SEL — move one Inbox/Backlog line to In flight (refused over the cap)."""
-    _move("promote")
+    return _move("promote")
 
 
 @click.command("demote", cls=RawWriter, usage_args="SEL")
-def demote_cmd() -> None:
+def demote_cmd() -> int:
     """demote SEL — move one In flight line to Backlog."""
-    _move("demote")
+    return _move("demote")
 
 
 @click.command("journal", cls=RawWriter, usage_args="open")
-def journal_cmd() -> None:
+def journal_cmd() -> int:
     """journal open — create today's journal entry and link it from journal/index.md."""
     from okfpro.io import workstate as ws
 
     args = _writer_args()
     if args != ["open"]:
-        _err("okfpro journal — usage: okfpro journal open")
-        finish(2)
-    root = _writer_root("journal")
+        fail("usage: okfpro journal open")
+    root = bundle_for(None, env=True).root
     try:
         res = ws.do_journal_open(root, _today())
     except ws.Refusal as exc:
-        _refused("journal open", root, exc)
+        _refused(exc)
     parts = []
     parts.append(f"created journal/{res.day}.md" if res.created_entry else f"journal/{res.day}.md already exists")
     parts.append("linked it from journal/index.md" if res.linked else "journal/index.md already links it")
     click.echo(f"okfpro journal open — {'; '.join(parts)}.")
-    finish(0)
+    return 0
 
 
 @click.command("close", cls=RawWriter, usage_args="SLUG")
-def close_cmd() -> None:
+def close_cmd() -> int:
     """close SLUG — mark projects/SLUG closed, remove its board lines, log it."""
     from okfpro.io import workstate as ws
 
     args = _writer_args()
     if len(args) != 1:
-        _err("okfpro close — usage: okfpro close SLUG (one project name)")
-        finish(2)
-    root = _writer_root("close")
+        fail("usage: okfpro close SLUG (one project name)")
+    root = bundle_for(None, env=True).root
     try:
         res = ws.do_close(root, _today(), args[0])
     except ws.Refusal as exc:
-        _refused("close", root, exc)
+        _refused(exc)
     out = [f"okfpro close — projects/{res.slug}:"]
     out.append("  marked closed in its index.md heading" if res.marked else "  already marked closed")
     out.append(f"  {res.removed} board line(s) removed" + (f"; header now: {res.header}" if res.header else ""))
@@ -412,4 +336,4 @@ def close_cmd() -> None:
     if res.owes_snapshot:
         out.append("Note: today's log now ends after its Snapshot line (or has none); the day still owes one at its end.")
     click.echo("\n".join(out))
-    finish(0)
+    return 0

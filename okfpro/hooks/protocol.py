@@ -135,9 +135,6 @@ def main(args: list[str]) -> int:
 
 
 def _main(args: list[str]) -> int:
-    import gc
-
-    gc.disable()  # one short-lived process per event: the cyclic collector only costs time here
     event_name, check_name, agent, refusal = parse_args(list(args))
     if refusal is not None:
         _err(refusal)

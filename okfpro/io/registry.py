@@ -156,12 +156,6 @@ def resolve(ref: str) -> Entry:
     return entry
 
 
-def dir_of(arg: str) -> str:
-    """A DIR argument as a path: ``@slug`` becomes the registered directory (RegistryError when it
-    names nothing readable); anything else is returned as given."""
-    return resolve(arg).dir if is_ref(arg) else arg
-
-
 def expand(refs: list[str], note) -> list[Entry]:
     """Leading ``@slug`` / ``@all`` refs of ``search`` as entries; ``@all`` skips (and notes) a
     registered directory that is gone, a named ``@slug`` insists on it."""

@@ -1,0 +1,185 @@
+"""Plumbing every verb shares: refusing, printing, and finding the bundle.
+
+* :func:`fail` — print one line to stderr and end the command with an exit code (2 unless
+  told otherwise).  Commands otherwise *return* their exit code (0 ok, 1 findings); the
+  table's runner (:func:`okfpro.cli.run`) turns it into the process's code.
+* :func:`json_options` / :func:`emit` — ``--json`` (one compact line) and ``--pretty``
+  (indented; implies ``--json``), printed one way everywhere.
+* :func:`bundle_for` — the addressing rules, written once (below); :func:`load` reads the bundle.
+
+Addressing: a verb's bundle is named by a directory, the positional ``[DIR]`` (the views
+also take ``--bundle DIR``, kept as an alias).  The rules, per verb family:
+
+==================  ===========================  ==================================================
+family              DIR given                    no DIR
+==================  ===========================  ==================================================
+validate, lint,     ``DIR/.okf`` if it holds     ``$OKFPRO_BUNDLE`` for the writers, else the bundle
+views, writers      ``index.md``, else ``DIR``   enclosing the working directory
+                    (a named directory is read   (:func:`okfpro.io.roots.enclosing`), else ``./.okf``
+                    as a bundle, as the          or ``.``
+                    reference reads it)
+state, board,       ``DIR/.okf`` or ``DIR``,     as if DIR were ``.`` (the reference's reading: a
+snapshot, doors,    whichever holds ``index.md``; directory with its own ``index.md`` is its own
+friction            else refused                 bundle)
+==================  ===========================  ==================================================
+
+Everywhere: ``@slug`` names a registered bundle (:mod:`okfpro.io.registry`) and is read as
+its directory was given; an unknown slug, ``@all`` (search only), a missing path and a file where a
+directory was meant are refused — exit 2 with the reason, nothing read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Literal, NoReturn, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from okfpro.core.concept import Bundle
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(reason: str, code: int = 2) -> NoReturn:
+    """``okfpro VERB: reason`` on stderr, then end the command with ``code`` (2: usage, refused, could not run)."""
+    ctx = click.get_current_context(silent=True)
+    click.echo(f"{ctx.command_path if ctx is not None else 'okfpro'}: {reason}", err=True)
+    raise click.exceptions.Exit(code)
+
+
+# --------------------------------------------------------------------------- output
+def json_options(func: F) -> F:
+    """``--json`` and ``--pretty``: the command receives ``as_json`` and ``pretty``."""
+    func = click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")(func)
+    return click.option("--json", "as_json", is_flag=True, help="One line of compact JSON.")(func)  # type: ignore[return-value]
+
+
+def dumps(data: Any, pretty: bool = False) -> str:
+    """The one JSON spelling: compact on one line, or indented by two; UTF-8 kept as is."""
+    if pretty:
+        return json.dumps(data, ensure_ascii=False, indent=2, default=jsonable)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=jsonable)
+
+
+def emit(data: Any, as_json: bool, pretty: bool, text: Callable[[], object] | None = None) -> int:
+    """JSON when asked (``--pretty`` wins), else ``text()`` prints the human form; returns 0 (printed)."""
+    if as_json or pretty or text is None:
+        click.echo(dumps(data, pretty))
+    else:
+        text()
+    return 0
+
+
+def jsonable(value: Any) -> Any:
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
+# --------------------------------------------------------------------------- addressing
+@dataclass(frozen=True)
+class Located:
+    """A bundle found for a verb: its root (absolute) and the name the reports print for it."""
+
+    root: Path
+    name: str
+    slug: str | None = None  # the registry slug when DIR was ``@slug``
+
+    def head(self) -> dict[str, Any]:
+        """A report's head: ``bundle`` (its directory), and ``slug`` when named as ``@slug``."""
+        return {"bundle": self.name, "slug": self.slug} if self.slug else {"bundle": self.name}
+
+
+def registered(dir_arg: str) -> tuple[str, str | None]:
+    """(the directory, the slug) for ``@slug``; any other DIR as given, no slug.  Exit 2 when the
+    slug names nothing readable."""
+    if not dir_arg.startswith("@"):
+        return dir_arg, None
+    from okfpro.io import registry
+
+    try:
+        entry = registry.resolve(dir_arg)
+    except registry.RegistryError as exc:
+        fail(str(exc))
+    return entry.dir, entry.slug
+
+
+def given_dir(dir_arg: str) -> Path:
+    """``DIR`` as a directory, or exit 2: a missing path and a file are refused."""
+    dir_arg, _ = registered(dir_arg)
+    given = Path(dir_arg)
+    if not given.is_dir():
+        fail(f"{dir_arg}: {'not a directory' if given.exists() else 'no such directory'}.")
+    return given
+
+
+def bundle_for(
+    dir_arg: str | None,
+    *,
+    default: Literal["here", "enclosing"] = "enclosing",
+    named_is_bundle: bool = False,
+    env: bool = False,
+) -> Located:
+    """The bundle a verb acts on, by the module's table, or exit 2 naming why there is none.
+
+    ``default``: what no DIR means; ``named_is_bundle``: a named directory without
+    ``index.md`` is still read as a bundle; ``env``: ``$OKFPRO_BUNDLE`` names it when no DIR.
+    """
+    from okfpro.io import roots
+
+    if dir_arg is None and default == "here":
+        dir_arg = "."
+    if dir_arg is None:
+        named = os.environ.get("OKFPRO_BUNDLE", "").strip() if env else ""
+        if named:
+            found = roots.resolve(named) if os.path.isdir(named) else None
+            if found is None:
+                fail(f"refused: OKFPRO_BUNDLE={named} holds no OKF bundle (no bundle there).")
+        else:
+            found = roots.enclosing(os.getcwd()) or roots.resolve(".")
+            if found is None:
+                fail(
+                    f"no bundle here: no index.md in {os.getcwd()} or a .okf/ below it, and none enclosing it "
+                    "(give DIR, or run `okfpro init`)."
+                )
+        return Located(Path(os.path.abspath(found)), _relative(found))
+    dir_arg, slug = registered(dir_arg)
+    given = given_dir(dir_arg)
+    found = roots.resolve(given) or (given if named_is_bundle else None)
+    if found is None:
+        fail(f"{dir_arg} holds no OKF bundle (no bundle: no index.md there, and none in "
+             f"{os.path.join(dir_arg, '.okf')}).")
+    return Located(Path(os.path.abspath(found)), dir_arg if found == given else os.path.join(dir_arg, found.name),
+                   slug)
+
+
+def load(root: Path) -> Bundle:
+    """The parsed bundle at ``root`` (through the parse cache), or exit 2 when it cannot be read."""
+    from okfpro.io.bundle import load as load_bundle
+
+    try:
+        return load_bundle(root)
+    except OSError as exc:
+        fail(f"{root}: cannot read the bundle: {exc.strerror or exc}")
+
+
+def note_skipped(bundle: Bundle) -> None:
+    """The reference's stderr note when files could not be used (stdout stays clean JSON)."""
+    n = len(bundle.unparseable)
+    if n:
+        click.echo(f"note: skipped {n} unusable file(s) (run `okfpro validate` for details)", err=True)
+
+
+def _relative(path: Path) -> str:
+    """``path`` relative to the working directory when it lies inside it, else as given."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
