@@ -36,6 +36,11 @@ def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
         findings.extend((category, m) for m in messages)
 
     add("layout", A.layout(str(start), root_kind(start), (start / ".okf" / "index.md").is_file()))
+    if (start / "okfpro.toml").is_file():  # an okfpro workspace: the doors it promises must be wired
+        from okfpro.io.scaffold import template_root
+        from okfpro.io.wiring import findings as wiring_findings
+
+        add("wiring", wiring_findings(start, template_root()))
     root = resolve(start)
     if root is None:
         add("structure", [A.no_bundle(str(start))])

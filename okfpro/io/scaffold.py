@@ -24,6 +24,7 @@ from pathlib import Path
 
 from okfpro.io.atomic import atomic_write
 from okfpro.io.roots import git_fence, root_kind
+from okfpro.io.wiring import MERGEABLE
 
 NEW_SUFFIX = ".okfpro-new"
 AGENTS = ("claude", "codex", "gemini")
@@ -100,6 +101,9 @@ class Report:
     rewritten: list[str] = field(default_factory=list)
     staged: list[str] = field(default_factory=list)
     left_alone: list[str] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
+    backups: list[str] = field(default_factory=list)
+    not_active: list[tuple[str, str]] = field(default_factory=list)  # (file, why): wiring that is off
     git_initialised: bool = False
     agents: tuple[str, ...] = ()
 
@@ -112,6 +116,9 @@ class Report:
             "rewritten": self.rewritten,
             "staged": self.staged,
             "left alone": self.left_alone,
+            "merged": self.merged,
+            "backups": self.backups,
+            "not active": [{"path": rel, "reason": why} for rel, why in self.not_active],
             "git initialised": self.git_initialised,
         }
 
@@ -276,6 +283,11 @@ def install(dest: str | os.PathLike, *, agents: tuple[str, ...] = (DEFAULT_AGENT
                 os.chmod(path, item.mode)
             report.left_alone.append(item.rel)
             continue
+        if item.rel in MERGEABLE and path.is_file() and not path.is_symlink() and not (
+            upgrade and item.owned and _is_template_copy(path)
+        ):
+            _merge_into(target, item, report, stage=not upgrade)
+            continue
         if (upgrade and item.owned or item.machine) and path.is_file() and not path.is_symlink():
             _write(target, item.rel, item.data, item.mode)
             (report.rewritten if upgrade else report.written).append(item.rel)
@@ -292,6 +304,56 @@ def install(dest: str | os.PathLike, *, agents: tuple[str, ...] = (DEFAULT_AGENT
         _write(target, staged, item.data, item.mode)
         report.staged.append(staged)
     return report
+
+
+def _is_template_copy(path: Path) -> bool:
+    """A tool-owned file an earlier okfpro wrote and nobody extended (``upgrade`` may rewrite it whole)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not text.startswith("# Tool-owned"):
+        return False
+    from okfpro.io.wiring import our_hook_ids
+
+    try:
+        import yaml
+
+        data = yaml.safe_load(text) or {}
+        ids = [h.get("id") for r in data.get("repos", []) for h in r.get("hooks", [])]
+        return all(str(i).startswith("okfpro-") for i in ids)
+    except Exception:  # noqa: BLE001 - unreadable: merge refuses and stages
+        return False
+
+
+def _merge_into(dest: Path, item: Item, report: Report, *, stage: bool) -> None:
+    """Merge the template's wiring into the owner's file; stage it and say so when that cannot be done."""
+    from okfpro.io.wiring import MergeError, backup_path, merge
+
+    path = dest / item.rel
+    try:
+        existing = path.read_text(encoding="utf-8")
+        merged = merge(item.rel, existing, item.data.decode("utf-8"))
+    except (MergeError, UnicodeDecodeError, OSError) as exc:
+        report.not_active.append((item.rel, str(exc)))
+        if stage:
+            staged = item.rel + NEW_SUFFIX
+            _write(dest, staged, item.data, item.mode)
+            report.staged.append(staged)
+        else:
+            report.left_alone.append(item.rel)
+        return
+    if merged is None:
+        report.left_alone.append(item.rel)
+        return
+    backup = backup_path(path)
+    if not any(b.startswith(item.rel + ".okfpro-backup") for b in report.backups) and not path.with_name(
+        path.name + ".okfpro-backup"
+    ).exists():
+        atomic_write(backup, existing.encode("utf-8"), mode=FILE_MODE)
+        report.backups.append(backup.relative_to(dest).as_posix())
+    atomic_write(path, merged.encode("utf-8"), mode=item.mode)
+    report.merged.append(item.rel)
 
 
 def ignores_staged(dest: Path) -> bool:
@@ -320,6 +382,8 @@ def render(report: Report) -> str:
         lines.append("  initialised a Git repository here")
     for label, paths in (
         ("wrote", report.written),
+        ("merged", report.merged),
+        ("backup", report.backups),
         ("rewrote", report.rewritten),
         ("staged", report.staged),
         ("kept", report.left_alone),
@@ -329,8 +393,21 @@ def render(report: Report) -> str:
     counts = f"{len(report.written)} written, "
     if report.verb == "upgrade":
         counts += f"{len(report.rewritten)} rewritten, "
+    if report.merged:
+        counts += f"{len(report.merged)} merged, "
     counts += f"{len(report.staged)} staged, {len(report.left_alone)} left alone"
     lines.append(counts)
+    if report.merged:
+        lines.append(
+            "Merged okfpro's hook entries into your " + ", ".join(report.merged) + ": every key and entry of yours "
+            "is kept (the original is in the *.okfpro-backup beside it); a re-run changes nothing."
+        )
+    for rel, why in report.not_active:
+        lines.append(
+            f"NOT ACTIVE — {rel}: {why}. okfpro's wiring for it was not merged, so that door is OFF until you fix the "
+            f"file and run `okfpro upgrade`{' (the template is staged beside it as ' + rel + NEW_SUFFIX + ')' if rel + NEW_SUFFIX in report.staged else ''}. "
+            "`okfpro audit` reports it until then."
+        )
     if report.staged:
         lines.append(
             "Each *.okfpro-new file is the template's version of a file you already had; yours was not touched. "
