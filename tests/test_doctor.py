@@ -84,3 +84,20 @@ def test_shell_quote_round_trips_through_bash(value):
     out = subprocess.run(["bash", "-c", f"printf %s {quoted}"], capture_output=True, text=True).stdout
     assert out == value
     assert gemini_expand("$GEMINI_PROJECT_DIR/x", value or "/", "s", "/p") == (shell_quote(value or "/")) + "/x"
+
+
+def test_doctor_says_yes_only_when_the_whole_loop_runs(tmp_path):
+    ws = tmp_path / "whole (loop)"
+    assert okfpro("init", str(ws)).returncode == 0
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home")}
+    assert subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=ws, capture_output=True, env=env).returncode == 0
+    subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
+    commit = subprocess.run(["git", "commit", "-qm", "init"], cwd=ws, capture_output=True, text=True, env=env)
+    assert commit.returncode == 0, commit.stdout + commit.stderr
+    code, rep = report(ws, env={"PRE_COMMIT_HOME": str(tmp_path / "pc-home")})
+    assert code == 0 and rep["ok"], [c for c in rep["checks"] if not c["ok"]]
+    # one broken link of the loop is enough for exit 1, and the report names it
+    (ws / ".claude/hooks/okfpro-python").write_text("/nonexistent/python\n")
+    code, rep = report(ws, env={"PRE_COMMIT_HOME": str(tmp_path / "pc-home")})
+    assert code == 1 and not by_name(rep)[(None, "interpreter pin")]["ok"]
+    assert not by_name(rep)[("claude", "PreToolUse [Edit|Write]")]["ok"]

@@ -331,6 +331,7 @@ def test_codex_and_gemini_wiring(tmp_path: Path) -> None:
     proc = init(ws, "--agent", "codex", "--agent", "gemini")
     assert proc.returncode == 0, proc.stderr
     assert not (ws / ".claude/settings.json").exists()  # only the hosts asked for
+    assert "trust the project and review the hooks" in proc.stdout  # Codex keeps untrusted project hooks off
     codex = json.loads((ws / ".codex/hooks.json").read_text())
     assert set(codex["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
     for command in _commands(codex):

@@ -158,12 +158,80 @@ def launcher_items() -> list[Item]:
     return items
 
 
-def template_items(agents: tuple[str, ...] = (DEFAULT_AGENT,)) -> list[Item]:
+WORKFLOW = ".github/workflows/okfpro.yml"
+_INSTALL_MARK = b"__OKFPRO_INSTALL_STEP__"
+
+
+def requirement_from_direct_url(direct_url: dict | None, version: str) -> str | None:
+    """A pip requirement that reinstalls this okfpro elsewhere (PEP 610), or None when it cannot.
+
+    No direct_url.json: installed from an index -> ``okfpro==VERSION``.  A VCS URL -> ``git+URL@COMMIT``.
+    An archive URL over http(s) -> that URL.  A local directory or file exists on this machine only -> None.
+    """
+    if not direct_url:
+        return f"okfpro=={version}"
+    url = str(direct_url.get("url", ""))
+    sub = direct_url.get("subdirectory")
+    suffix = f"#subdirectory={sub}" if sub else ""
+    vcs = direct_url.get("vcs_info")
+    if isinstance(vcs, dict) and not url.startswith("file:"):
+        commit = vcs.get("commit_id") or vcs.get("requested_revision")
+        return f"{vcs.get('vcs', 'git')}+{url}" + (f"@{commit}" if commit else "") + suffix
+    if "archive_info" in direct_url and url.startswith(("https://", "http://")):
+        return url + suffix
+    return None
+
+
+def ci_requirement(dest: Path) -> tuple[str | None, str]:
+    """(requirement, where it came from) for the CI workflow of the workspace at DEST."""
+    try:
+        import tomllib
+
+        with open(dest / "okfpro.toml", "rb") as handle:
+            configured = tomllib.load(handle).get("ci", {}).get("requirement")
+        if isinstance(configured, str) and configured.strip():
+            return configured.strip(), "okfpro.toml [ci] requirement"
+    except (OSError, ValueError):
+        pass
+    import importlib.metadata as metadata
+    import json
+
+    try:
+        dist = metadata.distribution("okfpro")
+        raw = dist.read_text("direct_url.json")
+        version = dist.version
+    except metadata.PackageNotFoundError:
+        return None, "okfpro is not installed as a distribution here"
+    try:
+        direct = json.loads(raw) if raw else None
+    except ValueError:
+        direct = None
+    req = requirement_from_direct_url(direct, version)
+    if req is None:
+        return None, f"okfpro was installed here from {direct.get('url') if direct else 'an unknown source'}, which CI cannot reach"
+    return req, "PEP 610 direct_url.json of the installed okfpro" if direct else "the installed okfpro's version"
+
+
+def _install_step(dest: Path) -> bytes:
+    import shlex
+
+    req, why = ci_requirement(dest)
+    if req is not None:
+        return f"python -m pip install {shlex.quote(req)}".encode()
+    message = (f"okfpro: no installable okfpro for CI: {why}. Set [ci] requirement in okfpro.toml "
+               "(e.g. a git URL with a commit) and run okfpro upgrade.")
+    return f"echo {shlex.quote('::error::' + message)}; exit 1".encode()
+
+
+def template_items(agents: tuple[str, ...] = (DEFAULT_AGENT,), dest: Path | None = None) -> list[Item]:
     """Every file ``init`` writes, in a stable order: owned tree, launchers, seed tree, wiring."""
     root = template_root()
     items: list[Item] = []
     for rel, full in _walk(root / "owned"):
-        items.append(Item(rel, full.read_bytes(), _mode_of(full), owned=True))
+        data = full.read_bytes()
+        if rel == WORKFLOW and _INSTALL_MARK in data:
+            data = data.replace(_INSTALL_MARK, _install_step(dest if dest is not None else Path(".")))
+        items.append(Item(rel, data, _mode_of(full), owned=True))
     items.extend(launcher_items())
     for rel, full in _walk(root / "seed"):
         rel = _DOTLESS.get(rel, rel)
@@ -258,7 +326,7 @@ def install(dest: str | os.PathLike, *, agents: tuple[str, ...] = (DEFAULT_AGENT
     """
     target = Path(dest)
     check_destination(target)
-    items = template_items(agents)
+    items = template_items(agents, target)
     blocked = sorted({b for item in items if (b := _blocked_parent(target, item.rel))})
     if blocked:
         raise ScaffoldError(
@@ -425,6 +493,18 @@ def render(report: Report) -> str:
                 "state (.tmp/), the memory repository, and this machine's interpreter pin. Add: "
                 + ", ".join(lacking)
             )
+    if "codex" in report.agents:
+        lines.append(
+            "Codex: Codex runs this project's hooks only after you trust the project and review the hooks "
+            "(/hooks in Codex) — until then no okfpro gate runs under Codex. `okfpro doctor` reads their trust."
+        )
+    if "gemini" in report.agents:
+        lines.append("Gemini CLI: it loads .gemini/settings.json (and so the hooks) only in a folder you have trusted.")
+    if WORKFLOW in report.written + report.rewritten:
+        req, why = ci_requirement(report.dest)
+        if req is None:
+            lines.append(f"CI: {WORKFLOW} cannot install okfpro yet — {why}. Its install step fails with that "
+                         "message until you set [ci] requirement in okfpro.toml and run `okfpro upgrade`.")
     top = git_fence(report.dest.resolve()) if report.dest.is_dir() else None
     if top is not None and top != report.dest.resolve():
         lines.append(
