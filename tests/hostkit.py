@@ -109,29 +109,6 @@ def codex_hooks_list(root: Path, cwd: Path, home: Path, trust_project: bool = Tr
     if trust_project:
         (codex_home / "config.toml").write_text(f'[projects.{json.dumps(str(cwd))}]\ntrust_level = "trusted"\n')
     env = dict(os.environ, HOME=str(home), CODEX_HOME=str(codex_home))
-    proc = subprocess.Popen([bin_path(root, "codex"), "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=str(cwd))
-    try:
-        def call(id_: int, method: str, params: dict) -> dict:
-            proc.stdin.write(json.dumps({"id": id_, "method": method, "params": params}) + "\n")
-            proc.stdin.flush()
-            while True:
-                line = proc.stdout.readline()
-                if not line:
-                    raise AssertionError(f"codex app-server ended: {proc.stderr.read()[-2000:]}")
-                msg = json.loads(line)
-                if msg.get("id") == id_:
-                    assert "error" not in msg, msg
-                    return msg["result"]
+    from okfpro.io.doctor import codex_hooks_list as ask_codex  # the same client okfpro doctor uses
 
-        call(1, "initialize", {"clientInfo": {"name": "okfpro-tests", "version": "0"}})
-        proc.stdin.write(json.dumps({"method": "initialized"}) + "\n")
-        proc.stdin.flush()
-        return call(2, "hooks/list", {"cwds": [str(cwd)]})
-    finally:
-        proc.stdin.close()
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    return {"data": ask_codex(bin_path(root, "codex"), cwd, env)}

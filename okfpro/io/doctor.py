@@ -277,6 +277,38 @@ def memory_check(ws: Path) -> dict[str, Any]:
             "detail": "; ".join(bad) if bad else f"{len(repos)} repositor{'y' if len(repos) == 1 else 'ies'} clean"}
 
 
+def codex_hooks_list(codex: str, cwd: Path, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Codex's own answer to the app-server JSON-RPC ``hooks/list`` for CWD: its ``data`` entries."""
+    proc = subprocess.Popen([codex, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=str(cwd), env=env)
+    assert proc.stdin and proc.stdout
+    try:
+        def call(id_: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+            proc.stdin.write(json.dumps({"id": id_, "method": method, "params": params}) + "\n")
+            proc.stdin.flush()
+            while True:
+                line = proc.stdout.readline()
+                if not line:
+                    raise RuntimeError("codex app-server ended: " + (proc.stderr.read() if proc.stderr else "")[-500:])
+                msg = json.loads(line)
+                if msg.get("id") == id_:
+                    if "error" in msg:
+                        raise RuntimeError(f"codex app-server: {msg['error']}")
+                    return msg.get("result") or {}
+
+        call(1, "initialize", {"clientInfo": {"name": "okfpro-doctor", "version": "1"}})
+        proc.stdin.write(json.dumps({"method": "initialized"}) + "\n")
+        proc.stdin.flush()
+        return call(2, "hooks/list", {"cwds": [str(cwd)]}).get("data", [])
+    finally:
+        proc.stdin.close()
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def codex_trust_check(ws: Path) -> dict[str, Any]:
     """Codex runs project hooks only when trusted; ask Codex itself (app-server hooks/list) when it is here."""
     codex = shutil.which("codex")
@@ -284,32 +316,10 @@ def codex_trust_check(ws: Path) -> dict[str, Any]:
     if codex is None:
         return {"check": name, "host": "codex", "ok": False,
                 "detail": "codex is not on PATH, so its hook trust cannot be read; in Codex, trust the project and review its hooks (/hooks)"}
-    proc = subprocess.Popen([codex, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=str(ws))
     try:
-        def call(id_: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-            assert proc.stdin and proc.stdout
-            proc.stdin.write(json.dumps({"id": id_, "method": method, "params": params}) + "\n")
-            proc.stdin.flush()
-            while True:
-                line = proc.stdout.readline()
-                if not line:
-                    raise RuntimeError("codex app-server ended")
-                msg = json.loads(line)
-                if msg.get("id") == id_:
-                    return msg.get("result") or {}
-
-        call(1, "initialize", {"clientInfo": {"name": "okfpro-doctor", "version": "1"}})
-        assert proc.stdin
-        proc.stdin.write(json.dumps({"method": "initialized"}) + "\n")
-        proc.stdin.flush()
-        data = call(2, "hooks/list", {"cwds": [str(ws)]}).get("data", [])
+        data = codex_hooks_list(codex, ws)
     except Exception as exc:  # noqa: BLE001 - any failure is "cannot tell", said as such
         return {"check": name, "host": "codex", "ok": False, "detail": f"codex app-server could not answer ({exc})"}
-    finally:
-        if proc.stdin:
-            proc.stdin.close()
-        proc.terminate()
     hooks = [h for entry in data for h in entry.get("hooks", []) if is_ours(h.get("command"))]
     problems = [f"{w}" for entry in data for w in entry.get("warnings", []) + [e.get("message") for e in entry.get("errors", [])]]
     if not hooks:
