@@ -94,6 +94,9 @@ def gemini_bundle(root: Path) -> Path:
 
 def gemini(root: Path, ops: list[dict], home: Path) -> list[dict]:
     """Run ops through Gemini CLI's own code (tests/hosts/gemini_kit.mjs)."""
+    version = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip().lstrip("v")
+    if int((version.split(".")[0] or "0")) < 20:
+        pytest.skip(f"Gemini CLI 0.61 needs Node >= 20; this machine has {version or 'no node'}")
     env = dict(os.environ, HOME=str(home), NO_COLOR="1")
     proc = subprocess.run(["node", str(HERE / "hosts" / "gemini_kit.mjs"), str(gemini_bundle(root))],
                           input=json.dumps({"ops": ops}), capture_output=True, text=True, env=env, timeout=300)
