@@ -41,8 +41,10 @@ def main(args):
     except OSError as exc:
         return refuse(f"`{desc}` could not be started ({exc})")
     err = proc.stderr or b""
-    if b"No module named okfpro" in err or b"No module named 'okfpro'" in err:
-        return refuse(f"the interpreter {base[0]} (named in {os.path.join(HERE, PIN_FILE)}) has no okfpro installed")
+    if proc.returncode == 1 and b"ModuleNotFoundError" in err and MARKER not in err:
+        missing = err.decode("utf-8", "replace").strip().splitlines()[-1]
+        return refuse(f"the interpreter {base[0]} (named in {os.path.join(HERE, PIN_FILE)}) has no working okfpro "
+                      f"installed ({missing})")
     if data is not None:
         if MARKER not in err.splitlines() and MARKER.decode() not in err.decode("utf-8", "replace").splitlines():
             return refuse(f"`{desc}` did not identify itself as the okfpro enforcer (exit {proc.returncode}), so the "

@@ -81,5 +81,5 @@ def test_the_workflow_steps_run_in_a_fresh_environment(tmp_path):
         assert proc.returncode == 0, (step["name"], proc.stdout[-2000:], proc.stderr[-2000:])
     assert "okfpro — advisory" in (tmp_path / "summary.md").read_text()
     where = subprocess.run([str(venv / "bin" / "python"), "-c", "import okfpro, sys; print(okfpro.__file__)"],
-                           capture_output=True, text=True, cwd=tmp_path).stdout
+                           capture_output=True, text=True, cwd=tmp_path, env=env).stdout
     assert str(venv) in where  # the gates ran the okfpro the install step installed

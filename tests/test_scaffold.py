@@ -475,6 +475,7 @@ def test_the_commit_door_uses_the_pin_without_an_activated_venv_and_names_the_ca
     bare_path = "/usr/local/bin:/usr/bin:/bin"  # python3 and git, no okfpro
     env = {**os.environ, "PATH": bare_path, "PRE_COMMIT_HOME": str(tmp_path / "pc-home")}
     env.pop("VIRTUAL_ENV", None)
+    env.pop("PYTHONPATH", None)
 
     def sh(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(list(args), cwd=ws, env=env, capture_output=True, text=True, timeout=600)
@@ -492,7 +493,7 @@ def test_the_commit_door_uses_the_pin_without_an_activated_venv_and_names_the_ca
     assert "removed-venv" in gone.stdout + gone.stderr and "not an executable" in gone.stdout + gone.stderr
     pin.write_text("/usr/bin/python3\n")  # a real interpreter without okfpro
     bare = sh("git", "commit", "-q", "-m", "x")
-    assert bare.returncode != 0 and "has no okfpro installed" in bare.stdout + bare.stderr, bare.stdout + bare.stderr
+    assert bare.returncode != 0 and "has no working okfpro installed" in bare.stdout + bare.stderr, bare.stdout + bare.stderr
     pin.unlink()
     nopin = sh("git", "commit", "-q", "-m", "x")
     assert nopin.returncode != 0 and "no okfpro-python beside" in nopin.stdout + nopin.stderr
