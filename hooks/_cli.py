@@ -41,7 +41,7 @@ def main(args):
     except OSError as exc:
         return refuse(f"`{desc}` could not be started ({exc})")
     err = proc.stderr or b""
-    if proc.returncode == 1 and b"ModuleNotFoundError" in err and MARKER not in err:
+    if proc.returncode == 1 and (b"ModuleNotFoundError" in err or b"No module named" in err) and MARKER not in err:
         missing = err.decode("utf-8", "replace").strip().splitlines()[-1]
         return refuse(f"the interpreter {base[0]} (named in {os.path.join(HERE, PIN_FILE)}) has no working okfpro "
                       f"installed ({missing})")
