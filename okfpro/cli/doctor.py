@@ -6,18 +6,15 @@ Exit 0 when every check passes, 1 when one fails (the loop is broken somewhere: 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import click
 
-from okfpro.cli import finish
+from okfpro.cli.common import dumps, given_dir
 
 
 @click.command("doctor")
 @click.argument("directory", default=".", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def doctor_cmd(directory: str, as_json: bool) -> None:
+def doctor_cmd(directory: str, as_json: bool) -> int:
     """Prove the enforcement loop of the workspace in DIR (default: .) works end to end.
 
     For each wired agent host: parse its settings, run each configured command as the host would
@@ -27,13 +24,9 @@ def doctor_cmd(directory: str, as_json: bool) -> None:
     """
     from okfpro.io.doctor import diagnose
 
-    start = Path(directory)
-    if not start.is_dir():
-        click.echo(f"okfpro doctor: {directory}: {'not a directory' if start.exists() else 'no such directory'}", err=True)
-        finish(2)
-    report = diagnose(start)
+    report = diagnose(given_dir(directory))
     if as_json:
-        click.echo(json.dumps(report, ensure_ascii=False, separators=(",", ":")))
+        click.echo(dumps(report))
     else:
         click.echo(f"okfpro doctor — {report['root']} (hosts wired: {', '.join(report['hosts']) or 'none'})")
         for c in report["checks"]:
@@ -41,4 +34,4 @@ def doctor_cmd(directory: str, as_json: bool) -> None:
             click.echo(f"  {'ok  ' if c['ok'] else 'FAIL'} {where}{c['check']} — {c['detail']}")
         failed = sum(1 for c in report["checks"] if not c["ok"])
         click.echo("every wired host runs every hook." if report["ok"] else f"{failed} check(s) failed.")
-    finish(0 if report["ok"] else 1)
+    return 0 if report["ok"] else 1
