@@ -393,6 +393,7 @@ def scan(
     flt = where if where is not None else RowFilter(type, dir, tag, status, trust)
     use_filter = flt.active()
     rows: list[dict[str, Any]] = []
+    hits: list[tuple[float, str, Any, list[str], dict[str, Any]]] = []
     literal = not regexp
     searchers = [p.search for p in patterns]
     # A literal term that hits a field also hits the fields joined by NUL (a term
@@ -441,16 +442,19 @@ def scan(
         if not ok:
             continue
         order = [name for bit, name in enumerate(searched) if matched >> bit & 1]
-        score = sum(WEIGHTS[f] for f in order)
+        hits.append((-sum(WEIGHTS[f] for f in order), view.id, view, order, values))
+    # rank first, then build the rows kept: a snippet costs more than the match (50k concepts, a
+    # term in most of them: the snippets of rows a --limit drops were most of the time)
+    hits.sort(key=lambda h: (h[0], h[1]))
+    if limit is not None and limit >= 0:
+        hits = hits[:limit]
+    for neg, _, view, order, values in hits:
         snip = ""
         for name in SNIPPET_FIELDS:
             if name in order:
                 snip = snippet(_as_text(values[name]), patterns, literal=literal)
                 break
-        rows.append(row_for(view, order, score, snip))
-    rows.sort(key=lambda r: (-r["score"], r["id"]))
-    if limit is not None and limit >= 0:
-        rows = rows[:limit]
+        rows.append(row_for(view, order, -neg, snip))
     return rows
 
 
