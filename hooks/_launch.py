@@ -126,6 +126,17 @@ def _which(name):
 
 def find_command(here, event, extra):
     """(argv, description) or (None, reason)."""
+    base, desc = find_okfpro(here)
+    if base is None:
+        return None, desc
+    return base + ["hook", event] + list(extra), desc
+
+
+def find_okfpro(here):
+    """(argv prefix that runs okfpro, description) or (None, reason): the pin beside HERE, else PATH.
+
+    The pre-commit hooks use it too (_cli.py), so the commit door and the agent door run one okfpro.
+    """
     pin = os.path.join(here, PIN_FILE)
     if os.path.exists(pin):
         try:
@@ -135,11 +146,11 @@ def find_command(here, event, extra):
             return None, f"{pin} exists but names no interpreter"
         if not (os.path.isfile(python) and os.access(python, os.X_OK)):
             return None, f"{pin} names {python!r}, which is not an executable file (was the environment removed?)"
-        return [python, "-P", "-m", "okfpro", "hook", event] + extra, f"{python} -m okfpro"
+        return [python, "-P", "-m", "okfpro"], f"{python} -m okfpro"
     found = _which("okfpro")
     if found is None:
         return None, f"no {PIN_FILE} beside this script and no `okfpro` on PATH"
-    return [found, "hook", event] + extra, found
+    return [found], found
 
 
 def _strip_marker(err):

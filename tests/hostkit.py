@@ -94,6 +94,9 @@ def gemini_bundle(root: Path) -> Path:
 
 def gemini(root: Path, ops: list[dict], home: Path) -> list[dict]:
     """Run ops through Gemini CLI's own code (tests/hosts/gemini_kit.mjs)."""
+    version = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip().lstrip("v")
+    if int((version.split(".")[0] or "0")) < 20:
+        pytest.skip(f"Gemini CLI 0.61 needs Node >= 20; this machine has {version or 'no node'}")
     env = dict(os.environ, HOME=str(home), NO_COLOR="1")
     proc = subprocess.run(["node", str(HERE / "hosts" / "gemini_kit.mjs"), str(gemini_bundle(root))],
                           input=json.dumps({"ops": ops}), capture_output=True, text=True, env=env, timeout=300)
@@ -109,29 +112,6 @@ def codex_hooks_list(root: Path, cwd: Path, home: Path, trust_project: bool = Tr
     if trust_project:
         (codex_home / "config.toml").write_text(f'[projects.{json.dumps(str(cwd))}]\ntrust_level = "trusted"\n')
     env = dict(os.environ, HOME=str(home), CODEX_HOME=str(codex_home))
-    proc = subprocess.Popen([bin_path(root, "codex"), "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=str(cwd))
-    try:
-        def call(id_: int, method: str, params: dict) -> dict:
-            proc.stdin.write(json.dumps({"id": id_, "method": method, "params": params}) + "\n")
-            proc.stdin.flush()
-            while True:
-                line = proc.stdout.readline()
-                if not line:
-                    raise AssertionError(f"codex app-server ended: {proc.stderr.read()[-2000:]}")
-                msg = json.loads(line)
-                if msg.get("id") == id_:
-                    assert "error" not in msg, msg
-                    return msg["result"]
+    from okfpro.io.doctor import codex_hooks_list as ask_codex  # the same client okfpro doctor uses
 
-        call(1, "initialize", {"clientInfo": {"name": "okfpro-tests", "version": "0"}})
-        proc.stdin.write(json.dumps({"method": "initialized"}) + "\n")
-        proc.stdin.flush()
-        return call(2, "hooks/list", {"cwds": [str(cwd)]})
-    finally:
-        proc.stdin.close()
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    return {"data": ask_codex(bin_path(root, "codex"), cwd, env)}

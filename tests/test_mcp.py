@@ -167,9 +167,13 @@ def test_an_outside_edit_is_seen_on_the_next_call(tmp_path: Path) -> None:
     concept = okf / "learnings" / "renewal.md"
 
     async def hits(c, term: str) -> list[str]:
-        err, got = await call(c, "search", {"terms": [term], "fields": ["id"]})
-        assert not err, got
-        return [r["id"] for r in got["matches"]]
+        found = []
+        for engine in ("scan", "ranked"):  # the ranked engine's index follows the edit too
+            err, got = await call(c, "search", {"terms": [term], "fields": ["id"], "engine": engine})
+            assert not err, got
+            found.append([r["id"] for r in got["matches"]])
+        assert found[0] == found[1], found
+        return found[0]
 
     async def main() -> None:
         async with stdio_client(okf) as c:
@@ -322,3 +326,41 @@ def test_without_the_sdk_the_verb_says_how_to_install_it(tmp_path: Path) -> None
 def test_no_bundle_is_a_usage_error(tmp_path: Path) -> None:
     proc = run_okfpro("mcp", "--bundle", str(tmp_path))
     assert proc.returncode == 2 and "no OKF bundle" in proc.stderr
+
+
+def _wired_servers(ws: Path) -> dict[str, dict]:
+    import tomllib
+
+    return {
+        "claude": json.loads((ws / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["okfpro"],
+        "codex": tomllib.loads((ws / ".codex" / "config.toml").read_text(encoding="utf-8"))["mcp_servers"]["okfpro"],
+        "gemini": json.loads((ws / ".gemini" / "settings.json").read_text(encoding="utf-8"))["mcpServers"]["okfpro"],
+    }
+
+
+@pytest.mark.slow
+def test_init_wires_the_server_for_every_host(tmp_path: Path) -> None:
+    """The command each host's config names starts a server that answers — from the workspace, from a
+    subdirectory, and (Claude Code) from anywhere with CLAUDE_PROJECT_DIR; the pinned interpreter runs it."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    ws = tmp_path / "brain"
+    proc = run_okfpro("init", str(ws), "--agent", "claude", "--agent", "codex", "--agent", "gemini")
+    assert proc.returncode == 0, proc.stderr
+    servers = _wired_servers(ws)
+    (ws / "deep" / "er").mkdir(parents=True)
+    env = {k: v for k, v in server_env().items() if k not in ("PYTHONPATH", "CLAUDE_PROJECT_DIR")}
+    env["PATH"] = "/usr/bin:/bin"  # no okfpro on PATH: the pin in .claude/hooks/okfpro-python must carry it
+    runs = [(host, cfg, ws, env) for host, cfg in servers.items()]
+    runs.append(("codex", servers["codex"], ws / "deep" / "er", env))
+    runs.append(("claude", servers["claude"], tmp_path, {**env, "CLAUDE_PROJECT_DIR": str(ws)}))
+
+    async def main() -> None:
+        for host, cfg, cwd, run_env in runs:
+            params = StdioServerParameters(command=cfg["command"], args=cfg["args"], env=run_env, cwd=str(cwd))
+            async with Client(params, cache=None, read_timeout_seconds=60) as c:
+                err, got = await call(c, "state", {})
+                assert not err and got["root"] == str(ws / ".okf"), (host, cwd, got)
+
+    anyio.run(main)

@@ -276,3 +276,39 @@ def test_gemini_loads_the_settings_and_its_runner_runs_every_command(hosts, tmp_
         r = result[quiet]
         assert r["success"] and not r["blocking"]["blocked"] and r["systemMessage"] is None, (quiet, r)
     assert (result["start"]["context"] or "").startswith("Bundle state at session start"), result["start"]
+
+
+# --------------------------------------------------------------------------- okfpro doctor against the hosts
+
+
+@pytest.mark.parametrize("path", ["/tmp/gem ws (1)", "/tmp/g,w:s@[x]#y (2)", "/tmp/it's (3)", "/tmp/plain/ws"])
+def test_doctors_gemini_expansion_is_geminis_own(hosts, tmp_path, path):
+    from okfpro.io.doctor import gemini_expand
+
+    command = "$GEMINI_PROJECT_DIR/.claude/hooks/stop.py --agent gemini"
+    [r] = hostkit.gemini(hosts, [{"op": "run", "event": "SessionEnd", "command": command,
+                                  "input": {"cwd": path, "session_id": "s1", "hook_event_name": "SessionEnd"}}],
+                         tmp_path / "home")
+    assert r["expanded"] == gemini_expand(command, path, "s1", path + "/.gemini/plans")
+
+
+def test_doctor_reads_codex_trust_from_codex_itself(hosts, tmp_path):
+    ws = _commit(_init(tmp_path / "doc ws (codex)", "codex"))
+    home = tmp_path / "home"
+    listed = hostkit.codex_hooks_list(hosts, ws, home)["data"][0]["hooks"]
+    env = dict(os.environ, HOME=str(home), CODEX_HOME=str(home / ".codex"),
+               PATH=str(hosts / "node_modules" / ".bin") + os.pathsep + os.environ.get("PATH", ""))
+
+    def trust_check() -> dict:
+        proc = subprocess.run([sys.executable, "-m", "okfpro", "doctor", str(ws), "--json"], capture_output=True,
+                              text=True, env=env, timeout=600)
+        return {c["check"]: c for c in json.loads(proc.stdout)["checks"]}["codex trust"]
+
+    untrusted = trust_check()
+    assert not untrusted["ok"] and "trust" in untrusted["detail"], untrusted
+    config = (home / ".codex" / "config.toml").read_text()
+    for h in listed:  # what Codex's /hooks review writes when the user trusts each hook
+        config += f'\n[hooks.state.{json.dumps(h["key"])}]\ntrusted_hash = {json.dumps(h["currentHash"])}\n'
+    (home / ".codex" / "config.toml").write_text(config)
+    trusted = trust_check()
+    assert trusted["ok"], trusted

@@ -19,7 +19,7 @@ from okfpro.io import scaffold
 from tests.helpers import REPO, run_okfpro
 
 DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-COUNTS = re.compile(r"^(\d+) written, (?:(\d+) rewritten, )?(\d+) staged, (\d+) left alone$", re.M)
+COUNTS = re.compile(r"^(\d+) written, (?:(\d+) rewritten, )?(?:\d+ merged, )?(\d+) staged, (\d+) left alone$", re.M)
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -247,7 +247,9 @@ def test_upgrade_rewrites_only_tool_owned_files(tmp_path: Path) -> None:
     assert launcher.read_bytes() == (REPO / "hooks/stop.py").read_bytes()
     assert launcher.stat().st_mode & 0o777 == 0o755
     assert (ws / "README.md").read_text() == "my manual\n"
-    assert (ws / ".claude/settings.json").read_text() == "{}\n"
+    # the owner's (emptied) settings get okfpro's hook entries merged back in; the original is kept
+    assert set(json.loads((ws / ".claude/settings.json").read_text())["hooks"]) >= {"PreToolUse", "Stop"}
+    assert (ws / ".claude/settings.json.okfpro-backup").read_text() == "{}\n"
     assert (ws / ".okf/board.md").read_text() == "---\ntype: Board\n---\n\nmine\n"
     assert (ws / ".okf/roadmap.md").is_file()  # a missing seeded file is completed
     assert "rewrote  .claude/skills/okfpro/SKILL.md" in proc.stdout
@@ -329,6 +331,7 @@ def test_codex_and_gemini_wiring(tmp_path: Path) -> None:
     proc = init(ws, "--agent", "codex", "--agent", "gemini")
     assert proc.returncode == 0, proc.stderr
     assert not (ws / ".claude/settings.json").exists()  # only the hosts asked for
+    assert "trust the project and review the hooks" in proc.stdout  # Codex keeps untrusted project hooks off
     codex = json.loads((ws / ".codex/hooks.json").read_text())
     assert set(codex["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
     for command in _commands(codex):
@@ -371,8 +374,9 @@ def test_pre_commit_config_and_workflow_run_the_gates(tmp_path: Path) -> None:
     assert repo["repo"] == "local"
     entries = {h["id"]: h["entry"] for h in repo["hooks"]}
     assert all(h["language"] == "system" for h in repo["hooks"])
-    assert entries["okfpro-records"] == "okfpro records"
-    assert entries["okfpro-audit"] == "okfpro audit"
+    # through the launchers' interpreter pin, not whatever okfpro is on PATH (tests/test_scaffold.py below)
+    assert entries["okfpro-records"] == "python3 .claude/hooks/_cli.py records"
+    assert entries["okfpro-audit"] == "python3 .claude/hooks/_cli.py audit"
     assert "--fail-on warn" in entries["okfpro-lint"]
     flow = yaml.safe_load((owned / ".github/workflows/okfpro.yml").read_text())
     runs = [s.get("run", "") for s in flow["jobs"]["gates"]["steps"]]
@@ -446,15 +450,53 @@ def test_the_template_pre_commit_config_guards_real_commits(tmp_path: Path) -> N
     assert "2026-11-20.md" in refused.stdout + refused.stderr
     assert sh("git", "rev-parse", "HEAD").stdout == head
 
-    # a stray `okfpro` that exits 0 for everything must not pass the commit door
+    # the commit door runs the pinned okfpro: a stray `okfpro` on PATH changes nothing ...
     sh("git", "reset", "-q", "--hard", "HEAD")
     shim.write_text("#!/bin/sh\nexit 0\n")
     (ws / ".okf/learnings/note.md").write_text("no frontmatter at all\n")
     sh("git", "add", "-A")
     stray = sh("git", "commit", "-q", "-m", "slip past a fake enforcer")
-    assert stray.returncode != 0
-    assert "did not identify itself as the enforcer" in stray.stdout + stray.stderr
+    assert stray.returncode != 0 and "learnings/note.md" in stray.stdout + stray.stderr
     assert sh("git", "rev-parse", "HEAD").stdout == head
+    # ... and a pin naming a program that exits 0 for everything does not pass it either
+    pin = ws / ".claude/hooks/okfpro-python"
+    pin.write_text(f"{shim}\n")
+    fake = sh("git", "commit", "-q", "-m", "slip past a fake enforcer")
+    assert fake.returncode != 0
+    assert "did not identify itself as the okfpro enforcer" in fake.stdout + fake.stderr
+    assert sh("git", "rev-parse", "HEAD").stdout == head
+
+
+def test_the_commit_door_uses_the_pin_without_an_activated_venv_and_names_the_cause(tmp_path: Path) -> None:
+    """A commit from a shell where okfpro is not on PATH reaches the pinned okfpro; with the pin broken the
+    refusal says what is wrong (it used to be 'did not identify itself as the enforcer' either way)."""
+    ws = tmp_path / "w"
+    assert init(ws).returncode == 0
+    bare_path = "/usr/local/bin:/usr/bin:/bin"  # python3 and git, no okfpro
+    env = {**os.environ, "PATH": bare_path, "PRE_COMMIT_HOME": str(tmp_path / "pc-home")}
+    env.pop("VIRTUAL_ENV", None)
+    env.pop("PYTHONPATH", None)
+
+    def sh(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(list(args), cwd=ws, env=env, capture_output=True, text=True, timeout=600)
+
+    assert subprocess.run([*_pre_commit(), "install"], cwd=ws, capture_output=True).returncode == 0
+    sh("git", "add", "-A")
+    first = sh("git", "commit", "-q", "-m", "start")
+    assert first.returncode == 0, first.stdout + first.stderr
+    (ws / ".okf/learnings/n.md").write_text("---\ntype: Note\n---\n")
+    sh("git", "add", "-A")
+    pin = ws / ".claude/hooks/okfpro-python"
+    pin.write_text(str(tmp_path / "removed-venv" / "bin" / "python") + "\n")
+    gone = sh("git", "commit", "-q", "-m", "x")
+    assert gone.returncode != 0
+    assert "removed-venv" in gone.stdout + gone.stderr and "not an executable" in gone.stdout + gone.stderr
+    pin.write_text("/usr/bin/python3\n")  # a real interpreter without okfpro
+    bare = sh("git", "commit", "-q", "-m", "x")
+    assert bare.returncode != 0 and "has no working okfpro installed" in bare.stdout + bare.stderr, bare.stdout + bare.stderr
+    pin.unlink()
+    nopin = sh("git", "commit", "-q", "-m", "x")
+    assert nopin.returncode != 0 and "no okfpro-python beside" in nopin.stdout + nopin.stderr
 
 
 def test_init_refreshes_a_stale_interpreter_pin(tmp_path: Path) -> None:

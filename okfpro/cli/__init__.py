@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "audit": ("okfpro.cli.doors", "audit_cmd", "The CI door: every invariant of the workspace at once."),
     "records": ("okfpro.cli.doors", "records_cmd", "The commit door: the staged commit must not rewrite a past journal day."),
     "unverified": ("okfpro.cli.doors", "unverified_cmd", "Concepts still awaiting the owner's read."),
+    "doctor": ("okfpro.cli.doctor", "doctor_cmd", "Prove every wired agent host really runs every hook (and the commit door)."),
     "friction": ("okfpro.cli.friction", "friction_cmd", "Hand edits of the bundle a verb could have done (telemetry; --issue, --clear)."),
     # work state: readers and writers
     "state": ("okfpro.cli.workspace", "state_cmd", "What is on the board, in one call (--full adds corpus-derived parts)."),

@@ -25,6 +25,36 @@ def _read_text(path: Path) -> str:
         return handle.read().decode("utf-8", errors="replace")
 
 
+def stop_promise(root: Path, today: Any) -> list[str]:
+    """What the Stop gate asks of uncommitted bundle changes, held at this door too.
+
+    The gate yields when the host says ``stop_hook_active`` (the host's own advice), so at the agent
+    door it is one reminder; audit — run by the pre-commit door and by hand — refuses the same thing:
+    Markdown in the bundle changed since the last commit, and log.md has no correct Snapshot line for
+    today.  A repository with no commit yet (the scaffold's first commit) and a clean tree (CI's
+    checkout) have nothing to answer for.
+    """
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)
+        if head.returncode != 0:
+            return []
+        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "*.md"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if status.returncode != 0 or not status.stdout.strip():
+        return []
+    from okfpro.hooks.context import Ctx
+    from okfpro.hooks.event import Event
+    from okfpro.hooks.stop import snapshot_messages
+
+    return [f"{m.lstrip('— ')} (the bundle has uncommitted changes: the Stop gate asks for this line)"
+            for m in snapshot_messages(Ctx(Event(), today), str(root))]
+
+
 def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
     """Every finding of ``okfpro audit`` for the directory ``start``, as (category, message)."""
     from okfpro.core import audit as A
@@ -36,6 +66,11 @@ def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
         findings.extend((category, m) for m in messages)
 
     add("layout", A.layout(str(start), root_kind(start), (start / ".okf" / "index.md").is_file()))
+    if (start / "okfpro.toml").is_file():  # an okfpro workspace: the doors it promises must be wired
+        from okfpro.io.scaffold import template_root
+        from okfpro.io.wiring import findings as wiring_findings
+
+        add("wiring", wiring_findings(start, template_root()))
     root = resolve(start)
     if root is None:
         add("structure", [A.no_bundle(str(start))])
@@ -58,6 +93,7 @@ def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
     add("lint", A.lint_findings(lint(bundle, today=today, except_=list(A.LINT_EXCEPT))))
     if present["log.md"]:
         add("snapshot", A.snapshot_findings(_read_text(root / "log.md")))
+        add("snapshot", stop_promise(root, today))
     if present["board.md"]:
         board_text = _read_text(root / "board.md")
         add("budget", A.budget_findings(board_text))

@@ -146,6 +146,32 @@ def _concept_values(c: Any) -> dict[str, Any]:
     }
 
 
+def _low(value: Any) -> str | None:
+    """A field as one lowercase ASCII string (list items joined by NUL), or None when not ASCII:
+    for ASCII text and an ASCII literal term, ``term in low`` answers exactly what the
+    case-insensitive regexp does (non-ASCII case folds, e.g. the Kelvin sign, stay on the regexp)."""
+    if not value:
+        return ""
+    text = value if value.__class__ is str else "\x00".join(x if x.__class__ is str else str(x) for x in value if x is not None)
+    return text.lower() if text.isascii() else None
+
+
+def prepared(bundle: Any) -> list[tuple[Any, "_View", dict[str, Any], dict[str, str | None], str | None]]:
+    """Per concept of ``bundle``: (concept, view, the seven field values, their lowercase ASCII forms,
+    all of them joined by NUL or None) — built once per Bundle object, which is one reading of the
+    disk (a resident server searches the same object many times; a changed disk is a new Bundle)."""
+    memo = bundle.__dict__.get("_okfpro_scan")
+    if memo is None:
+        memo = []
+        for c in bundle.concepts:
+            values = _concept_values(c)
+            lows = {name: _low(v) for name, v in values.items()}
+            joined = None if any(v is None for v in lows.values()) else "\x00".join(v for v in lows.values() if v)
+            memo.append((c, _View(c), values, lows, joined))
+        bundle.__dict__["_okfpro_scan"] = memo
+    return memo
+
+
 class _View:
     """Uniform read access over a Concept or a Doc."""
 
@@ -399,6 +425,7 @@ def scan(
     flt = where if where is not None else RowFilter(type, dir, tag, status, trust)
     use_filter = flt.active()
     rows: list[dict[str, Any]] = []
+    hits: list[tuple[float, str, Any, list[str], dict[str, Any]]] = []
     literal = not regexp
     searchers = [p.search for p in patterns]
     # A literal term that hits a field also hits the fields joined by NUL (a term
@@ -407,14 +434,37 @@ def scan(
     precheck = literal and not any("\x00" in t for t in terms)
     concept_fast = tuple(searched) == FIELDS
     ascii_terms = [t.lower() for t in terms] if precheck and all(t.isascii() for t in terms) else None
-    for obj in items:
-        view = _View(obj)
-        if use_filter and not flt(view):
-            continue
-        if concept_fast and not view.is_doc:
-            values = _concept_values(obj)
+    fast = concept_fast and ascii_terms is not None and hasattr(docs, "concepts") and hasattr(docs, "__dict__")
+    for entry in (prepared(docs) if fast else items):
+        if fast:
+            obj, view, values, lows, low = entry
+            if use_filter and not flt(view):
+                continue
+            if low is not None:
+                if not all(t in low for t in ascii_terms):
+                    continue
+                matched = 0
+                for t in ascii_terms:
+                    hit = 0
+                    for bit, name in enumerate(searched):
+                        if t in lows[name]:
+                            hit |= 1 << bit
+                    if not hit:
+                        break
+                    matched |= hit
+                else:
+                    order = [name for bit, name in enumerate(searched) if matched >> bit & 1]
+                    hits.append((-sum(WEIGHTS[f] for f in order), view.id, view, order, values))
+                continue
         else:
-            values = {name: view.field(name) for name in searched}
+            obj = entry
+            view = _View(obj)
+            if use_filter and not flt(view):
+                continue
+            if concept_fast and not view.is_doc:
+                values = _concept_values(obj)
+            else:
+                values = {name: view.field(name) for name in searched}
         if precheck:
             joined = "\x00".join(
                 v if v.__class__ is str else "\x00".join(x if x.__class__ is str else str(x) for x in v if x is not None)
@@ -447,16 +497,19 @@ def scan(
         if not ok:
             continue
         order = [name for bit, name in enumerate(searched) if matched >> bit & 1]
-        score = sum(WEIGHTS[f] for f in order)
+        hits.append((-sum(WEIGHTS[f] for f in order), view.id, view, order, values))
+    # rank first, then build the rows kept: a snippet costs more than the match (50k concepts, a
+    # term in most of them: the snippets of rows a --limit drops were most of the time)
+    hits.sort(key=lambda h: (h[0], h[1]))
+    if limit is not None and limit >= 0:
+        hits = hits[:limit]
+    for neg, _, view, order, values in hits:
         snip = ""
         for name in SNIPPET_FIELDS:
             if name in order:
                 snip = snippet(_as_text(values[name]), patterns, literal=literal)
                 break
-        rows.append(row_for(view, order, score, snip))
-    rows.sort(key=lambda r: (-r["score"], r["id"]))
-    if limit is not None and limit >= 0:
-        rows = rows[:limit]
+        rows.append(row_for(view, order, -neg, snip))
     return rows
 
 

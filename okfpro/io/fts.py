@@ -177,8 +177,6 @@ def ranked(
     tokens = S.query_tokens(query)
     if not tokens or not bundle.concepts:
         return []
-    views = [S._View(c) for c in bundle.concepts]
-    paths = [c.path for c in bundle.concepts]
     root_real = os.path.realpath(os.fspath(root))
     con = None
     if persist:
@@ -186,12 +184,25 @@ def ranked(
 
         path = db_path(root)
         persist = writable(Path(path).parent)
-    if persist:
+    # A Bundle object is one reading of the disk: once synced, the same object needs no second
+    # sync (a resident server asks many times; a changed disk is a new Bundle).
+    memo = bundle.__dict__.get("_okfpro_fts")
+    if persist and memo is not None and memo[0] == path:
+        _, views, rowmap = memo
+        try:
+            con = _connect(path)
+        except Exception:
+            con = None
+    else:
+        views = [S._View(c) for c in bundle.concepts]
+    paths = [c.path for c in bundle.concepts]
+    if persist and con is None:
         for attempt in (1, 2):  # a corrupt or foreign file is removed and rebuilt once
             try:
                 con = _connect(path)
                 _ensure(con, root_real)
                 rowmap = _sync(con, views, paths)
+                bundle.__dict__["_okfpro_fts"] = (path, views, rowmap)
                 break
             except Exception:
                 if con is not None:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from okfpro.io.atomic import atomic_write
 from okfpro.io.roots import git_fence, root_kind
+from okfpro.io.wiring import MERGEABLE
 
 NEW_SUFFIX = ".okfpro-new"
 AGENTS = ("claude", "codex", "gemini")
@@ -100,6 +101,9 @@ class Report:
     rewritten: list[str] = field(default_factory=list)
     staged: list[str] = field(default_factory=list)
     left_alone: list[str] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
+    backups: list[str] = field(default_factory=list)
+    not_active: list[tuple[str, str]] = field(default_factory=list)  # (file, why): wiring that is off
     git_initialised: bool = False
     agents: tuple[str, ...] = ()
 
@@ -112,6 +116,9 @@ class Report:
             "rewritten": self.rewritten,
             "staged": self.staged,
             "left alone": self.left_alone,
+            "merged": self.merged,
+            "backups": self.backups,
+            "not active": [{"path": rel, "reason": why} for rel, why in self.not_active],
             "git initialised": self.git_initialised,
         }
 
@@ -151,12 +158,80 @@ def launcher_items() -> list[Item]:
     return items
 
 
-def template_items(agents: tuple[str, ...] = (DEFAULT_AGENT,)) -> list[Item]:
+WORKFLOW = ".github/workflows/okfpro.yml"
+_INSTALL_MARK = b"__OKFPRO_INSTALL_STEP__"
+
+
+def requirement_from_direct_url(direct_url: dict | None, version: str) -> str | None:
+    """A pip requirement that reinstalls this okfpro elsewhere (PEP 610), or None when it cannot.
+
+    No direct_url.json: installed from an index -> ``okfpro==VERSION``.  A VCS URL -> ``git+URL@COMMIT``.
+    An archive URL over http(s) -> that URL.  A local directory or file exists on this machine only -> None.
+    """
+    if not direct_url:
+        return f"okfpro=={version}"
+    url = str(direct_url.get("url", ""))
+    sub = direct_url.get("subdirectory")
+    suffix = f"#subdirectory={sub}" if sub else ""
+    vcs = direct_url.get("vcs_info")
+    if isinstance(vcs, dict) and not url.startswith("file:"):
+        commit = vcs.get("commit_id") or vcs.get("requested_revision")
+        return f"{vcs.get('vcs', 'git')}+{url}" + (f"@{commit}" if commit else "") + suffix
+    if "archive_info" in direct_url and url.startswith(("https://", "http://")):
+        return url + suffix
+    return None
+
+
+def ci_requirement(dest: Path) -> tuple[str | None, str]:
+    """(requirement, where it came from) for the CI workflow of the workspace at DEST."""
+    try:
+        import tomllib
+
+        with open(dest / "okfpro.toml", "rb") as handle:
+            configured = tomllib.load(handle).get("ci", {}).get("requirement")
+        if isinstance(configured, str) and configured.strip():
+            return configured.strip(), "okfpro.toml [ci] requirement"
+    except (OSError, ValueError):
+        pass
+    import importlib.metadata as metadata
+    import json
+
+    try:
+        dist = metadata.distribution("okfpro")
+        raw = dist.read_text("direct_url.json")
+        version = dist.version
+    except metadata.PackageNotFoundError:
+        return None, "okfpro is not installed as a distribution here"
+    try:
+        direct = json.loads(raw) if raw else None
+    except ValueError:
+        direct = None
+    req = requirement_from_direct_url(direct, version)
+    if req is None:
+        return None, f"okfpro was installed here from {direct.get('url') if direct else 'an unknown source'}, which CI cannot reach"
+    return req, "PEP 610 direct_url.json of the installed okfpro" if direct else "the installed okfpro's version"
+
+
+def _install_step(dest: Path) -> bytes:
+    import shlex
+
+    req, why = ci_requirement(dest)
+    if req is not None:
+        return f"python -m pip install {shlex.quote(req)}".encode()
+    message = (f"okfpro: no installable okfpro for CI: {why}. Set [ci] requirement in okfpro.toml "
+               "(e.g. a git URL with a commit) and run okfpro upgrade.")
+    return f"echo {shlex.quote('::error::' + message)}; exit 1".encode()
+
+
+def template_items(agents: tuple[str, ...] = (DEFAULT_AGENT,), dest: Path | None = None) -> list[Item]:
     """Every file ``init`` writes, in a stable order: owned tree, launchers, seed tree, wiring."""
     root = template_root()
     items: list[Item] = []
     for rel, full in _walk(root / "owned"):
-        items.append(Item(rel, full.read_bytes(), _mode_of(full), owned=True))
+        data = full.read_bytes()
+        if rel == WORKFLOW and _INSTALL_MARK in data:
+            data = data.replace(_INSTALL_MARK, _install_step(dest if dest is not None else Path(".")))
+        items.append(Item(rel, data, _mode_of(full), owned=True))
     items.extend(launcher_items())
     for rel, full in _walk(root / "seed"):
         rel = _DOTLESS.get(rel, rel)
@@ -251,7 +326,7 @@ def install(dest: str | os.PathLike, *, agents: tuple[str, ...] = (DEFAULT_AGENT
     """
     target = Path(dest)
     check_destination(target)
-    items = template_items(agents)
+    items = template_items(agents, target)
     blocked = sorted({b for item in items if (b := _blocked_parent(target, item.rel))})
     if blocked:
         raise ScaffoldError(
@@ -276,6 +351,11 @@ def install(dest: str | os.PathLike, *, agents: tuple[str, ...] = (DEFAULT_AGENT
                 os.chmod(path, item.mode)
             report.left_alone.append(item.rel)
             continue
+        if item.rel in MERGEABLE and path.is_file() and not path.is_symlink() and not (
+            upgrade and item.owned and _is_template_copy(path)
+        ):
+            _merge_into(target, item, report, stage=not upgrade)
+            continue
         if (upgrade and item.owned or item.machine) and path.is_file() and not path.is_symlink():
             _write(target, item.rel, item.data, item.mode)
             (report.rewritten if upgrade else report.written).append(item.rel)
@@ -292,6 +372,56 @@ def install(dest: str | os.PathLike, *, agents: tuple[str, ...] = (DEFAULT_AGENT
         _write(target, staged, item.data, item.mode)
         report.staged.append(staged)
     return report
+
+
+def _is_template_copy(path: Path) -> bool:
+    """A tool-owned file an earlier okfpro wrote and nobody extended (``upgrade`` may rewrite it whole)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not text.startswith("# Tool-owned"):
+        return False
+    from okfpro.io.wiring import our_hook_ids
+
+    try:
+        import yaml
+
+        data = yaml.safe_load(text) or {}
+        ids = [h.get("id") for r in data.get("repos", []) for h in r.get("hooks", [])]
+        return all(str(i).startswith("okfpro-") for i in ids)
+    except Exception:  # noqa: BLE001 - unreadable: merge refuses and stages
+        return False
+
+
+def _merge_into(dest: Path, item: Item, report: Report, *, stage: bool) -> None:
+    """Merge the template's wiring into the owner's file; stage it and say so when that cannot be done."""
+    from okfpro.io.wiring import MergeError, backup_path, merge
+
+    path = dest / item.rel
+    try:
+        existing = path.read_text(encoding="utf-8")
+        merged = merge(item.rel, existing, item.data.decode("utf-8"))
+    except (MergeError, UnicodeDecodeError, OSError) as exc:
+        report.not_active.append((item.rel, str(exc)))
+        if stage:
+            staged = item.rel + NEW_SUFFIX
+            _write(dest, staged, item.data, item.mode)
+            report.staged.append(staged)
+        else:
+            report.left_alone.append(item.rel)
+        return
+    if merged is None:
+        report.left_alone.append(item.rel)
+        return
+    backup = backup_path(path)
+    if not any(b.startswith(item.rel + ".okfpro-backup") for b in report.backups) and not path.with_name(
+        path.name + ".okfpro-backup"
+    ).exists():
+        atomic_write(backup, existing.encode("utf-8"), mode=FILE_MODE)
+        report.backups.append(backup.relative_to(dest).as_posix())
+    atomic_write(path, merged.encode("utf-8"), mode=item.mode)
+    report.merged.append(item.rel)
 
 
 def ignores_staged(dest: Path) -> bool:
@@ -320,6 +450,8 @@ def render(report: Report) -> str:
         lines.append("  initialised a Git repository here")
     for label, paths in (
         ("wrote", report.written),
+        ("merged", report.merged),
+        ("backup", report.backups),
         ("rewrote", report.rewritten),
         ("staged", report.staged),
         ("kept", report.left_alone),
@@ -329,8 +461,21 @@ def render(report: Report) -> str:
     counts = f"{len(report.written)} written, "
     if report.verb == "upgrade":
         counts += f"{len(report.rewritten)} rewritten, "
+    if report.merged:
+        counts += f"{len(report.merged)} merged, "
     counts += f"{len(report.staged)} staged, {len(report.left_alone)} left alone"
     lines.append(counts)
+    if report.merged:
+        lines.append(
+            "Merged okfpro's hook entries into your " + ", ".join(report.merged) + ": every key and entry of yours "
+            "is kept (the original is in the *.okfpro-backup beside it); a re-run changes nothing."
+        )
+    for rel, why in report.not_active:
+        lines.append(
+            f"NOT ACTIVE — {rel}: {why}. okfpro's wiring for it was not merged, so that door is OFF until you fix the "
+            f"file and run `okfpro upgrade`{' (the template is staged beside it as ' + rel + NEW_SUFFIX + ')' if rel + NEW_SUFFIX in report.staged else ''}. "
+            "`okfpro audit` reports it until then."
+        )
     if report.staged:
         lines.append(
             "Each *.okfpro-new file is the template's version of a file you already had; yours was not touched. "
@@ -348,6 +493,18 @@ def render(report: Report) -> str:
                 "state (.tmp/), the memory repository, and this machine's interpreter pin. Add: "
                 + ", ".join(lacking)
             )
+    if "codex" in report.agents:
+        lines.append(
+            "Codex: Codex runs this project's hooks only after you trust the project and review the hooks "
+            "(/hooks in Codex) — until then no okfpro gate runs under Codex. `okfpro doctor` reads their trust."
+        )
+    if "gemini" in report.agents:
+        lines.append("Gemini CLI: it loads .gemini/settings.json (and so the hooks) only in a folder you have trusted.")
+    if WORKFLOW in report.written + report.rewritten:
+        req, why = ci_requirement(report.dest)
+        if req is None:
+            lines.append(f"CI: {WORKFLOW} cannot install okfpro yet — {why}. Its install step fails with that "
+                         "message until you set [ci] requirement in okfpro.toml and run `okfpro upgrade`.")
     top = git_fence(report.dest.resolve()) if report.dest.is_dir() else None
     if top is not None and top != report.dest.resolve():
         lines.append(

@@ -133,7 +133,7 @@ def _fields(known: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _search(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.cli.views import RANKED_DEFAULT_LIMIT, SEARCH_ROW
+    from okfpro.cli.views import SEARCH_ROW
     from okfpro.core import search as S
 
     terms = [t for t in args["terms"]]
@@ -141,22 +141,22 @@ def _search(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     bundle = host.bundle()
     where = S.RowFilter(args.get("type"), args.get("dir"), args.get("tag"), args.get("status"), args.get("trust"))
     fields = ",".join(args["in"]) if args.get("in") else None
+    limit = args.get("limit")
+    limit = DEFAULT_ROWS if limit is None else (limit or MAX_ROWS)
+    cap = int(args.get("offset") or 0) + limit + 1  # one more than shown: says whether more exist
     try:
         if engine == "ranked":
             if args.get("regexp"):
                 raise ToolFailure("regexp works with the scan engine only")
             from okfpro.io.fts import bundle_ranked
 
-            limit = args.get("limit")
-            cap = (RANKED_DEFAULT_LIMIT if limit is None else (limit or MAX_ROWS)) + int(args.get("offset") or 0)
             rows = bundle_ranked(host.root, bundle, terms, cap, fields=fields, where=where)
         else:
-            rows = S.scan(bundle, terms, regexp=bool(args.get("regexp")), fields=fields, where=where)
+            rows = S.scan(bundle, terms, regexp=bool(args.get("regexp")), fields=fields, where=where, limit=cap)
     except S.SearchError as exc:
         raise ToolFailure(str(exc)) from None
-    shown, marks = page(rows, args)
-    if engine == "ranked":  # the ranked engine stops at its cap: the total is a lower bound
-        marks["total_is_lower_bound"] = marks["total"] >= cap
+    shown, marks = page(rows, {**args, "limit": limit})
+    marks["total_is_lower_bound"] = len(rows) >= cap  # the engines stop at the cap: more may match
     return {"query": terms, "engine": engine, "count": len(shown), **marks,
             "matches": _project(shown, args, SEARCH_ROW)}
 
