@@ -43,6 +43,8 @@ from typing import Any, Iterable
 
 import yaml
 
+from okfpro.core import yamlsafe
+
 POLICY_VERSION = "1"
 KINDS = ("profile", "preference", "project", "decision", "event", "experience", "workflow")
 STATUSES = ("candidate", "active", "superseded", "conflicted", "expired", "archived")
@@ -244,8 +246,8 @@ def parse(text: str, entry_id: str, date: str | None = None) -> MemoryRecord:
         end = text.find("\n---", 4)
         if end > 0 and text[end + 4 : end + 5] in ("", "\n"):
             try:
-                data = yaml.safe_load(text[4:end])
-            except yaml.YAMLError:
+                data = yamlsafe.load(text[4:end])  # the one parser: every scalar survives
+            except yamlsafe.YamlError:
                 data = None
             if isinstance(data, dict) and isinstance(data.get("memory"), str):
                 body = text[end + 5 :] if len(text) > end + 4 else ""

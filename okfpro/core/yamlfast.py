@@ -26,6 +26,9 @@ _BAD_FIRST = set("\0\t\r\n\x85\u2028\u2029-?:,[]{}#&*!|>'\"%@`")
 _FLOW_BAD = set(",[]{}")
 
 
+_MAX_INDENT = 40  # deeper frontmatter goes to the full loader, which bounds nesting depth
+
+
 class _Bail(Exception):
     pass
 
@@ -62,6 +65,8 @@ def _construct(tag: str, v: str) -> object:
     if kind == "bool":
         return SafeConstructor.bool_values[v.lower()]
     if kind == "int":
+        if len(v) > 4000:  # near the interpreter's int <-> str limit: the full loader decides
+            _bail()
         if _INT.match(v) and not v.lstrip("+-").startswith("0") or v.lstrip("+-") == "0":
             return int(v.replace("_", ""))
         _bail()
@@ -208,7 +213,7 @@ def load(text: str) -> dict | None:
         lines.append(line.rstrip(" "))
     if not lines:
         return None
-    if _indent(lines[0]) != 0:
+    if _indent(lines[0]) != 0 or max(_indent(line) for line in lines) > _MAX_INDENT:
         return None
     try:
         value, i = _map(lines, 0, 0)

@@ -7,7 +7,14 @@ timestamps only and refuses aliases.  PyYAML's SafeLoader is close; we add:
 * a calendar-invalid timestamp (``2026-02-30``) stays a string instead of
   failing the whole document, as the reference's scanner does;
 * the libyaml (C) loader is used when available and the text cannot hold an
-  alias, because it is an order of magnitude faster on large bundles.
+  alias, because it is an order of magnitude faster on large bundles;
+* every value that leaves :func:`load` can be printed, compared and JSON-encoded by
+  any reader (the class of "a scalar the interpreter cannot handle"): an integer too
+  long for ``str()`` (Python refuses over 4,300 digits; the reference prints a big
+  integer's digits) stays its source text, ``!!binary`` becomes text (the reference
+  reads it as a string), ``!!set`` a mapping, ``!!omap``/``!!pairs`` lists of pairs,
+  a nested non-text key its text; nesting deeper than :data:`MAX_DEPTH` is refused
+  with a reason (the reference dies of a stack overflow there; we name the file).
 """
 
 from __future__ import annotations
@@ -19,6 +26,86 @@ import yaml
 
 class YamlError(ValueError):
     """The text is not YAML we accept; the message says why."""
+
+
+MAX_DEPTH = 100  # nested collections; real frontmatter uses 3 or 4
+# An integer whose text is longer than this is never built (a 2.6-million-part sexagesimal
+# scalar costs minutes of big-integer multiplication); one that builds but cannot be printed
+# (over ``sys.get_int_max_str_digits()`` decimal digits, e.g. a long hex scalar) is
+# kept as text too.
+MAX_INT_TEXT = 4300
+_MAX_INT_BITS = 14_000  # < 4,300 decimal digits (4300 * log2(10) = 14,284)
+
+
+def _int(loader: yaml.SafeLoader, node: yaml.Node) -> object:
+    text = str(loader.construct_scalar(node))
+    if len(text) > MAX_INT_TEXT:
+        return text.replace("_", "")
+    try:
+        value = yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+    except ValueError:
+        return text.replace("_", "")
+    if isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
+        return text.replace("_", "")
+    return value
+
+
+def _binary(loader: yaml.SafeLoader, node: yaml.Node) -> object:
+    data = yaml.constructor.SafeConstructor.construct_yaml_binary(loader, node)
+    return data.decode("utf-8", "replace")
+
+
+def _set(loader: yaml.SafeLoader, node: yaml.Node):
+    data: dict = {}
+    yield data
+    data.update(dict.fromkeys(loader.construct_mapping(node).keys()))
+
+
+def _pairs(loader: yaml.SafeLoader, node: yaml.Node):
+    data: list = []
+    yield data
+    steps = yaml.constructor.SafeConstructor.construct_yaml_pairs(loader, node)
+    pairs = next(steps)
+    for _ in steps:
+        pass
+    data.extend([key, value] for key, value in pairs)
+
+
+def _tame(value: object) -> object:
+    """Walk the loaded value once (iteratively: no recursion to exhaust): refuse nesting
+    past :data:`MAX_DEPTH`, give nested mappings text keys, turn anything that slipped
+    past the constructors (bytes, sets, tuples) into plain values."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        obj, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise YamlError(f"frontmatter nests deeper than {MAX_DEPTH} levels")
+        if isinstance(obj, dict):
+            if any(not isinstance(k, str) or not _plain(v) for k, v in obj.items()):
+                items = [(k if isinstance(k, str) or depth == 1 else to_text(k), _plainly(v)) for k, v in obj.items()]
+                obj.clear()
+                obj.update(items)
+            stack.extend((v, depth + 1) for v in obj.values() if isinstance(v, (dict, list)))
+        elif isinstance(obj, list):
+            for i, v in enumerate(obj):
+                if not _plain(v):
+                    obj[i] = _plainly(v)
+            stack.extend((v, depth + 1) for v in obj if isinstance(v, (dict, list)))
+    return value
+
+
+def _plain(v: object) -> bool:
+    return not isinstance(v, (bytes, set, frozenset, tuple))
+
+
+def _plainly(v: object) -> object:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, (set, frozenset)):
+        return dict.fromkeys(v)
+    if isinstance(v, tuple):
+        return list(v)
+    return v
 
 
 def _timestamp(loader: yaml.SafeLoader, node: yaml.Node) -> object:
@@ -38,14 +125,23 @@ class _PureLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-_PureLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+def _constructors(loader: type) -> None:
+    loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+    loader.add_constructor("tag:yaml.org,2002:int", _int)
+    loader.add_constructor("tag:yaml.org,2002:binary", _binary)
+    loader.add_constructor("tag:yaml.org,2002:set", _set)
+    loader.add_constructor("tag:yaml.org,2002:omap", _pairs)
+    loader.add_constructor("tag:yaml.org,2002:pairs", _pairs)
+
+
+_constructors(_PureLoader)
 
 _FastLoader: type | None
 try:  # pragma: no branch - depends on the PyYAML build
     class _FastLoader(yaml.CSafeLoader):  # type: ignore[no-redef]
         pass
 
-    _FastLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+    _constructors(_FastLoader)
 except AttributeError:  # PyYAML without libyaml
     _FastLoader = None
 
@@ -59,7 +155,7 @@ def load(text: str) -> object:
         return fast
     loader = _FastLoader if (_FastLoader is not None and "*" not in text) else _PureLoader
     try:
-        return yaml.load(text, Loader=loader)  # noqa: S506 - both loaders are safe loaders
+        return _tame(yaml.load(text, Loader=loader))  # noqa: S506 - both loaders are safe loaders
     except yaml.YAMLError as exc:
         raise YamlError(_one_line(exc)) from None
     except (ValueError, TypeError, RecursionError) as exc:
