@@ -162,3 +162,104 @@ def test_lint_and_human_output_survive(messy: tuple[Path, dict[str, str]]) -> No
         if REASONS[kind] is not None:
             assert rel in human.stdout
     assert human.stdout.rstrip().splitlines()[-1].startswith("NOT conformant: 90 errors")
+
+
+# --------------------------------------------------------------------------------------
+# search --regexp: a catastrophic pattern is refused within the budget, never a hang.
+# Nested and overlapping repetition, each on text that makes a backtracking matcher explore
+# an exponential number of paths before failing.
+CATASTROPHIC = (
+    ("(a|aa)+$", "a" * 5000 + "!"),
+    ("(a+)+$", "a" * 5000 + "!"),
+    ("(a*)*b", "a" * 5000),
+    ("^(\\w+\\s?)*$", "word " * 2000 + "!"),
+    ("(x+x+)+y", "x" * 5000),
+    ("(.*a){25}", "a" * 5000),
+    ("^(([a-z])+.)+[A-Z]([a-z])+$", "a" * 5000 + "!"),
+)
+
+
+def _regexp_docs(text: str):
+    from okfpro.core.search import Doc
+
+    return [Doc("plain", {"title": "plain", "body": "nothing to see"}),
+            Doc("bait", {"title": "bait", "body": f"one line\n{text}\nand another"})]
+
+
+@pytest.mark.parametrize("pattern,text", CATASTROPHIC, ids=[p for p, _ in CATASTROPHIC])
+def test_a_catastrophic_regexp_is_refused_within_its_budget(pattern: str, text: str) -> None:
+    import time
+
+    from okfpro.core import search
+
+    start = time.monotonic()
+    try:
+        rows = search.scan(_regexp_docs(text), [pattern], regexp=True, budget=0.2)
+    except search.SearchTimeout as exc:
+        assert "search budget" in str(exc) and pattern in str(exc)
+    else:  # the matcher found its way through in time: an ordinary answer
+        assert {r["id"] for r in rows} <= {"bait", "plain"}
+    # the budget holds (with slack for a loaded 2-core machine; a hang would be minutes or hours)
+    assert time.monotonic() - start < 15
+
+
+def test_the_cli_refuses_a_catastrophic_regexp_with_exit_2(tmp_path: Path) -> None:
+    import time
+
+    root = tmp_path / "b"
+    root.mkdir()
+    (root / "index.md").write_text("# B\n\n* [Bait](bait.md) - bait.\n", encoding="utf-8")
+    (root / "bait.md").write_text("---\ntype: Note\ntitle: Bait\ndescription: d\n---\n\n" + "a" * 20000 + "!\n",
+                                  encoding="utf-8")
+    start = time.monotonic()
+    proc = run_okfpro("search", "--bundle", str(root), "--regexp", "(a|aa)+$", timeout=120,
+                      env={"OKFPRO_REGEXP_BUDGET": "0.5"})
+    elapsed = time.monotonic() - start
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert "did not finish within the 0.5 s search budget" in proc.stderr and "Traceback" not in proc.stderr
+    assert elapsed < 60
+    bad = run_okfpro("search", "--bundle", str(root), "--regexp", "a", env={"OKFPRO_REGEXP_BUDGET": "soon"})
+    assert bad.returncode == 2 and "OKFPRO_REGEXP_BUDGET" in bad.stderr
+    # a sane regexp over the same file answers as before
+    ok = run_okfpro("search", "--bundle", str(root), "--regexp", "^a{3}", "--json")
+    assert ok.returncode == 0, ok.stderr
+    assert [r["id"] for r in json.loads(ok.stdout)["matches"]] == ["bait"]
+
+
+SANE = ("^see", "colou?r", "search|index", "\\bthe\\b", "[0-9]{4}-[0-9]{2}", "^#+ ", "(?i)OKF", "a.c",
+        "\\w+_\\w+", "end$", "[^\\x00-\\x7f]", "(foo|bar)baz", "\\d+\\.\\d+", "^- ", "\\s{2,}")
+
+
+def test_sane_regexps_answer_exactly_as_the_stdlib_matcher_did() -> None:
+    """Moving regexp matching to the budgeted ``regex`` matcher changes no answer: every row
+    (ids, order, matched fields, score, snippet) over conformance bundles equals the answer
+    with the stdlib ``re`` patterns the engine used before."""
+    import re
+
+    from okfpro.core import search
+    from okfpro.io.reader import read_bundle
+    from tests.helpers import shared_dir
+
+    bundles = sorted((shared_dir() / "conformance" / "bundles").glob("s10[0-2]*"))
+    if not bundles:
+        pytest.skip("conformance corpus not available")
+
+    def stdlib(terms, regexp=False, budget=None):
+        flags = re.IGNORECASE | re.MULTILINE if regexp else re.IGNORECASE
+        return [re.compile(t if regexp else re.escape(t), flags) for t in terms]
+
+    compared = 0
+    for workspace in bundles:
+        okf = workspace / ".okf"
+        bundle = read_bundle(okf if okf.is_dir() else workspace)
+        for pattern in SANE:
+            got = search.scan(bundle, [pattern], regexp=True)
+            original = search.compile_terms
+            search.compile_terms = stdlib
+            try:
+                want = search.scan(bundle, [pattern], regexp=True)
+            finally:
+                search.compile_terms = original
+            assert got == want, (workspace.name, pattern)
+            compared += len(want)
+    assert compared > 100  # the comparison saw real matches

@@ -113,6 +113,22 @@ def _label(d: str, slash: bool = False) -> str:
 # --------------------------------------------------------------------------- search
 
 RANKED_DEFAULT_LIMIT = 20
+def _regexp_budget() -> float | None:
+    """``OKFPRO_REGEXP_BUDGET`` seconds for one regexp search (default: the engine's)."""
+    import os
+
+    raw = os.environ.get("OKFPRO_REGEXP_BUDGET", "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        _fail(f"OKFPRO_REGEXP_BUDGET must be a number of seconds in (0, 3600], not {raw!r}")
+    return value
+
+
 SEARCH_ROW = ("id", "title", "type", "dir", "top_dir", "tags", "matched", "score", "snippet")
 
 
@@ -173,7 +189,8 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
 
                 return bundle_ranked(root, bundle, args, RANKED_DEFAULT_LIMIT if limit is None else limit,
                                      fields=in_fields, where=where, fuzzy=fuzzy)
-            return engine_mod.scan(bundle, args, regexp=regexp, fields=in_fields, where=where, limit=limit)
+            return engine_mod.scan(bundle, args, regexp=regexp, fields=in_fields, where=where, limit=limit,
+                                   budget=_regexp_budget() if regexp else None)
         except engine_mod.SearchError as exc:
             fail(str(exc))
             raise

@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+import time
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
@@ -50,6 +51,45 @@ _WS = re.compile(r"[ \t\r\n\f\v]+")
 
 class SearchError(ValueError):
     """A query that cannot run (bad regexp, unknown field)."""
+
+
+class SearchTimeout(SearchError):
+    """A regular expression that did not finish within the search's time budget."""
+
+
+# A regexp search (every document, every field, the snippets) finishes within this many
+# seconds or is refused: ``(a|aa)+$`` over a long line backtracks for ages, and neither a
+# hook nor a person may hang on it.  Matching runs in the ``regex`` module, whose matcher
+# takes a timeout per call (the stdlib ``re`` has none); a literal term has no backtracking
+# to bound and stays on ``re``.
+REGEXP_BUDGET_S = 5.0
+
+
+class _Budgeted:
+    """A compiled ``regex`` pattern whose searches share one deadline."""
+
+    __slots__ = ("_compiled", "pattern", "_deadline", "_budget")
+
+    def __init__(self, compiled: Any, deadline: float, budget: float) -> None:
+        self._compiled = compiled
+        self.pattern = compiled.pattern
+        self._deadline = deadline
+        self._budget = budget
+
+    def _refuse(self) -> SearchTimeout:
+        return SearchTimeout(
+            f"regular expression {self.pattern!r} did not finish within the {self._budget:g} s search budget "
+            "(nested repetition such as (a+)+ backtracks without end); simplify it"
+        )
+
+    def search(self, string: str, pos: int = 0) -> Any:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise self._refuse()
+        try:
+            return self._compiled.search(string, pos, timeout=left)
+        except TimeoutError:
+            raise self._refuse() from None
 
 
 # --------------------------------------------------------------------------- docs
@@ -277,15 +317,25 @@ def dir_matches(concept_dir: str, wanted: str) -> bool:
 
 
 # --------------------------------------------------------------------------- scan
-def compile_terms(terms: Sequence[str], regexp: bool = False) -> list[re.Pattern[str]]:
+def compile_terms(terms: Sequence[str], regexp: bool = False, budget: float | None = None) -> list[Any]:
+    """One pattern per term: a case-insensitive literal, or (``regexp``) an expression whose
+    searches together finish within ``budget`` seconds (default :data:`REGEXP_BUDGET_S`) or
+    raise :class:`SearchTimeout`."""
+    if not regexp:
+        return [re.compile(re.escape(term), re.IGNORECASE) for term in terms]
+    import regex
+
+    budget = REGEXP_BUDGET_S if budget is None else budget
+    deadline = time.monotonic() + budget
     out = []
     for term in terms:
         try:
-            # Ruby's ^ and $ are line anchors; MULTILINE gives Python's the same reading
-            flags = re.IGNORECASE | re.MULTILINE if regexp else re.IGNORECASE
-            out.append(re.compile(term if regexp else re.escape(term), flags))
-        except re.error as exc:
+            re.compile(term)  # the stdlib's grammar decides what is a valid expression, as before
+            # Ruby's ^ and $ are line anchors; MULTILINE gives Python's the same reading.  V0: re's rules.
+            compiled = regex.compile(term, regex.IGNORECASE | regex.MULTILINE | regex.V0)
+        except (re.error, regex.error) as exc:
             raise SearchError(f"invalid regular expression {term!r}: {exc}") from None
+        out.append(_Budgeted(compiled, deadline, budget))
     return out
 
 
@@ -414,13 +464,15 @@ def scan(
     trust: str | None = None,
     limit: int | None = None,
     where: RowFilter | None = None,
+    budget: float | None = None,
 ) -> list[dict[str, Any]]:
     """The scan engine.  ``docs``: a Bundle, or an iterable of Concepts / :class:`Doc`.
 
-    Raises :class:`SearchError` for a bad regexp or an unknown field.
+    Raises :class:`SearchError` for a bad regexp or an unknown field, and
+    :class:`SearchTimeout` when a regexp search outlasts ``budget`` seconds.
     """
     items = getattr(docs, "concepts", docs)
-    patterns = compile_terms(terms, regexp)
+    patterns = compile_terms(terms, regexp, budget)
     searched = parse_fields(fields)
     flt = where if where is not None else RowFilter(type, dir, tag, status, trust)
     use_filter = flt.active()
