@@ -394,3 +394,127 @@ def test_concurrent_captures_lose_nothing(tmp_path):
     assert codes == [0] * 8
     text = (root / "board.md").read_text()
     assert sorted(l for l in text.splitlines() if "parallel" in l) == [f"- 2026-11-30 — parallel {i}" for i in range(8)]
+
+
+# --- no acknowledged write is lost -----------------------------------------------------------
+# A writer acknowledges a capture only after its line is on disk.  Attack: many writer
+# processes at once while another process deletes .tmp/ and runs `git clean -fX` in a loop
+# (where the lock used to live), and writers killed with SIGKILL mid-write.  Every
+# acknowledged line must be on the board, and no temp file may be left inside the bundle for
+# `git add -A` to commit.
+
+_WORKER = r"""
+import datetime, sys
+from pathlib import Path
+from okfpro.io import workstate
+root, name, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+for i in range(count):
+    workstate.do_capture(root, datetime.date(2026, 11, 30), f"ack {name}-{i}")
+    print(f"{name}-{i}", flush=True)   # the acknowledgement: printed only after the write returned
+"""
+
+
+def _workspace_with_scratch(tmp_path: Path) -> Path:
+    root = make_bundle(tmp_path)
+    (tmp_path / ".tmp").mkdir()
+    (tmp_path / ".tmp" / ".gitkeep").write_text("")
+    (tmp_path / ".gitignore").write_text(".tmp/*\n!.tmp/.gitkeep\n")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "seed"],
+                   check=True)
+    return root
+
+
+def _chaos(workspace: Path, stop_file: Path) -> subprocess.Popen:
+    """A process that deletes .tmp/ and runs `git clean -fX` in a loop until ``stop_file`` exists."""
+    import sys
+
+    script = (
+        "import os, shutil, subprocess, sys, time\n"
+        "ws, stop = sys.argv[1], sys.argv[2]\n"
+        "n = 0\n"
+        "while not os.path.exists(stop):\n"
+        "    shutil.rmtree(os.path.join(ws, '.tmp'), ignore_errors=True)\n"
+        "    subprocess.run(['git', '-C', ws, 'clean', '-fXq'], stderr=subprocess.DEVNULL)\n"
+        "    os.makedirs(os.path.join(ws, '.tmp'), exist_ok=True)\n"
+        "    n += 1\n"
+        "print(n)\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", script, str(workspace), str(stop_file)], stdout=subprocess.PIPE,
+                            text=True)
+
+
+def _acked_and_present(root: Path, outputs: list[str]) -> tuple[set[str], set[str]]:
+    acked = {line.strip() for out in outputs for line in out.splitlines() if line.strip()}
+    board = (root / "board.md").read_text()
+    present = {line.rsplit("ack ", 1)[1] for line in board.splitlines() if " — ack " in line}
+    return acked, present
+
+
+def _stray_temp_files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.name.endswith(".tmp") or ".tmp." in p.name)
+
+
+def test_no_acknowledged_write_is_lost_while_tmp_is_deleted_and_git_clean_runs(tmp_path):
+    import sys
+
+    from tests.helpers import REPO
+
+    root = _workspace_with_scratch(tmp_path)
+    stop = tmp_path / "stop"
+    chaos = _chaos(tmp_path, stop)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    workers = [subprocess.Popen([sys.executable, "-c", _WORKER, str(root), f"w{i}", "40"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(8)]
+    outputs = []
+    for w in workers:
+        out, err = w.communicate(timeout=600)
+        assert w.returncode == 0, err[-2000:]
+        outputs.append(out)
+    stop.write_text("")
+    rounds = int(chaos.communicate(timeout=60)[0].strip() or 0)
+    acked, present = _acked_and_present(root, outputs)
+    lost = acked - present
+    print(f"acknowledged {len(acked)}, present {len(present & acked)}, lost {len(lost)}, cleanup rounds {rounds}")
+    assert rounds > 10  # the cleanup really ran alongside the writers
+    assert len(acked) == 320
+    assert not lost, sorted(lost)
+    assert _stray_temp_files(root) == []
+
+
+def test_writers_killed_mid_write_leave_nothing_in_the_bundle_and_lose_no_acknowledged_line(tmp_path):
+    import random
+    import signal
+    import sys
+    import time
+
+    from tests.helpers import REPO
+
+    root = _workspace_with_scratch(tmp_path)
+    # a large board makes each write long enough for a kill to land inside it
+    board = root / "board.md"
+    board.write_text(board.read_text() + "\n<!-- " + "padding " * 250_000 + "-->\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    rng = random.Random(7)
+    outputs = []
+    for round_ in range(6):
+        workers = [subprocess.Popen([sys.executable, "-c", _WORKER, str(root), f"k{round_}-{i}", "50"], env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(3)]
+        time.sleep(0.5)
+        for w in workers:
+            time.sleep(rng.uniform(0.05, 0.4))
+            w.send_signal(signal.SIGKILL)
+        for w in workers:
+            out, _ = w.communicate(timeout=120)
+            outputs.append(out)
+    acked, present = _acked_and_present(root, outputs)
+    print(f"acknowledged {len(acked)}, present {len(present & acked)}, strays {_stray_temp_files(root)}")
+    assert acked, "no writer got a capture through before its kill"
+    assert acked <= present
+    assert _stray_temp_files(root) == []
+    status = subprocess.run(["git", "-C", str(tmp_path), "status", "--porcelain", "--untracked-files=all"],
+                            capture_output=True, text=True, check=True).stdout
+    assert [line for line in status.splitlines() if line[3:] != ".okf/board.md"] == [], status
+    # the next write still works and sweeps nothing it should keep
+    ok("capture", "after the storm", cwd=tmp_path)
+    assert "after the storm" in board.read_text()

