@@ -139,3 +139,28 @@ def test_session_end_deletes_the_session_tier(ws: Path, tmp_path: Path) -> None:
     proc = launch(ws, "session_end.py", end, ALICE)
     assert proc.returncode == 0, proc.stderr
     assert not list((ws / ".okf-memory").glob("memory-session/*/*/*/*.md"))
+
+
+def test_stop_capture_redacts_the_seven_evasive_shapes(ws: Path, tmp_path: Path) -> None:
+    """Issue #10's seven shapes (bare AWS secret, split token, split key id, base64, lookalike,
+    fullwidth, zero-width) in one turn: none reaches the memory files or their Git objects."""
+    from tests.test_redact import _seven_shapes
+
+    shapes = _seven_shapes()
+    said = "remember these for the deploy: " + "\n\n".join(text for text, _ in shapes)
+    t = transcript(tmp_path / "t.jsonl", said, "Noted the deploy details.")
+    stop = {"hook_event_name": "Stop", "session_id": "s-alice-7", "cwd": str(ws), "transcript_path": str(t),
+            "stop_hook_active": False, "last_assistant_message": "Noted the deploy details."}
+    proc = launch(ws, "stop.py", stop, {**ALICE, "OKFPRO_TODAY": "2026-11-27"})
+    assert proc.returncode == 0, proc.stderr
+    mem = ws / ".okf-memory"
+    files = list(mem.rglob("*.md"))
+    stored = "".join(f.read_text(encoding="utf-8") for f in files)
+    assert "[REDACTED:" in stored, stored[:500]
+    gitdirs = [p.parent for p in mem.rglob("HEAD") if (p.parent / "objects").is_dir()]
+    objects = b"".join(subprocess.run(["git", f"--git-dir={g}", "cat-file", "--batch-all-objects", "--batch"],
+                                      capture_output=True, check=True).stdout for g in gitdirs)
+    assert b"deploy" in objects
+    for text, piece in shapes:
+        assert piece not in stored, text
+        assert piece.encode() not in objects, text

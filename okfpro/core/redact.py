@@ -15,6 +15,11 @@ Pure (no I/O).  Three kinds of protection, applied before captured text goes any
   (terminal escape codes, an environment dump, a long ``ls -l`` listing) is not stored at
   all: :func:`refusal` names the reason.
 
+Both tiers also read the text as a person would see it (see *Evasions* below): normalised
+(NFKC, format characters dropped, lookalike letters mapped), with line-broken tokens joined,
+and with base64/hex runs decoded; a finding there redacts the original span.  A bare
+40-character AWS secret is found without a keyword when an AWS key id or ``aws`` is near.
+
 Every replacement is ``[REDACTED:<rule>:<first 8 hex of sha256(secret)>]``: the same secret
 always gives the same placeholder, and nothing of the secret is kept.  Rule ids are stable
 strings (they go to telemetry and to ``okfpro secrets`` output, values never do).
@@ -26,9 +31,11 @@ itself.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -381,6 +388,7 @@ class _Hit:
     rule: str
     secret: str
     order: int
+    tier: str = "A"  # "B": heuristic, a line marked okfpro:allow-secret is exempt
 
 
 def _allowed_lines(text: str) -> set[int]:
@@ -404,10 +412,11 @@ def _line_of(text: str, offset: int, starts: list[int]) -> int:
     return lo + 1
 
 
-def _hits(text: str) -> list[_Hit]:
+def _raw_hits(text: str, lowered: str, keywords: bool = True) -> list[_Hit]:
+    """Every rule's matches in ``text`` (overlaps unresolved, no allow-marker applied);
+    ``keywords=False`` leaves out the keyword-gated tier B rules."""
     raw: list[_Hit] = []
     order = 0
-    lowered = text.lower()
     for rule in TIER_A:
         if not rule.may_match(text, lowered):
             order += 1
@@ -423,16 +432,251 @@ def _hits(text: str) -> list[_Hit]:
                 continue
             raw.append(_Hit(start, end, rule.id, secret, order))
         order += 1
-    allowed = _allowed_lines(text)
-    starts = _line_starts(text) if allowed else []
-    for kw, value, start in _keyword_assignments(text, lowered):
+    for kw, value, start in _keyword_assignments(text, lowered) if keywords else ():
         value = value.rstrip(_TRAILING)
         if not tier_b_accepts(kw, value):
             continue
-        if allowed and _line_of(text, start, starts) in allowed:
-            continue
         rule_id = "generic-password" if re.fullmatch(_PASSWORD_WORDS, kw.lower()) else "generic-secret"
-        raw.append(_Hit(start, start + len(value), rule_id, value, order))
+        raw.append(_Hit(start, start + len(value), rule_id, value, order, "B"))
+    order += 1
+    raw.extend(_bare_aws_secrets(text, lowered, raw, order))
+    return raw
+
+
+# --------------------------------------------------------------------------------------
+# Keyword-free: a bare AWS secret access key.  40 characters of [A-Za-z0-9/+], random
+# (upper, lower and digits; high entropy), accepted only when an AWS key id or the word
+# "aws" is within _AWS_NEAR characters.  Git SHAs (hex, one case), UUIDs and words fail
+# the shape; base64 fixtures far from AWS context are never looked at.
+_AWS_SECRET_SHAPE = r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+_AWS_CONTEXT = r"(?<![a-z])aws|(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}"
+_AWS_NEAR = 240
+
+
+def _bare_aws_secrets(text: str, lowered: str, found: list[_Hit], order: int) -> list[_Hit]:
+    if "aws" not in lowered and not any(h.rule == "aws-access-key-id" for h in found):
+        return []
+    anchors = [m.start() for m in _compiled(_AWS_CONTEXT).finditer(lowered if "aws" in lowered else text)]
+    if "aws" in lowered:
+        anchors += [m.start() for m in _compiled(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}").finditer(text)]
+    if not anchors:
+        return []
+    anchors.sort()
+    out = []
+    for m in _compiled(_AWS_SECRET_SHAPE).finditer(text):
+        value = m.group()
+        if not (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)):
+            continue
+        if value.count("/") > 4 or shannon_entropy(value) < 4.3:
+            continue  # a path, a repeated pattern
+        i = bisect.bisect_left(anchors, m.start() - _AWS_NEAR)
+        if i < len(anchors) and anchors[i] <= m.end() + _AWS_NEAR:
+            out.append(_Hit(m.start(), m.end(), "aws-secret-access-key", value, order, "B"))
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Evasions: the text as a reader would see it.  A secret hidden from the rules by its
+# spelling is found in a *view* of the text and redacted at the original span:
+#   * normalised: NFKC (fullwidth letters), compatibility decomposition with combining
+#     marks dropped, format characters removed (zero-width space/joiner, soft hyphen,
+#     bidi marks, BOM), lookalike letters mapped to ASCII (U+0261 for g, Cyrillic and
+#     Greek homoglyphs);
+#   * joined: a token broken over lines (token characters on both sides of a line break,
+#     an optional trailing backslash, indentation or a quote/comment lead on the next line);
+#   * decoded: base64 / base64url / hex runs that decode to text are scanned once more
+#     (two levels deep); a secret inside makes the whole encoded run a secret.
+# Every view carries, for each of its characters, the index of the original character
+# it came from, so a match maps back to the exact original span.
+_CONFUSABLES = str.maketrans({
+    # Latin extensions and IPA
+    "\u0261": "g", "\u0251": "a", "\u0131": "i", "\u0237": "j", "\u01c0": "l", "\u0269": "i", "\u028b": "v",
+    "\u0252": "a", "\u025b": "e", "\u0254": "o", "\u01bf": "p",
+    # Cyrillic
+    "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0443": "y", "\u0445": "x",
+    "\u0456": "i", "\u0458": "j", "\u0455": "s", "\u0501": "d", "\u04bb": "h", "\u043a": "k", "\u0432": "b",
+    "\u043c": "m", "\u043d": "h", "\u0442": "t", "\u051b": "q", "\u051d": "w", "\u0475": "v",
+    "\u0410": "A", "\u0412": "B", "\u0415": "E", "\u041a": "K", "\u041c": "M", "\u041d": "H", "\u041e": "O",
+    "\u0420": "P", "\u0421": "C", "\u0422": "T", "\u0425": "X", "\u04ae": "Y", "\u0406": "I", "\u0408": "J",
+    "\u0405": "S", "\u0417": "3", "\u0411": "b",
+    # Greek
+    "\u03bf": "o", "\u03b1": "a", "\u03bd": "v", "\u03c1": "p", "\u03c5": "u", "\u03ba": "k", "\u03b9": "i",
+    "\u03c4": "t", "\u03c7": "x", "\u03b5": "e",
+    "\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0396": "Z", "\u0397": "H", "\u0399": "I", "\u039a": "K",
+    "\u039c": "M", "\u039d": "N", "\u039f": "O", "\u03a1": "P", "\u03a4": "T", "\u03a5": "Y", "\u03a7": "X",
+    # Armenian, Cherokee and others that pass for ASCII
+    "\u0585": "o", "\u0578": "n", "\u057d": "u", "\u0566": "q", "\u13a0": "D", "\u13a1": "R", "\u13a2": "T",
+    "\u13a9": "Y", "\u13aa": "A", "\u13ab": "J", "\u13ac": "E", "\u13b3": "W", "\u13b7": "M", "\u13bb": "H",
+    "\u13c0": "G", "\u13c2": "h", "\u13c3": "Z", "\u13cf": "b", "\u13d2": "R", "\u13da": "S", "\u13de": "L",
+    "\u13df": "C", "\u13e2": "P", "\u13e6": "K",
+    # dashes and underscores that read as '-' / '_'
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-", "\u02cd": "_",
+})
+_TOKEN_CHARS = "A-Za-z0-9+/=_.~\\-"
+_LINE_JOIN = (
+    r"(?<=[" + _TOKEN_CHARS + r"])\\?[ \t]*\r?\n[ \t]*(?:(?:#|//|>|\*|--)[ \t]*)?[\"']?(?=[" + _TOKEN_CHARS + r"])"
+)
+_B64_RUN = r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}"
+_HEX_RUN = r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){16,}(?![0-9A-Fa-f])"
+
+
+def _normalise(text: str) -> tuple[str, list[int]] | None:
+    """The normalised view and its origin map, or None when it equals ``text``."""
+    if text.isascii():
+        return None
+    parts: list[str] = []
+    origin: list[int] = []
+    pos = 0
+    changed = False
+    for m in _compiled(r"[^\x00-\x7f]").finditer(text):
+        i = m.start()
+        if i > pos:
+            parts.append(text[pos:i])
+            origin.extend(range(pos, i))
+        ch = text[i]
+        pos = i + 1
+        if unicodedata.category(ch) == "Cf":
+            changed = True
+            continue
+        mapped = unicodedata.normalize("NFKD", ch)
+        mapped = "".join(c for c in mapped if not unicodedata.combining(c))
+        mapped = unicodedata.normalize("NFKC", mapped).translate(_CONFUSABLES)
+        if mapped != ch:
+            changed = True
+        parts.append(mapped)
+        origin.extend([i] * len(mapped))
+    if not changed:
+        return None
+    parts.append(text[pos:])
+    origin.extend(range(pos, len(text)))
+    return "".join(parts), origin
+
+
+def _join(text: str, origin: list[int] | None) -> tuple[str, list[int]] | None:
+    """Line-broken tokens joined (view + origin map), or None when nothing joins."""
+    if "\n" not in text:
+        return None
+    cuts = [m.span() for m in _compiled(_LINE_JOIN).finditer(text)]
+    if not cuts:
+        return None
+    base = origin if origin is not None else range(len(text))
+    parts: list[str] = []
+    out: list[int] = []
+    pos = 0
+    for a, b in cuts:
+        parts.append(text[pos:a])
+        out.extend(base[pos:a])
+        pos = b
+    parts.append(text[pos:])
+    out.extend(base[pos:])
+    return "".join(parts), out
+
+
+def _decoded(run: str) -> str | None:
+    """The text a base64/base64url/hex run encodes, when it is text; else None."""
+    import base64
+    import binascii
+
+    data: bytes | None = None
+    if len(run) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in run):
+        try:
+            data = binascii.unhexlify(run)
+        except (binascii.Error, ValueError):
+            data = None
+    if data is None:
+        body = run.rstrip("=")
+        if len(body) % 4 == 1:
+            return None
+        padded = body + "=" * (-len(body) % 4)
+        try:
+            if "-" in body or "_" in body:
+                data = base64.urlsafe_b64decode(padded)
+            else:
+                data = base64.b64decode(padded, validate=True)
+        except (binascii.Error, ValueError):
+            return None
+    if len(data) < 12:
+        return None
+    try:
+        decoded = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    printable = sum(1 for c in decoded if c.isprintable() or c in "\n\r\t")
+    return decoded if printable * 20 >= len(decoded) * 19 else None
+
+
+def _decoded_hits(text: str, depth: int = 2) -> list[tuple[int, int, str]]:
+    """(start, end, rule) of encoded runs in ``text`` whose decoded text holds a secret."""
+    out = []
+    for pattern in (_HEX_RUN, _B64_RUN):
+        for m in _compiled(pattern).finditer(text):
+            decoded = _decoded(m.group())
+            if decoded is None:
+                continue
+            inner = _view_hits(decoded)
+            if not inner and depth > 1:
+                nested = _decoded_hits(decoded, depth - 1)
+                if nested:
+                    out.append((m.start(), m.end(), nested[0][2]))
+                continue
+            if inner:
+                out.append((m.start(), m.end(), inner[0].rule))
+    return out
+
+
+def _view_hits(text: str) -> list[_Hit]:
+    """Hits in ``text`` and in its normalised/joined views, in ``text``'s coordinates."""
+    raw = _raw_hits(text, text.lower())
+    norm = _normalise(text)
+    vt, origin = norm if norm is not None else (text, None)
+    joined = _join(vt, origin)
+    views = [(v, v is joined) for v in (norm, joined) if v is not None]
+    for (view_text, view_origin), is_joined in views:
+        for h in _raw_hits(view_text, view_text.lower()):
+            start, end = view_origin[h.start], view_origin[h.end - 1] + 1
+            if is_joined and (h.rule == "private-key" or h.tier == "B" and not _split_value(text, start, end)):
+                continue  # a key block is multi-line by nature: the rule reads it as written
+            overlapping = [o for o in raw if o.start < end and start < o.end]
+            if overlapping:
+                if not all(start <= o.start and o.end <= end for o in overlapping) or all(
+                    (o.start, o.end) == (start, end) for o in overlapping
+                ):
+                    continue  # found as written (or in an earlier view): keep that finding
+                raw = [o for o in raw if o not in overlapping]  # the view sees the whole secret
+            raw.append(_Hit(start, end, h.rule, h.secret, h.order, h.tier))
+    return raw
+
+
+_NEXT_ASSIGNMENT = r"[ \t]*(?::=|=>|=|:)"
+
+
+def _split_value(text: str, start: int, end: int) -> bool:
+    """Is a keyword-gated value found only once lines were joined really one value broken over
+    lines?  ``budget_tokens = 2000`` followed by ``knowledge_share = 0.6`` joins into a long
+    mixed "value" (a false positive measured on our own README): a value whose continuation
+    is followed by an assignment, or none of whose pieces mixes letters and digits, is not."""
+    if _compiled(_NEXT_ASSIGNMENT).match(text, end):
+        return False
+    pieces = [p for p in re.split(r"[\s\\#>*]+", text[start:end]) if p]
+    return any(any(c.isdigit() for c in p) and any(c.isalpha() for c in p) for p in pieces)
+
+
+def _hits(text: str) -> list[_Hit]:
+    raw = _view_hits(text)
+    norm = _normalise(text)
+    vt, origin = norm if norm is not None else (text, None)
+    joined = _join(vt, origin)
+    scan_text, scan_origin = joined if joined is not None else (vt, origin)
+    for start, end, rule in _decoded_hits(scan_text):
+        secret = scan_text[start:end]
+        if scan_origin is not None:
+            start, end = scan_origin[start], scan_origin[end - 1] + 1
+        if not any(o.start < end and start < o.end for o in raw):
+            raw.append(_Hit(start, end, rule, secret, len(TIER_A) + 2))
+    allowed = _allowed_lines(text)
+    if allowed:
+        starts = _line_starts(text)
+        raw = [h for h in raw if h.tier == "A" or _line_of(text, h.start, starts) not in allowed]
     # never touch an existing placeholder (redaction is idempotent)
     if PLACEHOLDER_PREFIX in text:
         spans = [m.span() for m in _PLACEHOLDER_RE.finditer(text)]
