@@ -113,10 +113,10 @@ def _label(d: str, slash: bool = False) -> str:
 # --------------------------------------------------------------------------- search
 
 RANKED_DEFAULT_LIMIT = 20
+
+
 def _regexp_budget() -> float | None:
     """``OKFPRO_REGEXP_BUDGET`` seconds for one regexp search (default: the engine's)."""
-    import os
-
     raw = os.environ.get("OKFPRO_REGEXP_BUDGET", "").strip()
     if not raw:
         return None
@@ -125,7 +125,7 @@ def _regexp_budget() -> float | None:
     except ValueError:
         value = -1.0
     if not 0 < value <= 3600:
-        _fail(f"OKFPRO_REGEXP_BUDGET must be a number of seconds in (0, 3600], not {raw!r}")
+        fail(f"OKFPRO_REGEXP_BUDGET must be a number of seconds in (0, 3600], not {raw!r}")
     return value
 
 
