@@ -17,7 +17,8 @@ import pytest
 
 from okfpro.core.scope import Scope, history_ref, memory_path
 from okfpro.memory.history import HISTORY_DIR, History, HistoryError
-from okfpro.memory.store import MemoryStore, sections, split_concept
+from okfpro.core.dayfile import sections, split_concept
+from okfpro.memory.store import MemoryStore
 
 NOW = dt.datetime(2026, 7, 27, 9, 0, 0, tzinfo=dt.timezone.utc)
 A = Scope(tenant="acme", user="alice", agent="bot", session="s1")

@@ -14,13 +14,9 @@ import yaml
 
 from okfpro.core.scope import TIERS, Scope, history_ref, memory_path
 from okfpro.io.atomic import locked
-from okfpro.memory.store import (
-    MemoryEntry,
-    MemoryStore,
-    resolve_memory_root,
-    sections,
-    split_concept,
-)
+from okfpro.core.dayfile import sections, split_concept
+from okfpro.memory.layout import resolve_memory_root
+from okfpro.memory.store import MemoryEntry, MemoryStore
 
 A = Scope(tenant="acme", user="alice", agent="bot", session="s1")
 # B variants: another tenant; the same user (agent, session) under another tenant;

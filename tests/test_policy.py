@@ -9,7 +9,7 @@ import pytest
 
 from okfpro.core import mempolicy as P
 from okfpro.core.scope import Scope
-from okfpro.memory import audit as A
+from okfpro.memory import telemetry as A
 from okfpro.memory.policy import change, load_records, remember
 from okfpro.memory.store import MemoryStore
 

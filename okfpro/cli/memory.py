@@ -59,7 +59,7 @@ class _Ctx:
         except (config_mod.ConfigError, OSError) as exc:
             fail(str(exc))
         res = resolution_for(self.workspace, cfg)
-        store, err = MemoryStore.for_workspace(self.workspace)
+        store, err = MemoryStore.for_workspace(self.workspace, cfg)
         if store is None:
             fail(err or "memory store unavailable")
         return store, res, cfg
@@ -184,7 +184,7 @@ def audit_cmd(obj: _Ctx, as_json: bool) -> int:
     maintainer of the audit trail ([memory.maintainers] audit).
     """
     from okfpro.io.identity import identity_hash, maintainer_problem
-    from okfpro.memory.audit import audit_path, read_events, render, summarise_events
+    from okfpro.memory.telemetry import audit_path, read_events, render, summarise_events
 
     store, res, cfg = obj.open_as()
     try:

@@ -26,7 +26,6 @@ resolver, which is the host's own code).
 
 from __future__ import annotations
 
-import datetime as _dt
 import getpass
 import hashlib
 import json
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from okfpro.core.scope import LOCAL, Scope, ScopeError, encode_segment, segment_problem
+from okfpro.io.clock import utcnow
 
 ENTRY_POINT_GROUP = "okfpro.identity"
 PARTS = ("tenant", "user", "agent")
@@ -329,7 +329,7 @@ def _write_binding(path: Path, parts: Mapping[str, str | None], prov: Mapping[st
             data.update(
                 provenance={p: prov.get(p, ABSENT) for p in PARTS},
                 fallback=fallback,
-                bound_at=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                bound_at=utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
                 poisoned=False,
             )
             atomic_write(path, json.dumps(data, sort_keys=True) + "\n", mode=0o600)
@@ -344,7 +344,7 @@ def _poison(path: Path, binding: Mapping[str, Any]) -> None:
         with locked(path.with_suffix(".lock")):
             data = dict(binding)
             data["poisoned"] = True
-            data["poisoned_at"] = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            data["poisoned_at"] = utcnow().strftime("%Y-%m-%dT%H:%M:%SZ")
             atomic_write(path, json.dumps(data, sort_keys=True) + "\n", mode=0o600)
     except OSError:
         pass

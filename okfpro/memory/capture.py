@@ -131,15 +131,6 @@ def read_turn(transcript_path: str | os.PathLike | None) -> tuple[str | None, st
 # ------------------------------------------------------------------------------ entry
 
 
-def neutralise(text: str) -> str:
-    """Every line prefixed with ``> `` (a trailing newline adds no empty quoted line)."""
-    text = text.replace("\x00", "\ufffd").replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return "\n".join(f"> {ln}" if ln else ">" for ln in lines) or "> (none)"
-
-
 def _clip(text: str, limit: int = MAX_SIDE_CHARS) -> str:
     if len(text) <= limit:
         return text
@@ -156,8 +147,10 @@ def _clip(text: str, limit: int = MAX_SIDE_CHARS) -> str:
 
 
 def build_entry(user: str | None, agent: str | None) -> str:
-    u = neutralise(_clip(user)) if user and user.strip() else "> (none)"
-    a = neutralise(_clip(agent)) if agent and agent.strip() else "> (none)"
+    from okfpro.core.dayfile import quote
+
+    u = quote(_clip(user)) or "> (none)" if user and user.strip() else "> (none)"
+    a = quote(_clip(agent)) or "> (none)" if agent and agent.strip() else "> (none)"
     return f"**User:**\n{u}\n\n**Agent:**\n{a}"
 
 
@@ -201,7 +194,7 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
     from okfpro.core.redact import sanitise
     from okfpro.io import config as config_mod
     from okfpro.io.identity import identity_hash, resolve
-    from okfpro.memory import audit
+    from okfpro.memory import telemetry
 
     if not isinstance(event, Mapping):
         raw = getattr(event, "raw", None)
@@ -216,13 +209,13 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
 
     from okfpro.memory.store import MemoryStore
 
-    store, problem = MemoryStore.for_workspace(workspace)
+    store, problem = MemoryStore.for_workspace(workspace, cfg)
     audit_root = store.root if store is not None else None
 
-    ident = resolve(workspace, event)
+    ident = resolve(workspace, event, config=cfg)
     if not ident.capture_allowed:
         if audit_root is not None:
-            audit.record(audit_root, "extraction", tier=str(tier), outcome="refused", reason_code="identity",
+            telemetry.record(audit_root, "extraction", tier=str(tier), outcome="refused", reason_code="identity",
                          mode=ident.mode, latency_ms=(time.perf_counter() - start) * 1000)
         return CaptureResult(False, f"memory capture refused: {ident.reason}", tier=str(tier))
     if store is None:
@@ -237,7 +230,7 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
     user = _clean_host(t_user)
     agent = _clean_host(agent if agent is not None else t_agent)
     if not user and not agent:
-        audit.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="empty", candidate_count=0,
+        telemetry.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="empty", candidate_count=0,
                      latency_ms=(time.perf_counter() - start) * 1000)
         return CaptureResult(False, "memory capture skipped: the turn has no text", tier=tier)
 
@@ -249,7 +242,7 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
             continue
         clean = sanitise(side)
         if clean.refused:
-            audit.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="refused",
+            telemetry.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="refused",
                          reason_code=clean.refused, candidate_count=1, dropped_count=1,
                          latency_ms=(time.perf_counter() - start) * 1000)
             return CaptureResult(False, f"memory capture refused: the turn holds {clean.refused}", tier=tier,
@@ -261,7 +254,7 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
         return CaptureResult(False, "memory capture skipped: nothing left after removing injected context", tier=tier)
     entry = build_entry(sides[0], sides[1])
     redactions = sorted(findings.items())
-    audit.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="ok", candidate_count=1,
+    telemetry.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="ok", candidate_count=1,
                  accepted_count=1, redaction_count=sum(findings.values()), redactions=findings,
                  latency_ms=(time.perf_counter() - start) * 1000)
 
@@ -275,7 +268,7 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
                                  id=last.id)
     wrote = store.write(scope, entry, tier, actor="okfpro capture")
     latency = (time.perf_counter() - start) * 1000
-    audit.record(audit_root, "write", identity_hash=who, tier=tier, kind="event",
+    telemetry.record(audit_root, "write", identity_hash=who, tier=tier, kind="event",
                  outcome="ok" if wrote.written else "error", accepted_count=int(wrote.written),
                  redaction_count=sum(findings.values()), latency_ms=latency, policy_version="1",
                  chars=len(entry))
@@ -298,7 +291,7 @@ def end_session(event: Mapping[str, Any] | Any, workspace: str | os.PathLike) ->
     try:
         from okfpro.io import config as config_mod
         from okfpro.io.identity import identity_hash, resolve
-        from okfpro.memory import audit
+        from okfpro.memory import telemetry
 
         ws = _workspace(workspace)
         if not isinstance(event, Mapping):
@@ -307,12 +300,12 @@ def end_session(event: Mapping[str, Any] | Any, workspace: str | os.PathLike) ->
         cfg = config_mod.load(ws)
         if not _flag(cfg.get("memory", "session_cleanup", True)):
             return CaptureResult(False, "session memory kept ([memory] session_cleanup = false)")
-        ident = resolve(ws, event, bind=False)
+        ident = resolve(ws, event, config=cfg, bind=False)
         if ident.scope is None or ident.scope.session is None:
             return CaptureResult(False, f"no session memory to delete ({ident.reason or 'no session id'})")
         from okfpro.memory.store import MemoryStore
 
-        store, problem = MemoryStore.for_workspace(ws)
+        store, problem = MemoryStore.for_workspace(ws, cfg)
         if store is None:
             return CaptureResult(False, f"session memory not deleted: {problem}")
         if "session" not in store.tiers:
@@ -321,7 +314,7 @@ def end_session(event: Mapping[str, Any] | Any, workspace: str | os.PathLike) ->
             return CaptureResult(False, "no session memory to delete", tier="session")
         start = time.perf_counter()
         res = store.delete_scope(ident.scope, "session", actor="okfpro session-end")
-        audit.record(store.root, "delete", identity_hash=identity_hash(ident.scope), tier="session",
+        telemetry.record(store.root, "delete", identity_hash=identity_hash(ident.scope), tier="session",
                      outcome="error" if res.error else "ok", accepted_count=res.tiers_deleted,
                      latency_ms=(time.perf_counter() - start) * 1000)
         if res.error:

@@ -31,7 +31,7 @@ import pygit2
 from pygit2.enums import FileMode, ObjectType, RepositoryOpenFlag
 
 from okfpro.core.scope import Scope, history_ref, memory_path, scope_key
-from okfpro.memory.store import LOCK_DIR, TOOL, contained_lock, ensure_ignored
+from okfpro.memory.layout import LOCK_DIR, TOOL, contained_lock, ensure_ignored
 
 HISTORY_DIR = ".okf-history.git"
 ENTRIES_TRAILER = "Entries"

@@ -182,8 +182,10 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
 
     start = time.perf_counter()
     result = ImportResult(read=len(items))
-    today = today or _dt.date.today()
-    now = _dt.datetime.now(_dt.timezone.utc)
+    from okfpro.io import clock
+
+    today = today or clock.today()
+    now = clock.utcnow()
     by_tier: dict[str, list[Item]] = {}
     for item in items:
         by_tier.setdefault(item.tier, []).append(item)
@@ -246,9 +248,9 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
     bar.close()
     if audit_root is not None:
         from okfpro.io.identity import identity_hash
-        from okfpro.memory import audit
+        from okfpro.memory import telemetry
 
-        audit.record(audit_root, "write", identity_hash=identity_hash(scope), outcome="ok" if not result.errors else "error",
+        telemetry.record(audit_root, "write", identity_hash=identity_hash(scope), outcome="ok" if not result.errors else "error",
                      reason_code="import", candidate_count=result.read, accepted_count=result.imported,
                      dropped_count=result.skipped + result.refused, redaction_count=result.redacted,
                      latency_ms=(time.perf_counter() - start) * 1000, policy_version=P.POLICY_VERSION)

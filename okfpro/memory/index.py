@@ -47,11 +47,11 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from okfpro.core import mempolicy as P
 from okfpro.core import search as S
+from okfpro.core.dayfile import DAY_RE
 from okfpro.core.scope import Scope, scope_key
 
 SCHEMA = "okfpro-memory-index/1"
 INDEX_DIR = ".okf-index"
-_DAY_RE = re.compile(r"^(\d{4}-\d\d-\d\d)\.md$")
 _HEADING = re.compile(rb"^## (\d\d:\d\d:\d\d) UTC$", re.M)
 # okfpro tokens are \w runs joined by ._-/:@#+ (and '_' in backtick spans); the ascii
 # tokenizer keeps non-ASCII characters as token characters, so with these joiners every
@@ -157,7 +157,7 @@ def fingerprint(st: os.stat_result) -> str:
 def day_listing(directory: Path) -> dict[str, str]:
     """name -> fingerprint of the day files of one scope directory (regular files only)."""
     out: dict[str, str] = {}
-    match = _DAY_RE.match
+    match = DAY_RE.match
     try:
         with os.scandir(directory) as it:
             for entry in it:
@@ -183,8 +183,8 @@ class Section:
 
 def file_sections(raw: bytes) -> list[Section]:
     """Each ``## HH:MM:SS UTC`` section of a day file with its byte span (raises
-    MalformedConcept as :func:`okfpro.memory.store.split_concept` does)."""
-    from okfpro.memory.store import sections, split_concept
+    MalformedConcept as :func:`okfpro.core.dayfile.split_concept` does)."""
+    from okfpro.core.dayfile import sections, split_concept
 
     head, _body = split_concept(raw)
     base = len(head.encode("utf-8"))
@@ -391,7 +391,7 @@ class ScopeIndex:
             self._rebuild()
 
     def _rebuild(self) -> None:
-        from okfpro.memory.store import MalformedConcept
+        from okfpro.core.dayfile import MalformedConcept
 
         con = self.con
         assert con is not None
@@ -408,7 +408,7 @@ class ScopeIndex:
             recs: list[P.MemoryRecord] = []
             for name in sorted(listing):
                 fp = listing[name]
-                day = _DAY_RE.match(name).group(1)  # type: ignore[union-attr]
+                day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]
                 try:
                     fd = os.open(str(self.directory / name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
                     with os.fdopen(fd, "rb") as handle:
@@ -447,7 +447,7 @@ class ScopeIndex:
             raise
 
     def _entry_row(self, rid: int, name: str, day: str, seq: int, sec: Section) -> tuple[tuple, P.MemoryRecord]:
-        from okfpro.memory.store import _title
+        from okfpro.core.dayfile import title as _title
 
         entry_id = f"{self.key}/{day}#{seq}"
         rec = P.parse(sec.text, entry_id, day)
@@ -490,7 +490,7 @@ class ScopeIndex:
             rid = con.execute("SELECT coalesce(max(rid), 0) FROM entries").fetchone()[0]
             added: list[P.MemoryRecord] = []
             for name, _before, after, count, secs in files:
-                day = _DAY_RE.match(name).group(1)  # type: ignore[union-attr]
+                day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]
                 for seq, sec in enumerate(secs, start=count + 1):
                     rid += 1
                     entry, rec = self._entry_row(rid, name, day, seq, sec)
@@ -680,7 +680,7 @@ class ScopeIndex:
                     if start < 0 or end <= start or end - start > 16 * 1024 * 1024:
                         raise IndexUnavailable("an entry span is out of range")
                     chunk = os.pread(fd, end - start, start)
-                    from okfpro.memory.store import sections
+                    from okfpro.core.dayfile import sections
 
                     try:
                         parsed = sections(chunk.decode("utf-8"))

@@ -18,6 +18,7 @@ from typing import Any, Iterable
 
 from okfpro.core import mempolicy as P
 from okfpro.core.scope import Scope
+from okfpro.io import clock
 
 __all__ = ["RememberResult", "load_records", "candidates", "find_record", "remember", "change",
            "records_by_entry"]
@@ -79,9 +80,9 @@ def _audit(audit_root: Any, event: str, scope: Scope, **fields: Any) -> None:
     if audit_root is None:
         return
     from okfpro.io.identity import identity_hash
-    from okfpro.memory import audit
+    from okfpro.memory import telemetry
 
-    audit.record(audit_root, event, identity_hash=identity_hash(scope), policy_version=P.POLICY_VERSION, **fields)
+    telemetry.record(audit_root, event, identity_hash=identity_hash(scope), policy_version=P.POLICY_VERSION, **fields)
 
 
 def remember(
@@ -106,7 +107,7 @@ def remember(
     from okfpro.core.redact import sanitise
 
     start = time.perf_counter()
-    today = today or _dt.date.today()
+    today = today or clock.today()
     clean = sanitise(text)
     if clean.refused:
         decision = P.Decision("reject", f"refused by the capture safety layer ({clean.refused})")
@@ -150,7 +151,7 @@ def change(
     audit_root: Any = None,
 ) -> RememberResult:
     """Archive / expire / confirm a memory by appending a change record (nothing is rewritten)."""
-    today = today or _dt.date.today()
+    today = today or clock.today()
     rec = P.change_record(what, target, source=source, created=today)
     problems = P.validate(rec)
     if problems:

@@ -140,7 +140,7 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
     except (config_mod.ConfigError, OSError) as exc:
         return RecallResult("", f"recall skipped: {exc}")
 
-    ident = resolve(workspace, event)
+    ident = resolve(workspace, event, config=cfg)
     if not ident.recall_allowed:
         return RecallResult("", f"recall refused: {ident.reason}")
     scope = ident.scope
@@ -182,7 +182,7 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
     mblocks: list[B.Block] = []
     from okfpro.memory.store import MemoryStore
 
-    store, problem = MemoryStore.for_workspace(workspace)
+    store, problem = MemoryStore.for_workspace(workspace, cfg)
     if store is None:
         degraded.append("memory (store unavailable)")
     else:
@@ -229,9 +229,9 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
     out = B.assemble(kblocks, mblocks, budget_tokens, k_share, m_share, today=today)
 
     if store is not None:
-        from okfpro.memory import audit
+        from okfpro.memory import telemetry
 
-        audit.record(store.root, "recall", identity_hash=identity_hash(scope), outcome="ok" if out.text else "empty",
+        telemetry.record(store.root, "recall", identity_hash=identity_hash(scope), outcome="ok" if out.text else "empty",
                      knowledge_count=len(out.knowledge), memory_count=len(out.memory),
                      candidate_count=len(kblocks) + len(mblocks), truncated_count=out.truncated, tokens=out.tokens,
                      chars=len(out.text), latency_ms=(time.perf_counter() - start) * 1000, mode=ident.mode,

@@ -21,14 +21,12 @@ import contextlib
 import datetime as _dt
 import hashlib
 import os
-import re
 import shutil
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from okfpro import __version__
 from okfpro.core.scope import (
     TIERS,
     Scope,
@@ -39,74 +37,19 @@ from okfpro.core.scope import (
     scope_key,
     write_problem,
 )
-from okfpro.core import yamlsafe
-from okfpro.io.atomic import atomic_write, locked
+from okfpro.core.dayfile import DAY_RE, MalformedConcept, frontmatter, render_section, sections, split_concept, stored_sections, title
+from okfpro.io.atomic import atomic_write
+from okfpro.io.clock import utc_day, utcnow
+from okfpro.memory.layout import (
+    LOCK_DIR,
+    TOOL,
+    contained_lock,
+    ensure_ignored,
+    link_problem,
+    resolve_memory_root,
+)
 
-TOOL = f"okfpro/{__version__}"
-LOCK_DIR = ".okf-locks"
-_IGNORE = b"# okfpro memory root (history: .okf-history.git); no enclosing repository tracks it\n*\n"
-
-
-def ensure_ignored(root: Path) -> None:
-    """Create ``root`` with a ``.gitignore`` of ``*`` before anything else goes in it.
-
-    A workspace repository around the memory root then never lists it, even when the
-    workspace's own .gitignore does not name it.  An empty directory is invisible to
-    Git, and the file is created exclusively and filled by one write.
-    """
-    root.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(str(root / ".gitignore"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return
-    try:
-        os.write(fd, _IGNORE)
-    finally:
-        os.close(fd)
-
-def link_problem(root: Path, target: Path) -> str | None:
-    """Why ``target`` is not safely inside ``root``: a symbolic link on the way down, a
-    regular file with other hard links (its content is shared with a place outside the
-    scope), or an entry we cannot inspect.  ``None`` when it is fine or does not exist."""
-    rel = Path(os.path.abspath(target)).relative_to(root)
-    here = root
-    for part in rel.parts:
-        here = here / part
-        try:
-            st = os.lstat(here)
-        except (FileNotFoundError, NotADirectoryError):
-            return None  # not created yet: nothing below it exists either
-        except OSError as exc:
-            return f"cannot inspect {here} ({exc.strerror})"
-        if stat.S_ISLNK(st.st_mode):
-            return f"{here} is a symbolic link"
-        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-            return f"{here} has {st.st_nlink - 1} other hard link(s)"
-    return None
-
-
-class ContainmentError(OSError):
-    """A path inside the memory root leads outside it (symlink or hard link)."""
-
-
-@contextlib.contextmanager
-def contained_lock(root: Path, path: Path, shared: bool = False) -> Iterator[None]:
-    """:func:`locked` on ``path`` under ``root``, refused (:class:`ContainmentError`) when
-    a component of it is a link: before taking it, and again once held."""
-    problem = link_problem(root, path)
-    if problem:
-        raise ContainmentError(f"refusing to lock: {problem}")
-    with locked(path, shared=shared):
-        problem = link_problem(root, path)
-        if problem:
-            raise ContainmentError(f"refusing to lock: {problem}")
-        yield
-
-
-CONCEPT_TYPE = "AgentMemory"
 MAX_ENTRY_CHARS = 64 * 1024
-_SECTION_RE = re.compile(r"^## (\d\d:\d\d:\d\d) UTC$")
-_DAY_RE = re.compile(r"^(\d{4}-\d\d-\d\d)\.md$")
 
 
 # ---------------------------------------------------------------------------- results
@@ -272,164 +215,6 @@ def _rank(query: str, entries: list[StoredEntry], limit: int | None = None) -> l
 # ---------------------------------------------------------------------------- format
 
 
-def _now() -> _dt.datetime:
-    return _dt.datetime.now(_dt.timezone.utc)
-
-
-def _day(now: _dt.datetime) -> str:
-    pinned = os.environ.get("OKFPRO_TODAY", "").strip()
-    if pinned:
-        return _dt.date.fromisoformat(pinned).isoformat()
-    return now.astimezone(_dt.timezone.utc).date().isoformat()
-
-
-def _frontmatter(day: str, now: _dt.datetime) -> str:
-    at = now.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return (
-        "---\n"
-        f"type: {CONCEPT_TYPE}\n"
-        f"title: Agent memory {day}\n"
-        f"description: Scoped memory entries recorded on {day} (UTC).\n"
-        "generated:\n"
-        f"  by: {TOOL}\n"
-        f"  at: '{at}'\n"
-        "---\n"
-    )
-
-
-def _quote(text: str) -> str:
-    text = text.replace("\x00", "\ufffd").replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return "\n".join(f"> {ln}" if ln else ">" for ln in lines)
-
-
-def render_section(text: str, now: _dt.datetime) -> str:
-    clock = now.astimezone(_dt.timezone.utc).strftime("%H:%M:%S")
-    return f"## {clock} UTC\n\n{_quote(text)}\n"
-
-
-class MalformedConcept(ValueError):
-    pass
-
-
-def split_concept(raw: bytes) -> tuple[str, str]:
-    """(frontmatter block including fences, body) of a day concept; raises MalformedConcept."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MalformedConcept(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
-    if text.startswith("\ufeff"):
-        raise MalformedConcept("starts with a byte-order mark")
-    if "\x00" in text:
-        raise MalformedConcept("contains a NUL character")
-    if not text.startswith("---\n"):
-        raise MalformedConcept("does not start with a '---' frontmatter line")
-    end = text.find("\n---\n", 3)
-    if end < 0:
-        if text.endswith("\n---"):
-            end = len(text) - 4
-        else:
-            raise MalformedConcept("frontmatter is not closed by a '---' line")
-    head = text[: end + 5]
-    body = text[end + 5 :]
-    try:
-        data = yamlsafe.load(text[4 : end + 1])
-    except yamlsafe.YamlError as exc:
-        raise MalformedConcept(f"frontmatter is not valid YAML ({exc})") from exc
-    if not isinstance(data, dict):
-        raise MalformedConcept("frontmatter is not a mapping")
-    for key in ("type", "title", "description"):
-        value = data.get(key)
-        if not isinstance(value, str) or not value.strip():
-            raise MalformedConcept(f"frontmatter has no non-empty {key!r}")
-    return head, body
-
-
-def sections(body: str) -> list[tuple[str, str]]:
-    """(HH:MM:SS, text) for each ``## HH:MM:SS UTC`` section of a day concept body."""
-    out: list[tuple[str, list[str]]] = []
-    for line in body.split("\n"):
-        m = _SECTION_RE.match(line) if line.startswith("## ") else None
-        if m:
-            out.append((m.group(1), []))
-        elif out:
-            if line.startswith("> "):
-                out[-1][1].append(line[2:])
-            elif line == ">":
-                out[-1][1].append("")
-    return [(clock, "\n".join(lines)) for clock, lines in out]
-
-
-def stored_sections(text: str) -> list[str]:
-    """Each section of a day concept exactly as stored (heading + quoted lines + the
-    newline that ends it, so one entry's text is never mistaken for a prefix of another)."""
-    chunks: list[str] = []
-    current: list[str] | None = None
-    for line in text.split("\n"):
-        if _SECTION_RE.match(line):
-            if current is not None:
-                chunks.append("\n".join(current).rstrip("\n"))
-            current = [line]
-        elif current is not None:
-            current.append(line)
-    if current is not None:
-        chunks.append("\n".join(current).rstrip("\n"))
-    return [c + "\n" for c in chunks]
-
-
-def _title(text: str) -> str:
-    """The entry's first line of content — after a leading metadata block (``---`` … ``---``)
-    such as the memory policy's record header — clipped to 80 characters."""
-    lines = text.splitlines()
-    if lines and lines[0].strip() == "---":
-        for i in range(1, len(lines)):
-            if lines[i].strip() == "---":
-                lines = lines[i + 1:]
-                break
-    for line in lines:
-        line = line.strip()
-        if line:
-            return line if len(line) <= 80 else line[:79] + "…"
-    return "(empty)"
-
-
-# ---------------------------------------------------------------------------- roots
-
-
-def resolve_memory_root(workspace: str | os.PathLike, config=None) -> tuple[Path | None, str | None]:
-    """The memory root of ``workspace`` and, when unusable, why (``(None, message)``).
-
-    ``[memory] root`` in okfpro.toml (default ``.okf-memory``), relative to the
-    workspace.  It must not be, contain, or lie inside the knowledge bundle directory
-    (``[bundle] path``), nor contain the workspace itself.
-    """
-    from okfpro.io import config as config_mod
-
-    ws = Path(workspace).resolve()
-    try:
-        cfg = config if config is not None else config_mod.load(ws)
-    except (config_mod.ConfigError, OSError) as exc:
-        return None, str(exc)
-    raw_root = cfg.get("memory", "root", ".okf-memory")
-    raw_bundle = cfg.get("bundle", "path", ".okf")
-    if not isinstance(raw_root, str) or not raw_root.strip():
-        return None, "okfpro.toml: [memory] root must be a non-empty path"
-    if not isinstance(raw_bundle, str) or not raw_bundle.strip():
-        return None, "okfpro.toml: [bundle] path must be a non-empty path"
-    root = Path(os.path.realpath(ws / os.path.expanduser(raw_root)))
-    bundle = Path(os.path.realpath(ws / os.path.expanduser(raw_bundle)))
-    if root == bundle or root.is_relative_to(bundle) or bundle.is_relative_to(root):
-        return None, (
-            f"memory root {root} overlaps the knowledge bundle {bundle}: memory must live "
-            f"outside the bundle (set [memory] root in {ws / 'okfpro.toml'})"
-        )
-    if ws.is_relative_to(root):
-        return None, f"memory root {root} contains the workspace {ws}: choose a directory of its own"
-    return root, None
-
-
 # ---------------------------------------------------------------------------- the store
 
 
@@ -457,11 +242,12 @@ class MemoryStore:
         return self._history
 
     @classmethod
-    def for_workspace(cls, workspace: str | os.PathLike) -> tuple["MemoryStore | None", str | None]:
+    def for_workspace(cls, workspace: str | os.PathLike, config=None) -> tuple["MemoryStore | None", str | None]:
+        """The workspace's store, or why there is none; ``config``: okfpro.toml already read by the caller."""
         from okfpro.io import config as config_mod
 
         try:
-            cfg = config_mod.load(Path(workspace))
+            cfg = config if config is not None else config_mod.load(Path(workspace))
         except (config_mod.ConfigError, OSError) as exc:
             return None, str(exc)
         root, err = resolve_memory_root(workspace, cfg)
@@ -530,11 +316,11 @@ class MemoryStore:
             return WriteResult(False, "nothing to remember: the entry text is empty", tier=tier)
         if len(text) > MAX_ENTRY_CHARS:
             return WriteResult(False, f"entry is longer than {MAX_ENTRY_CHARS} characters", tier=tier)
-        now = now or _now()
+        now = now or utcnow()
         try:
-            day = _day(now)
-        except ValueError:
-            return WriteResult(False, "OKFPRO_TODAY is not a YYYY-MM-DD date", tier=tier)
+            day = utc_day(now)
+        except ValueError as exc:  # a pinned day that is no date (io/clock says which)
+            return WriteResult(False, str(exc), tier=tier)
         key = scope_key(tier, scope)
         result = WriteResult(False, tier=tier, scope_key=key, path=f"{key}/{day}.md")
         try:
@@ -637,7 +423,7 @@ class MemoryStore:
                 summary = what or (f"remember {first}" if len(ids) == 1 else f"remember {len(ids)} entries")
                 try:
                     commit = self.history.record_files(tier, scope, blobs, summary, len(ids), actor,
-                                                        _now() if what else rows[-1][1])
+                                                        utcnow() if what else rows[-1][1])
                 except Exception as exc:  # noqa: BLE001 - reported as data
                     error = "; ".join(x for x in (error, f"written, but the history commit failed: {exc}") if x)
         return ids, commit, error
@@ -666,7 +452,7 @@ class MemoryStore:
         except IsADirectoryError:
             return f"refusing to write memory: {rel} is not a regular file"
         except FileNotFoundError:
-            head = (_frontmatter(day, items[0][1]) + "\n").encode("utf-8")
+            head = (frontmatter(day, items[0][1], TOOL) + "\n").encode("utf-8")
             chunks = [r.encode("utf-8") for r in rendered]
             data = head + b"\n".join(chunks)
             atomic_write(target, data)
@@ -726,7 +512,7 @@ class MemoryStore:
         key = scope_key(tier, scope)
         out: list[StoredEntry] = []
         for name in names:
-            m = _DAY_RE.match(name)
+            m = DAY_RE.match(name)
             if not m:
                 continue
             day = m.group(1)
@@ -754,7 +540,7 @@ class MemoryStore:
                         concept_id=f"{key}/{day}",
                         date=day,
                         time=clock,
-                        title=_title(text),
+                        title=title(text),
                         text=text,
                         path=f"{key}/{name}",
                         seq=n,
@@ -858,7 +644,7 @@ class MemoryStore:
             subtrees = self.subject_subtrees(scope, tier)
         except Exception as exc:  # noqa: BLE001 - reported as data
             return DeleteResult(purged=purge, error=f"could not enumerate the scope's memory: {exc}")
-        return self._delete(subtrees, purge, now or _now(), actor, self._trailers(scope, actor))
+        return self._delete(subtrees, purge, now or utcnow(), actor, self._trailers(scope, actor))
 
     def delete_scope(
         self,
@@ -888,7 +674,7 @@ class MemoryStore:
         else:
             tiers = applicable_tiers(scope, self.tiers)
         subtrees = [self.subtree(t, scope) for t in tiers]
-        return self._delete(subtrees, purge, now or _now(), actor, self._trailers(scope, actor))
+        return self._delete(subtrees, purge, now or utcnow(), actor, self._trailers(scope, actor))
 
     @staticmethod
     def _trailers(scope: Scope, actor: str | None) -> dict[str, str | None]:

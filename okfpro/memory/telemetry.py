@@ -13,7 +13,6 @@ Events are appended under a lock (:func:`okfpro.io.atomic.append_line`) to
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import math
 import os
@@ -48,7 +47,9 @@ def audit_path(memory_root: str | os.PathLike) -> Path:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+    from okfpro.io.clock import utcnow
+
+    return utcnow().strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
 
 
 def event(event_type: str, **fields: Any) -> dict[str, Any]:
@@ -81,7 +82,7 @@ def event(event_type: str, **fields: Any) -> dict[str, Any]:
 def record(memory_root: str | os.PathLike, event_type: str, **fields: Any) -> bool:
     """Append one event; never raises (an audit failure must not break the hook)."""
     from okfpro.io.atomic import append_line
-    from okfpro.memory.store import link_problem
+    from okfpro.memory.layout import link_problem
 
     try:
         line = json.dumps(event(event_type, **fields), sort_keys=True, separators=(",", ":"))
