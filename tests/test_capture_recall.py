@@ -14,7 +14,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 
 from okfpro.core.redact import RECALL_BEGIN
 

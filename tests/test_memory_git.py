@@ -16,7 +16,7 @@ import pygit2
 import pytest
 
 from okfpro.core.scope import Scope, history_ref, memory_path
-from okfpro.memory.history import HISTORY_DIR, History, HistoryError
+from okfpro.memory.history import HISTORY_DIR, HistoryError
 from okfpro.core.dayfile import sections, split_concept
 from okfpro.memory.store import MemoryStore
 

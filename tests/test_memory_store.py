@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from okfpro.core.scope import TIERS, Scope, history_ref, memory_path
+from okfpro.core.scope import TIERS, Scope, memory_path
 from okfpro.io.atomic import locked
 from okfpro.core.dayfile import sections, split_concept
 from okfpro.memory.layout import resolve_memory_root

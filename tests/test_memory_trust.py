@@ -6,7 +6,6 @@ JSON event on stdin) against a real workspace, as a host or a hostile local user
 
 from __future__ import annotations
 
-import getpass
 import json
 import os
 import subprocess

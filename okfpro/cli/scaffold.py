@@ -20,7 +20,6 @@ def _run(directory: str, agents: tuple[str, ...], as_json: bool, upgrade: bool) 
     if directory.startswith("@"):
         fail(f"DIR takes a directory path, not a bundle slug ({directory!r}).")
     dest = Path(directory)
-    verb = "upgrade" if upgrade else "init"
     chosen = tuple(dict.fromkeys(a.lower() for a in agents))
     if upgrade and not chosen:
         chosen = tuple(a for a, marker in WIRING_MARKERS.items() if (dest / marker).exists()) or ("claude",)

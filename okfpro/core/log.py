@@ -14,7 +14,6 @@ Pure.  Grammar (shared with the reference):
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from dataclasses import dataclass, field
 

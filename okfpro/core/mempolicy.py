@@ -38,7 +38,7 @@ import datetime as _dt
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 import yaml

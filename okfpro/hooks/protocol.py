@@ -17,7 +17,7 @@ identity marker ``okfpro-enforcer v1`` is the first stderr line whenever a check
 is about to run; the launchers refuse a process that does not print it.
 
 Keep this module's imports to the standard library's light modules: no click,
-no pygit2, no markdown-it (``python3 -X importtime -m okfpro hook pre-tool-use``).
+no pygit2, no PyYAML where avoidable (``python3 -X importtime -m okfpro hook pre-tool-use``).
 """
 
 from __future__ import annotations

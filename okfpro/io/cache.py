@@ -33,7 +33,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from okfpro.core.concept import Bundle, Concept, Entry, parse_entry
+from okfpro.core.concept import Bundle, Concept, Entry
 from okfpro.io import reader
 
 MAGIC = b"okfpro-parse-cache\n"

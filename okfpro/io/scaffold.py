@@ -382,7 +382,6 @@ def _is_template_copy(path: Path) -> bool:
         return False
     if not text.startswith("# Tool-owned"):
         return False
-    from okfpro.io.wiring import our_hook_ids
 
     try:
         import yaml

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import os
 import re
 import sys
 from pathlib import Path

@@ -177,7 +177,6 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
     the batch itself, then one :meth:`write_many` (one commit) per tier."""
     from okfpro.core.redact import sanitise
     from okfpro.io.cache import _Progress
-    from okfpro.memory.capture import build_entry
     from okfpro.memory.index import norm_digest, opened
 
     start = time.perf_counter()

@@ -1,0 +1,40 @@
+"""The design notes are the map: every source file under okfpro/ is named by exactly one note.
+
+A note names its files in a ``## Files`` section, one bullet per file (``- `okfpro/x/y.py` — ...``).
+A new module without a line in a note, a file named twice, or a line naming a file that is gone
+fails here, so the map cannot drift from the tree.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tests.helpers import REPO
+
+DESIGN = REPO / ".okf" / "design"
+BULLET = re.compile(r"^- `(okfpro/[^`]+\.py)`")
+
+
+def _named() -> dict[str, list[str]]:
+    named: dict[str, list[str]] = {}
+    for note in sorted(DESIGN.glob("*.md")):
+        in_files = False
+        for line in note.read_text(encoding="utf-8").splitlines():
+            if line.startswith("## "):
+                in_files = line.strip() == "## Files"
+                continue
+            m = BULLET.match(line) if in_files else None
+            if m:
+                named.setdefault(m.group(1), []).append(note.name)
+    return named
+
+
+def test_every_source_file_is_named_by_exactly_one_design_note() -> None:
+    sources = {p.relative_to(REPO).as_posix() for p in (REPO / "okfpro").rglob("*.py") if "__pycache__" not in p.parts}
+    named = _named()
+    missing = sorted(sources - set(named))
+    twice = {f: notes for f, notes in named.items() if len(notes) > 1}
+    gone = sorted(set(named) - sources)
+    assert not missing, f"source files no design note names (add a line under '## Files' in .okf/design/map-*.md): {missing}"
+    assert not twice, f"source files named by more than one note: {twice}"
+    assert not gone, f"design notes name files that do not exist: {gone}"
