@@ -54,9 +54,9 @@ def assert_pass(proc: subprocess.CompletedProcess) -> None:
     "text",
     [
         "---\ntype: Briefing\nverified:\n  - by: human:ana\n---\n",
-        "  verified : yes\n",
-        "generated: {by: agent, verified: yes}\n",
-        'sources: [{"verified": "x"}]\n',
+        "---\nverified : yes\n---\n",
+        "---\ntype: Briefing\ngenerated: {by: agent}\n'verified': {by: human:ana}\n---\n",
+        '---\n{"verified": "x"}\n---\n',
     ],
 )
 def test_guard_verified_asks_and_the_ask_reaches_stdout_intact(ws, text):
@@ -72,20 +72,22 @@ def test_guard_verified_asks_and_the_ask_reaches_stdout_intact(ws, text):
 
 
 def test_guard_verified_multiedit_and_new_str_spellings(ws):
-    ev = k.edit_event(ws, "learnings/search-ranking.md", "verified:\n  - by: human:x", tool="MultiEdit")
+    ev = k.edit_event(ws, "learnings/search-ranking.md", "", tool="MultiEdit")
+    ev["tool_input"]["edits"] = [{"old_string": "type: Learning\n", "new_string": "type: Learning\nverified:\n  - by: human:x\n"}]
     assert "attestation" in ask_reason(k.run_launcher(ws, "pre_tool_use.py", ev))
     ev = k.edit_event(ws, "learnings/search-ranking.md", "")
-    ev["tool_input"] = {"file_path": ev["tool_input"]["file_path"], "new_str": "verified: true"}
+    ev["tool_input"] = {"file_path": ev["tool_input"]["file_path"], "old_str": "type: Learning\n",
+                        "new_str": "type: Learning\nverified: true\n"}
     assert "attestation" in ask_reason(k.run_launcher(ws, "pre_tool_use.py", ev))
 
 
 def test_guard_verified_passes_ordinary_edits_and_files_outside_the_bundle(ws):
     assert_pass(k.run_launcher(ws, "pre_tool_use.py", k.edit_event(ws, "learnings/search-ranking.md", "unverified is fine")))
-    outside = {"cwd": str(ws), "tool_name": "Write", "tool_input": {"file_path": str(ws / "README.md"), "content": "verified: yes"}}
+    outside = {"cwd": str(ws), "tool_name": "Write", "tool_input": {"file_path": str(ws / "README.md"), "content": "---\nverified: yes\n---\n"}}
     assert_pass(k.run_launcher(ws, "pre_tool_use.py", outside))
-    hidden = {"cwd": str(ws), "tool_name": "Write", "tool_input": {"file_path": str(ws / ".okf" / ".drafts" / "x.md"), "content": "verified: yes"}}
+    hidden = {"cwd": str(ws), "tool_name": "Write", "tool_input": {"file_path": str(ws / ".okf" / ".drafts" / "x.md"), "content": "---\nverified: yes\n---\n"}}
     assert_pass(k.run_launcher(ws, "pre_tool_use.py", hidden))
-    not_md = {"cwd": str(ws), "tool_name": "Write", "tool_input": {"file_path": str(ws / ".okf" / "notes.txt"), "content": "verified: yes"}}
+    not_md = {"cwd": str(ws), "tool_name": "Write", "tool_input": {"file_path": str(ws / ".okf" / "notes.txt"), "content": "---\nverified: yes\n---\n"}}
     assert_pass(k.run_launcher(ws, "pre_tool_use.py", not_md))
 
 
@@ -473,7 +475,7 @@ def test_bad_clock_refuses_instead_of_exiting_one(ws):
 def test_gemini_dialect_event_names_tools_and_ask(ws):
     # Gemini 0.61 reads {"decision": "ask"} as ASK_USER (isAskDecision); tests/test_real_hosts.py feeds it to Gemini's own code
     event = {"hook_event_name": "BeforeTool", "cwd": str(ws), "timestamp": "2026-11-30T10:00:00Z",
-             "tool_name": "write_file", "tool_input": {"file_path": str(ws / ".okf/reference/b.md"), "content": "verified: yes"}}
+             "tool_name": "write_file", "tool_input": {"file_path": str(ws / ".okf/reference/b.md"), "content": "---\nverified: yes\n---\n"}}
     proc = k.hook("pre-tool-use", event=event)
     answer = json.loads(proc.stdout)
     assert proc.returncode == 0 and answer["decision"] == "ask" and "attestation" in answer["systemMessage"]
@@ -526,7 +528,7 @@ def test_init_installed_hooks_run_from_the_settings_commands(tmp_path):
 
     target = str(ws / ".okf" / "reference" / "x.md")
     ask = fire(command("PreToolUse", "Write"), {"cwd": str(ws), "tool_name": "Write",
-                                                "tool_input": {"file_path": target, "content": "verified: yes"}})
+                                                "tool_input": {"file_path": target, "content": "---\nverified: yes\n---\n"}})
     assert ask.returncode == 0 and json.loads(ask.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
     shell = fire(command("PreToolUse", "Bash"), {"cwd": str(ws), "tool_name": "Bash",
                                                  "tool_input": {"command": "echo x >> .okf/board.md"}})

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from okfpro.core import links as _links
+from okfpro.core.fence import FRONTMATTER
 from okfpro.core.yamlsafe import YamlError, is_blank, load as _yaml_load, to_text
 
-FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
 RESERVED_FILENAMES = ("index.md", "log.md")
 TRUST_TIERS = ("unverified", "machine-confirmed", "human-reviewed")
 STATUS_VOCABULARY = ("draft", "stable", "deprecated")

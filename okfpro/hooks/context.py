@@ -41,35 +41,35 @@ class Ctx:
         return self.today.isoformat()
 
     # the edited file's bundle ------------------------------------------
-    def target(self) -> tuple[str, str] | None:
-        """``(root, rel)`` when the edited file is Markdown inside a bundle, else None."""
+    def targets(self) -> list[tuple[str, str]]:
+        """Every ``(root, rel)`` the edited file is, as Markdown inside a bundle: the real file first.
+
+        A guard decides on the file the write lands in, not on the spelling of its path:
+        the path is read against the event's ``cwd``, then resolved (symlinked files and
+        directories, ``..``, doubled slashes).  The spelled path is kept as a second
+        candidate when it names a different bundle file (a link inside the bundle that
+        points out of it).  ``rel`` keeps the file's spelling; the guards match it
+        case-insensitively, so a case variant on a case-insensitive disk meets them too.
+        """
         if self._target is ...:
-            self._target = self._find_target()
+            self._target = self._find_targets()
         return self._target
 
-    def _find_target(self) -> tuple[str, str] | None:
+    def target(self) -> tuple[str, str] | None:
+        """The real file's ``(root, rel)`` when it is Markdown inside a bundle, else the spelled one, else None."""
+        found = self.targets()
+        return found[0] if found else None
+
+    def _find_targets(self) -> list[tuple[str, str]]:
         path = self.event.file_path
         if not path:
-            return None
-        from okfpro.io.roots import containing
-
-        path = os.path.normpath(path)
-        root = containing(path)
-        if root is None:
-            return None
-        root_s = os.fspath(root)
-        rel = os.path.relpath(path, root_s)
-        if rel.startswith("..") or os.path.isabs(rel):
-            real_root = os.path.realpath(root_s)
-            rel = os.path.relpath(os.path.realpath(path), real_root)
-            if rel.startswith(".."):
-                return None
-        rel = rel.replace(os.sep, "/")
-        if not rel.endswith(".md"):
-            return None
-        if any(seg.startswith(".") for seg in rel.split("/")):
-            return None
-        return root_s, rel
+            return []
+        out: list[tuple[str, str]] = []
+        for spelling in (os.path.realpath(path), os.path.normpath(path)):
+            found = _bundle_file(spelling)
+            if found is not None and found not in out:
+                out.append(found)
+        return out
 
     # the session's bundle ----------------------------------------------
     def enclosing(self) -> str | None:
@@ -98,3 +98,22 @@ class Ctx:
 
             self._bundles[root] = load(root)
         return self._bundles[root]
+
+
+def _bundle_file(path: str) -> tuple[str, str] | None:
+    """``(root, rel)`` when ``path`` is a Markdown file (any case) in a bundle's visible tree."""
+    from okfpro.io.roots import containing
+
+    root = containing(path)
+    if root is None:
+        return None
+    root_s = os.fspath(root)
+    rel = os.path.relpath(path, root_s)
+    if rel.startswith("..") or os.path.isabs(rel):
+        return None
+    rel = rel.replace(os.sep, "/")
+    if not rel.lower().endswith(".md"):
+        return None
+    if any(seg.startswith(".") for seg in rel.split("/")):
+        return None
+    return root_s, rel

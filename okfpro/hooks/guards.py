@@ -5,14 +5,15 @@ from __future__ import annotations
 import os
 import re
 
-from okfpro.hooks.answer import Answer
+from okfpro.hooks.answer import Answer, strongest
 from okfpro.hooks.context import Ctx
 
-VERIFIED_BLOCK = re.compile(r"^[ \t]*verified[ \t]*:", re.M)
-VERIFIED_FLOW = re.compile(r"[{,][ \t]*['\"]?verified['\"]?[ \t]*:")
-JOURNAL_DAY = re.compile(r"\Ajournal/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z")
+JOURNAL_DAY = re.compile(r"\Ajournal/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z", re.I)
 MD_PATH = re.compile(r"[^\s'\"`|;&()<>]*\.md\b")
 OKF_WORD = re.compile(r"\.okf\b")
+# an added text the guard cannot apply (an unknown tool shape) is asked about when it could spell the key
+KEY_HINT = re.compile(r"verif|\\|^[ \t]*\?", re.I | re.M)
+CURRENT_LIMIT = 8 * 1024 * 1024 + 1  # the reader's per-file limit (okfpro.core.concept.MAX_FILE_BYTES), plus one
 
 VERIFIED_ASK = (
     "This edit writes 'verified:' — that is the owner's attestation, not the agent's. The agent only "
@@ -22,19 +23,84 @@ VERIFIED_ASK = (
 
 
 def guard_verified(ctx: Ctx) -> Answer:
-    if ctx.target() is None:
-        return Answer.pass_()
-    text = ctx.event.added_text
-    if VERIFIED_BLOCK.search(text) or VERIFIED_FLOW.search(text):
-        return Answer.ask(VERIFIED_ASK)
+    """Ask when the edit would change what the reader reads as the file's ``verified`` attestation.
+
+    The edit is applied to the file's current text in memory (``okfpro.core.edits``) and the
+    result's frontmatter parsed with the reader's own rules, so every YAML spelling of the key
+    (quoted, escaped, ``? verified``, flow mappings, a key made by deleting characters) is the
+    same key.  YAML is imported only when an outcome's frontmatter block differs from today's.
+    """
+    for root, rel in ctx.targets():
+        if _changes_verified(os.path.join(root, rel), rel, ctx.event.tool_input, ctx.event.added_text):
+            return Answer.ask(VERIFIED_ASK)
     return Answer.pass_()
 
 
+def _current(path: str) -> str | None:
+    """The file's text now ("" when it does not exist); None when it cannot be read as a file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        return None
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            raw = handle.read(CURRENT_LIMIT)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(raw) >= CURRENT_LIMIT:
+        return None
+    return raw.decode("utf-8", errors="surrogateescape")
+
+
+def _changes_verified(path: str, rel: str, tool_input: dict, added: str) -> bool:
+    from okfpro.core import edits
+    from okfpro.core.fence import block
+
+    current = _current(path)
+    outcomes = edits.outcomes(current or "", tool_input) if current is not None else None
+    if outcomes is None:  # no way to know the result: decide on the added text
+        return KEY_HINT.search(added) is not None
+    before = block(current or "")
+    changed = [text for text in outcomes if block(text) != before]
+    if not changed:
+        return False
+    was = _verified(rel, current or "")
+    return any(now is not ABSENT and now != was for now in (_verified(rel, text) for text in changed))
+
+
+ABSENT = object()
+
+
+def _verified(rel: str, text: str) -> object:
+    """The ``verified`` value the reader reads in this text at ``rel``; ABSENT when it reads none.
+
+    A text the reader cannot take at all answers a fresh object, which equals nothing: asked.
+    """
+    from okfpro.core.concept import Concept, parse_entry
+
+    try:
+        entry = parse_entry(rel, text.encode("utf-8", errors="surrogateescape"))
+    except Exception:  # noqa: BLE001 - a text the reader cannot take is asked about, never waved through
+        return object()
+    if not isinstance(entry, Concept):
+        return ABSENT
+    return entry.frontmatter.get("verified", ABSENT)
+
+
 def journal_guard(ctx: Ctx) -> Answer:
-    target = ctx.target()
-    if target is None:
-        return Answer.pass_()
-    root, rel = target
+    answers = [_journal_answer(ctx, root, rel) for root, rel in ctx.targets()]
+    return strongest(answers)
+
+
+def _journal_answer(ctx: Ctx, root: str, rel: str) -> Answer:
     m = JOURNAL_DAY.match(rel)
     if m is None or m.group(1) >= ctx.today_s:
         return Answer.pass_()
