@@ -13,16 +13,59 @@ from collections import Counter
 from typing import Any, Iterable
 
 # Shell mutators (shared with the shell guard).  The redirection pattern must not
-# fire on reads: ``2>/dev/null`` (target is /dev/), ``-->`` and ``=>`` (arrows),
-# ``>&2`` (fd duplication), ``>>/dev/null``.
-REDIRECT = re.compile(r"(?<![-=])(?<![-=]>)>{1,2}[ \t]*(?!/dev/)[^|&\s>]")
+# fire on reads: ``2>/dev/null`` (only the real sinks under /dev/ — ``/dev/../x`` is a
+# file), ``-->`` and ``=>`` (arrows), ``>&2`` (fd duplication).  ``>|`` and ``&>`` write.
+_SINK = r"/dev/(?:null|stdout|stderr|tty|fd/[0-9]+)(?![^\s|&;)<>])"
+REDIRECT = re.compile(r"(?<![-=])(?<![-=]>)>{1,2}\|?[ \t]*(?!" + _SINK + r")[^|&\s>]")
+REDIRECT_TARGET = re.compile(
+    r"(?<![-=])(?<![-=]>)>{1,2}\|?[ \t]*(?!" + _SINK + r")(\"[^\"]*\"|'[^']*'|[^|&\s>;<()]+)"
+)
+# inline code of an interpreter (python -c, perl -e, node -e, ruby -e, a here-doc fed to one ...)
+# writes when it reaches for anything that can write, run or hide a name; reading is left alone
+INTERPRETER = re.compile(
+    r"(?<![\w.-])(?:python[0-9.]*|pypy[0-9.]*|perl|node|nodejs|ruby|php|deno|bun|lua[0-9.]*|Rscript|osascript"
+    r"|pwsh|powershell|tclsh|julia)(?![\w-])"
+)
+WRITE_API = re.compile(
+    r"write|append|renam|replace|unlink|remove|rmtree|rmdir|move|copy|truncat|symlink|link\(|chmod|mkdir|touch"
+    r"|system|exec|eval|spawn|popen|subprocess|child_process|shell|`|\bqx|__import__|getattr|importlib|compile"
+    r"|chr\(|\\x|\\u|\\[0-7]{3}|decode|b64|base64|sysopen|\bfs\.(?!read|exists|stat)|FileUtils|\bIO\.(?!read)|\bFile\.(?!read|exist|basename|dirname|join|expand_path|size|file\?|directory\?)|open\s*\([^()]*,"
+    r"|>|-[a-zA-Z]*i\b|--in-place",
+    re.I,
+)
 MUTATORS = (
     REDIRECT,
     re.compile(r"\btee\b"),
     re.compile(r"\b(?:sed|perl|ruby|python3?|node|awk)\b[^|;]*-i\b"),
-    re.compile(r"\b(?:cp|mv|rm|install|truncate|dd|rsync|ln)\b"),
+    re.compile(r"\b(?:g?sed|perl|ruby)\b[^|;&]*\s(?:-[a-zA-Z]*i|--in-place)"),
+    re.compile(r"\bg?awk\b[^|;&]*\s-i\s*inplace"),
+    re.compile(r"\b(?:cp|mv|rm|install|truncate|dd|rsync|ln|touch|unlink|shred|patch|unzip|sponge)\b"),
+    re.compile(r"\bfind\b[^|;&]*\s-(?:delete|exec|execdir|ok|fprint|fprintf|fls)\b"),
+    re.compile(r"\bgit\s+(?:checkout|restore|mv|rm|apply|am|stash|reset|clean)\b"),
+    re.compile(r"\bcurl\b[^|;&]*\s-(?:[a-zA-Z]*[oO]\b|-output\b|-remote-name)|\bwget\b"),
+    re.compile(r"\btar\b[^|;&]*\s-?[a-zA-Z]*x"),
     re.compile(r"\b(?:File\.write|File\.open|open\([^)]*['\"]w)"),
 )
+
+
+def has_mutator(command: str) -> bool:
+    return any(p.search(command) for p in MUTATORS) or runs_writing_code(command)
+
+
+def runs_writing_code(command: str) -> bool:
+    """An interpreter runs inline code that can write (or hide what it does)."""
+    return INTERPRETER.search(command) is not None and WRITE_API.search(command) is not None
+
+
+def only_redirects(command: str) -> bool:
+    """Every write in the command is a plain redirection (so its targets say where it writes)."""
+    return not runs_writing_code(command) and not any(p.search(command) for p in MUTATORS[1:])
+
+
+def redirect_targets(command: str) -> list[str]:
+    """The files the redirections write, quotes stripped."""
+    return [m.group(1).strip("'\"") for m in REDIRECT_TARGET.finditer(command)]
+
 
 _SEGMENT_SPLIT = re.compile(r"&&|\|\||;|\n")
 OWN_COMMAND = re.compile(
@@ -35,10 +78,6 @@ _JOURNAL_DAY = re.compile(r"journal/[0-9]{4}-[0-9]{2}-[0-9]{2}\.md")
 SHELL_COVER = "Edit or Write — the guards read a tool event, and a shell redirect is none"
 BOARD_COVER = "okfpro capture / promote / demote"
 DETAIL_MAX = 200
-
-
-def has_mutator(command: str) -> bool:
-    return any(p.search(command) for p in MUTATORS)
 
 
 def classify_command(command: str) -> str:

@@ -9,7 +9,6 @@ from okfpro.hooks.answer import Answer, strongest
 from okfpro.hooks.context import Ctx
 
 JOURNAL_DAY = re.compile(r"\Ajournal/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z", re.I)
-MD_PATH = re.compile(r"[^\s'\"`|;&()<>]*\.md\b")
 OKF_WORD = re.compile(r"\.okf\b")
 # an added text the guard cannot apply (an unknown tool shape) is asked about when it could spell the key
 KEY_HINT = re.compile(r"verif|\\|^[ \t]*\?", re.I | re.M)
@@ -117,21 +116,56 @@ def _journal_answer(ctx: Ctx, root: str, rel: str) -> Answer:
     )
 
 
-def _touches_bundle(command: str, root: str) -> bool:
-    """The command names ``.okf`` or a Markdown path that is relative or under the bundle root."""
-    if OKF_WORD.search(command):
+PATH_TOKEN = re.compile(r"\"([^\"]+)\"|'([^']+)'|([^\s'\"`|;&()<>=,]+)")
+OPAQUE = re.compile(r"[$`*?\[{~]")  # a name the shell computes: the target is not knowable here
+TOKEN_LIMIT = 64
+
+
+def _inside(path: str, real_root: str) -> bool:
+    return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _names_bundle(text: str, cwd: str, real_root: str | None) -> bool:
+    """``text`` names ``.okf``, a relative Markdown path, or a path that resolves into a bundle.
+
+    Paths are read against the event's ``cwd`` and resolved (a symlinked file or directory
+    leading into the bundle is the bundle); a working directory inside the bundle makes every
+    relative name a bundle name.
+    """
+    if OKF_WORD.search(text):
         return True
-    real_root = os.path.realpath(root)
-    for m in MD_PATH.finditer(command):
-        path = m.group(0)
-        if not path or path == ".md":
-            continue
-        if not os.path.isabs(path):
+    if real_root is not None and _inside(os.path.realpath(cwd), real_root):
+        return True
+    from okfpro.io.roots import containing
+
+    for n, m in enumerate(PATH_TOKEN.finditer(text)):
+        if n >= TOKEN_LIMIT:
+            break
+        token = m.group(1) or m.group(2) or m.group(3)
+        is_md = token.lower().endswith(".md") and token.lower() != ".md"
+        if is_md and not os.path.isabs(token) and real_root is not None:
             return True
-        real = os.path.realpath(path)
-        if real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep):
+        if "/" not in token and not is_md:
+            continue
+        real = os.path.realpath(os.path.join(cwd, token))
+        if real_root is not None and _inside(real, real_root):
+            return True
+        probe = os.path.join(real, "index.md") if os.path.isdir(real) else real
+        if containing(probe) is not None and (is_md or os.path.isdir(real)):
             return True
     return False
+
+
+def _touches_bundle(command: str, root: str | None, cwd: str) -> bool:
+    """Where the command writes: the redirection targets when those are its only writes, else anywhere it names."""
+    from okfpro.core import friction
+
+    real_root = os.path.realpath(root) if root is not None else None
+    if friction.only_redirects(command):
+        targets = friction.redirect_targets(command)
+        if targets and not any(OPAQUE.search(t) for t in targets):
+            return any(_names_bundle(t, cwd, real_root) for t in targets)
+    return _names_bundle(command, cwd, real_root)
 
 
 def shell_guard(ctx: Ctx) -> Answer:
@@ -141,9 +175,9 @@ def shell_guard(ctx: Ctx) -> Answer:
     if not command or not friction.has_mutator(command):
         return Answer.pass_()
     root = ctx.enclosing()
-    if root is None or not _touches_bundle(command, root):
+    if not _touches_bundle(command, root, ctx.event.cwd):
         return Answer.pass_()
-    if not friction.is_own_command(command):
+    if root is not None and not friction.is_own_command(command):
         from okfpro.io import friction as friction_log
 
         friction_log.record(root, friction.shell_event(command, ctx.today_s))

@@ -12,23 +12,36 @@ import os
 from okfpro.hooks.answer import Answer
 from okfpro.hooks.context import Ctx
 
-def dirty_markdown(root: str) -> bool:
-    """``git status --porcelain -- '*.md'`` non-empty; a git that fails counts as dirty."""
-    import subprocess
+def dirty_markdown(root: str) -> tuple[bool, str | None]:
+    """(``git status --porcelain -- '*.md'`` non-empty, None) — or (True, why git could not say).
 
+    A git that fails (dubious ownership, a broken ``GIT_DIR``, no git at all) is not a clean
+    tree and not a missing Snapshot line: the gate names the failure and refuses.
+    """
+    import subprocess
+    from pathlib import Path
+
+    from okfpro.io.roots import git_fence
+
+    if git_fence(Path(os.path.abspath(root))) is None and not os.environ.get("GIT_DIR"):
+        return True, None  # no repository: nothing says what changed, so every check runs
     try:
         proc = subprocess.run(
             ["git", "-C", root, "status", "--porcelain", "--", "*.md"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             timeout=20,
         )
-    except (OSError, subprocess.SubprocessError):
-        return True
+    except subprocess.TimeoutExpired:
+        return True, "git status did not answer within 20 s"
+    except (OSError, subprocess.SubprocessError) as exc:
+        return True, f"git could not be run ({type(exc).__name__}: {exc})"
     if proc.returncode != 0:
-        return True
-    return bool(proc.stdout.strip())
+        said = [ln.strip() for ln in proc.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+        first = next((ln for ln in said if ln.lower().startswith(("fatal", "error"))), said[0] if said else "")
+        return True, f"git status exited {proc.returncode}" + (f": {first[:300]}" if first else "")
+    return bool(proc.stdout.strip()), None
 
 
 def snapshot_messages(ctx: Ctx, root: str) -> list[str]:
@@ -65,7 +78,16 @@ def stop_gate(ctx: Ctx) -> Answer:
     root = ctx.enclosing()
     if root is None:
         return Answer.pass_()
-    if not dirty_markdown(root):
+    dirty, git_failed = dirty_markdown(root)
+    if git_failed:
+        return Answer.block([
+            "RULE 2 — before stopping: the Stop gate could not ask git what changed in the bundle, so it cannot "
+            "tell whether this session left it summarised, and it refuses.",
+            f"— git: {git_failed}",
+            "Fix git for this repository (for 'dubious ownership': `git config --global --add safe.directory "
+            "<the repository>`, or run as the repository's owner), then stop again.",
+        ])
+    if not dirty:
         return Answer.pass_()
     from okfpro.io import workstate
 

@@ -86,17 +86,16 @@ def _is_tool_result(content: Any) -> bool:
 
 
 def read_turn(transcript_path: str | os.PathLike | None) -> tuple[str | None, str | None]:
-    """(last user prompt, last assistant text) of a Claude Code JSONL transcript."""
+    """(last user prompt, last assistant text) of a Claude Code JSONL transcript.
+
+    The path comes from the event: only a regular file owned by the invoking user is read,
+    and only its tail (``okfpro.io.tail``); anything else raises ``Unreadable``.
+    """
     if not transcript_path:
         return None, None
-    try:
-        with open(transcript_path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            size = handle.tell()
-            handle.seek(max(0, size - TRANSCRIPT_TAIL_BYTES))
-            raw = handle.read()
-    except OSError:
-        return None, None
+    from okfpro.io.tail import tail
+
+    raw = tail(transcript_path, TRANSCRIPT_TAIL_BYTES)
     lines = raw.decode("utf-8", errors="replace").splitlines()
     if len(raw) >= TRANSCRIPT_TAIL_BYTES and lines:
         lines = lines[1:]  # the first line of a tail may be cut
@@ -226,7 +225,15 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
 
     agent = event.get("last_assistant_message")
     agent = agent if isinstance(agent, str) and agent.strip() else None
-    t_user, t_agent = read_turn(event.get("transcript_path") if isinstance(event.get("transcript_path"), str) else None)
+    from okfpro.io.tail import Unreadable
+
+    try:
+        t_user, t_agent = read_turn(event.get("transcript_path") if isinstance(event.get("transcript_path"), str)
+                                    else None)
+    except Unreadable as exc:  # a hostile or foreign transcript_path: capture nothing, say why once
+        audit.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="refused",
+                     reason_code="transcript", latency_ms=(time.perf_counter() - start) * 1000)
+        return CaptureResult(False, f"memory capture skipped: the transcript was not read — {exc}", tier=tier)
     user = _clean_host(t_user)
     agent = _clean_host(agent if agent is not None else t_agent)
     if not user and not agent:

@@ -1,0 +1,62 @@
+"""The shell guard attacked (issue #10 item 9): one-liners that write the bundle are asked about,
+reads pass.  Every command of ``shell_corpus`` runs through a real ``okfpro hook pre-tool-use``
+process with a real Bash event; the counts are printed (``pytest -s``) and pinned.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hookkit as k  # noqa: E402
+import shell_corpus as corpus  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def places(tmp_path_factory):
+    base = tmp_path_factory.mktemp("shell")
+    ws = k.make_workspace(base)
+    out = base / "outside"
+    out.mkdir()
+    (out / "jlink").symlink_to(ws / ".okf" / "journal")
+    (out / "blink.md").symlink_to(ws / ".okf" / "log.md")
+    return ws, out
+
+
+def _decide(places, command: str, where: str) -> str:
+    ws, out = places
+    cwd = {"ws": ws, "okf": ws / ".okf", "out": out}[where]
+    text = command.replace("{ws}", str(ws)).replace("{out}", str(out))
+    event = {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": "Bash",
+             "tool_input": {"command": text}}
+    proc = k.hook("pre-tool-use", event=event)
+    if proc.returncode != 0:
+        return f"exit {proc.returncode}: {k.err_text(proc)[-200:]}"
+    if not proc.stdout:
+        return "pass"
+    return json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"]
+
+
+def _all(places, entries):
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(lambda e: (e[0], _decide(places, *e)), entries))
+
+
+def test_every_write_into_the_bundle_is_asked(places):
+    results = _all(places, corpus.WRITES)
+    missed = [(c, r) for c, r in results if r != "ask"]
+    print(f"shell guard: {len(results) - len(missed)}/{len(results)} bundle writes asked")
+    assert not missed
+
+
+def test_reads_pass(places):
+    results = _all(places, corpus.READS)
+    asked = [(c, r) for c, r in results if r != "pass"]
+    print(f"shell guard: {len(asked)}/{len(results)} read-only commands asked (false positives)")
+    assert not asked
