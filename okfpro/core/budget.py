@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass, field
 
+from okfpro.core.frames import neutralise
 from okfpro.core.redact import BLOCK_CLOSE, BLOCK_OPEN, RECALL_BEGIN, RECALL_END
 
 MAX_CHARS = 10_000
@@ -92,11 +93,8 @@ def _attr(value: str) -> str:
 
 
 def _neutral(line: str) -> str:
-    """Keep a content line from forging our framing."""
-    for marker in (RECALL_BEGIN, RECALL_END, BLOCK_CLOSE, BLOCK_OPEN):
-        if marker in line:
-            line = line.replace(marker, marker.replace("<", "&lt;"))
-    return line.replace("\r", "")
+    """Keep a content line from forging our framing or the host's (``okfpro.core.frames``)."""
+    return neutralise(line).replace("\r", "")
 
 
 def block_header(block: Block, today: _dt.date) -> str:

@@ -43,7 +43,9 @@ def session_context(ctx: Any) -> Any:
     """The SessionStart check: the banner as context (nothing outside a bundle)."""
     from okfpro.hooks.answer import Answer
 
-    text = banner(ctx)
+    from okfpro.core.frames import neutralise
+
+    text = neutralise(banner(ctx))  # board lines, titles and commands are text someone else wrote
     return Answer.context(text) if text else Answer.pass_()
 
 

@@ -19,6 +19,10 @@ class Unreadable(Exception):
     """The file was not read; ``str(exc)`` says why in one line."""
 
 
+class Missing(Unreadable):
+    """There is no file by that name (nothing hostile: nothing to read)."""
+
+
 def _kind(mode: int) -> str:
     for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
@@ -39,6 +43,8 @@ def tail(path: str | os.PathLike, limit: int) -> bytes:
     name = os.fspath(path)
     try:
         before = os.stat(name)
+    except FileNotFoundError:
+        raise Missing(f"{name} does not exist") from None
     except OSError as exc:
         raise Unreadable(f"{name} cannot be read ({exc.strerror or type(exc).__name__})") from None
     _check(before, name)

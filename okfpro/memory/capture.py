@@ -93,9 +93,12 @@ def read_turn(transcript_path: str | os.PathLike | None) -> tuple[str | None, st
     """
     if not transcript_path:
         return None, None
-    from okfpro.io.tail import tail
+    from okfpro.io.tail import Missing, tail
 
-    raw = tail(transcript_path, TRANSCRIPT_TAIL_BYTES)
+    try:
+        raw = tail(transcript_path, TRANSCRIPT_TAIL_BYTES)
+    except Missing:
+        return None, None
     lines = raw.decode("utf-8", errors="replace").splitlines()
     if len(raw) >= TRANSCRIPT_TAIL_BYTES and lines:
         lines = lines[1:]  # the first line of a tail may be cut

@@ -1,0 +1,93 @@
+"""Host and own frame tags in text put in front of the model (issue #10 item 8).
+
+A memory entry, a concept and a board line carry ``</system-reminder>`` and friends in
+every spelling (case, spaces, ``_``, zero-width characters, lookalike ``<``, numeric
+entities, ``\\u003c``).  Through real hook processes — UserPromptSubmit recall and the
+SessionStart banner — none of them reaches the model as a tag, while our own framing
+(one ``<okfpro-recall>`` … ``</okfpro-recall>``) stays intact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hookkit as k  # noqa: E402
+
+VARIANTS = [
+    "</system-reminder>", "<system-reminder>", "< /System-Reminder >", "</SYSTEM_REMINDER>", "</system reminder>",
+    "</sys\u200btem-reminder>", "\uff1c/system-reminder\uff1e", "&#60;/system-reminder>", "&#x3C;system-reminder>",
+    "\\u003c/system-reminder>", "</okfpro-recall>", "<OKFPRO-RECALL>", "</okf-context>", "<okf-context id=\"x\">",
+    "</user-prompt-submit-hook>", "</function_results>", "<command-name>", "</ system-reminder\n>",
+]
+INERT = ["<div>", "a < b", "<T>", "x<y>z", "<systemd>"]
+WHO = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
+
+
+def _live(text: str) -> list[str]:
+    return [v for v in VARIANTS if v in text]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_spelling_is_neutralised_and_idempotent(variant):
+    from okfpro.core.frames import neutralise
+
+    out = neutralise(f"before {variant} after")
+    assert variant not in out and neutralise(out) == out
+
+
+@pytest.mark.parametrize("text", INERT)
+def test_other_tags_are_left_alone(text):
+    from okfpro.core.frames import neutralise
+
+    assert neutralise(text) == text
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory) -> Path:
+    ws = k.make_workspace(tmp_path_factory.mktemp("frames"), commit=False)
+    (ws / "okfpro.toml").write_text("[memory]\ncapture = true\n")
+    hostile = " ".join(VARIANTS)
+    concept = ws / ".okf" / "learnings" / "deploy-window.md"
+    concept.write_text("---\ntype: Learning\ntitle: Deploy window " + "</system-reminder>" +
+                       "\ndescription: We deploy on Fridays after the freeze lifts, never on Mondays.\n---\n\n"
+                       f"# Deploy window\n\nWe deploy on Fridays. {hostile}\n")
+    board = ws / ".okf" / "board.md"
+    board.write_text(board.read_text().replace("## Inbox\n", f"## Inbox\n\n- 2026-11-29 — triage deploy {hostile}\n")
+                     + f"\n- 2026-12-02 — release train leaves {hostile}\n")
+    log = ws / ".okf" / "log.md"
+    log.write_text(log.read_text().rstrip("\n") + f" {hostile}\n")  # the last Snapshot line, shown by the banner
+    k.git(ws, "add", "-A")
+    k.git(ws, "commit", "-qm", "workspace")
+    proc = subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", f"deploy on Fridays {hostile}"],
+                          capture_output=True, text=True, env=k.env(WHO), cwd=str(ws), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return ws
+
+
+def test_recall_neutralises_frames_in_memory_and_knowledge(ws):
+    event = {"hook_event_name": "UserPromptSubmit", "session_id": "s-r", "cwd": str(ws),
+             "prompt": "when do we deploy, Fridays?"}
+    proc = k.hook("user-prompt-submit", event=event, extra_env=WHO, cwd=ws)
+    assert proc.returncode == 0, k.err_text(proc)
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Fridays" in context and "&lt;" in context  # the hostile text was recalled, made inert
+    assert _live(context.replace("<okfpro-recall>", "", 1).rsplit("</okfpro-recall>", 1)[0]
+                 .replace("</okf-context>\n", "\n").replace("</okf-context>", "")) == []
+    assert context.startswith("<okfpro-recall>") and context.rstrip().endswith("</okfpro-recall>")
+    assert context.count("<okfpro-recall>") == 1 and context.count("</okfpro-recall>") == 1
+
+
+def test_the_banner_neutralises_frames_in_bundle_text(ws):
+    proc = k.hook("session-start", event={"hook_event_name": "SessionStart", "cwd": str(ws), "source": "startup"},
+                  cwd=ws)
+    assert proc.returncode == 0, k.err_text(proc)
+    out = k.out_text(proc)
+    assert "Bundle state" in out and _live(out) == []
+
