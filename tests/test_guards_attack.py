@@ -95,6 +95,14 @@ def test_a_past_journal_day_is_blocked_however_its_path_is_spelled(ws, how, tool
     assert "append-only" in k.err_text(proc)
 
 
+def test_a_hard_link_from_outside_is_the_past_day(ws):
+    link = ws.parent / "outside" / "hard.md"
+    if not link.exists():
+        os.link(ws / ".okf" / "journal" / f"{k.PAST}.md", link)
+    proc = pre(ws, "Edit", str(link), {"old_string": "Started", "new_string": "Finished"})
+    assert answer(proc) == "block" and "append-only" in k.err_text(proc)
+
+
 def test_creating_a_past_day_through_a_dangling_link_is_asked(ws):
     proc = pre(ws, "Write", str(ws.parent / "outside" / "new-past-day.md"), {"content": "reconstructed"})
     assert answer(proc) == "ask" and "PAST day" in proc.stdout.decode()

@@ -69,6 +69,34 @@ class Ctx:
             found = _bundle_file(spelling)
             if found is not None and found not in out:
                 out.append(found)
+        if not out:
+            out.extend(self._hard_links(path))
+        return out
+
+    def _hard_links(self, path: str) -> list[tuple[str, str]]:
+        """A file outside every bundle that shares its inode with a file of the session's bundle is that file."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return []
+        if st.st_nlink < 2:
+            return []
+        root = self.enclosing()
+        if root is None:
+            return []
+        out = []
+        for base, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                full = os.path.join(base, name)
+                try:
+                    other = os.lstat(full)
+                except OSError:
+                    continue
+                if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                    found = _bundle_file(full)
+                    if found is not None:
+                        out.append(found)
         return out
 
     # the session's bundle ----------------------------------------------
