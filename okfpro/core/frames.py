@@ -25,25 +25,25 @@ HOST_FRAMES = (
 )
 FRAMES = OWN_FRAMES + HOST_FRAMES
 
+_ALL = frozenset(FRAMES)
+_HOST = frozenset(HOST_FRAMES)
+
 # a "<" as the model might read it
-_LT = r"(?:<|\uff1c|\ufe64|\u2039|\u27e8|\u3008|\u2329|&lt;?|&#0*60;?|&#x0*3c;?|\\u003c|\\x3c|%3c)"
+_LT = r"(?:<|\uff1c|\ufe64|\u2039|\u27e8|\u3008|\u2329|&[lL][tT];?|&#0*60;?|&#[xX]0*3[cC];?|\\[uU]003[cC]|\\[xX]3[cC]|%3[cC])"
 _FORMAT = "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
-_F = f"[{_FORMAT}]*"
-_SEP = f"(?:{_F}[\\s_\\-]?{_F})"  # between the parts of a name: -, _, a space, or nothing
+_WORD = f"[A-Za-z0-9{_FORMAT}]"
+# one generic tag shape, judged by its normalised name in Python (a regex of every spelling compiles slowly)
+_TAG = re.compile(
+    f"{_LT}(?P<rest>[\\s{_FORMAT}]*/?[\\s{_FORMAT}]*(?P<name>[A-Za-z]{_WORD}*(?:[_\\-\\s]{{1,3}}{_WORD}+)*))",
+)
+_STRIP = re.compile(f"[{_FORMAT}]")
+_SEPS = re.compile(r"[_\s-]+")
+_CANDIDATES = ("<", "\uff1c", "\ufe64", "\u2039", "\u27e8", "\u3008", "\u2329", "&", "\\", "%")
 
 
-def _name(name: str) -> str:
-    parts = [_F.join(map(re.escape, part)) for part in name.split("-")]
-    return _SEP.join(parts)
-
-
-def _tag(names: tuple[str, ...]) -> re.Pattern[str]:
-    alternatives = "|".join(_name(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(f"{_LT}(?P<rest>{_F}\\s*{_F}/?{_F}\\s*{_F}(?:{alternatives}))(?![A-Za-z0-9_-])", re.IGNORECASE)
-
-
-_ALL = _tag(FRAMES)
-_HOST = _tag(HOST_FRAMES)
+def _is_frame(name: str, frames: frozenset[str]) -> bool:
+    parts = _SEPS.sub("-", _STRIP.sub("", name).lower()).strip("-").split("-")
+    return any("-".join(parts[:i]) in frames for i in range(1, len(parts) + 1))
 
 
 def neutralise(text: str, host_only: bool = False) -> str:
@@ -51,6 +51,11 @@ def neutralise(text: str, host_only: bool = False) -> str:
 
     ``host_only`` leaves our own frames alone: for a whole answer that carries our framing.
     """
-    if not text:
+    if not text or not any(c in text for c in _CANDIDATES):
         return text
-    return (_HOST if host_only else _ALL).sub(lambda m: "&lt;" + m.group("rest"), text)
+    frames = _HOST if host_only else _ALL
+
+    def one(m: re.Match[str]) -> str:
+        return "&lt;" + m.group("rest") if _is_frame(m.group("name"), frames) else m.group(0)
+
+    return _TAG.sub(one, text)

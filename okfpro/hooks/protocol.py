@@ -207,11 +207,12 @@ def _emit(answer, event_name: str, dialect: str, notes: list[str]) -> int:
 
     if notes:
         _err("\n".join(f"okfpro: {n}" for n in notes))
-    from okfpro.core.frames import neutralise
-    from okfpro.hooks.answer import Answer
+    if answer.messages:
+        from okfpro.core.frames import neutralise
+        from okfpro.hooks.answer import Answer
 
-    # every answer quotes text from the bundle, memory or the event: none of it may open or close a host frame
-    answer = Answer(answer.kind, [neutralise(m, host_only=True) for m in answer.messages])
+        # every answer quotes text from the bundle, memory or the event: none of it may open or close a host frame
+        answer = Answer(answer.kind, [neutralise(m, host_only=True) for m in answer.messages])
     kind = answer.kind
     if kind == "block":
         _err(_cap(answer.text))
