@@ -141,7 +141,7 @@ def test_claude_commands_run_our_launcher_from_a_path_with_a_space_and_a_paren(h
                                       capture_output=True, text=True, env=env, cwd=str(ws / ".okf"))
         raise AssertionError(f"no {event} entry for {tool}")
 
-    ask = fire("PreToolUse", {"hook_event_name": "PreToolUse", **_edit(ws, "reference/x.md", "verified: yes")}, "Write")
+    ask = fire("PreToolUse", {"hook_event_name": "PreToolUse", **_edit(ws, "reference/x.md", "---\nverified: yes\n---\n")}, "Write")
     assert ask.returncode == 0 and json.loads(ask.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask", ask.stderr
     ps = fire("PreToolUse", {"hook_event_name": "PreToolUse", "tool_name": "PowerShell",
                              "tool_input": {"command": "echo x >> .okf/board.md"}}, "PowerShell")
@@ -206,7 +206,7 @@ def test_codex_commands_answer_in_the_shapes_codex_accepts(hosts, tmp_path):
 
     base = {"session_id": "s1", "transcript_path": None, "model": "m", "permission_mode": "default",
             "tool_use_id": "t1", "turn_id": "u1"}
-    for tool_event in (_edit(ws, "reference/x.md", "verified: yes"),
+    for tool_event in (_edit(ws, "reference/x.md", "---\nverified: yes\n---\n"),
                        {"tool_name": "Bash", "tool_input": {"command": "echo x >> .okf/board.md"}}):
         proc = fire("PreToolUse", {**base, "hook_event_name": "PreToolUse", **tool_event})
         answer = valid("pre-tool-use", proc.stdout)["hookSpecificOutput"]
@@ -242,7 +242,7 @@ def test_gemini_loads_the_settings_and_its_runner_runs_every_command(hosts, tmp_
     matchers = {ev: m for ev, m, _ in _entries(wired) if m}
     base = {"session_id": "s1", "cwd": str(ws), "timestamp": "2026-11-30T10:00:00Z", "transcript_path": ""}
     runs = [
-        ("ask", "BeforeTool", {**_edit(ws, "reference/x.md", "verified: yes", "write_file")}),
+        ("ask", "BeforeTool", {**_edit(ws, "reference/x.md", "---\nverified: yes\n---\n", "write_file")}),
         ("past", "BeforeTool", {**_edit(ws, "journal/2026-11-27.md", "x", "replace")}),
         ("shell", "BeforeTool", {"tool_name": "run_shell_command", "tool_input": {"command": "echo x >> .okf/board.md"}}),
         ("plain", "BeforeTool", {**_edit(ws, "reference/y.md", "plain words", "write_file")}),
