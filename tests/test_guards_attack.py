@@ -204,3 +204,16 @@ def test_removing_or_keeping_an_attestation_is_not_asked(ws, tmp_path):
         assert answer(pre(ws, "Edit", str(path), change)) == "ask"
     finally:
         path.unlink()
+
+
+def test_a_fifo_in_concept_position_does_not_hang_the_guard(ws):
+    fifo = ws / ".okf" / "learnings" / "fifo.md"
+    os.mkfifo(fifo)
+    try:
+        event = {"hook_event_name": "PreToolUse", "cwd": str(ws), "tool_name": "Write",
+                 "tool_input": {"file_path": str(fifo), "content": FORGED}}
+        proc = subprocess.run([sys.executable, "-m", "okfpro", "hook", "pre-tool-use"], input=json.dumps(event).encode(),
+                              capture_output=True, env=k.env(), timeout=30)
+        assert answer(proc) == "ask"
+    finally:
+        fifo.unlink()
