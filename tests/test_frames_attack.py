@@ -10,7 +10,6 @@ SessionStart banner — none of them reaches the model as a tag, while our own f
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

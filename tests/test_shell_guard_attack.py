@@ -6,7 +6,6 @@ process with a real Bash event; the counts are printed (``pytest -s``) and pinne
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path

@@ -234,7 +234,7 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
         t_user, t_agent = read_turn(event.get("transcript_path") if isinstance(event.get("transcript_path"), str)
                                     else None)
     except Unreadable as exc:  # a hostile or foreign transcript_path: capture nothing, say why once
-        audit.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="refused",
+        telemetry.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="refused",
                      reason_code="transcript", latency_ms=(time.perf_counter() - start) * 1000)
         return CaptureResult(False, f"memory capture skipped: the transcript was not read — {exc}", tier=tier)
     user = _clean_host(t_user)
