@@ -369,3 +369,20 @@ def test_memory_audit_shows_only_the_callers_events_unless_a_maintainer(ws: Path
     carol = audit({"OKFPRO_TENANT": "acme", "OKFPRO_USER": "carol"})
     assert carol["identities"] == 2 and carol["events"] == bob["events"] + alice["events"]
     assert audit(BOB) == bob
+
+
+@pytest.mark.parametrize("toml", ["[memory]\n", '[memory]\nmode = "multi-user"\n'])
+def test_a_session_id_cannot_end_alices_session_or_read_it_in_any_mode(ws: Path, toml: str) -> None:
+    alice_with_a_bound_session(ws)
+    (ws / "okfpro.toml").write_text(toml)
+    session_dir = ws / ".okf-memory" / memory_path("session", Scope("acme", "alice", None, SESSION))
+    assert list(session_dir.glob("*.md"))
+    # SessionEnd from someone presenting her session id: her session tier stays
+    p = hook(ws, env_of(), "session-end", {"hook_event_name": "SessionEnd", "session_id": SESSION})
+    assert p.returncode == 0, p.stderr
+    assert list(session_dir.glob("*.md"))
+    for env in (env_of(OKFPRO_SESSION=SESSION), env_of(OKFPRO_SESSION=SESSION, OKFPRO_AGENT="bot")):
+        p = mem(ws, env, "recall", "merger", "codename", "--json")
+        assert "bluefalcon" not in p.stdout
+        p = okf(ws, env, "whoami", "--json")
+        assert "alice" not in p.stdout
