@@ -386,39 +386,60 @@ class History:
     def erased_needles(self, name: str, split) -> list[bytes]:
         """Every entry ever recorded on the ref ``name``, as the bytes stored for it.
 
-        Walks every commit reachable from the ref (all parents, not only the first) and
-        every blob of each commit's whole tree, so nothing the ref reaches escapes the
-        check; a blob is read once however many commits share it.  ``split`` turns a day
-        file's text into its stored sections.
+        Every blob of every commit's whole tree counts (not only the scope's prefix), on
+        every commit the ref reaches.  Along the first-parent chain a file is read only at
+        its newest version in each stretch between two forgets (day files are append-only
+        in between, so the newest holds every older section): the cost is history length
+        plus stored size, not their product.  Commits reached only through another parent
+        (never written by okfpro) are read in full.  ``split`` turns a day file's text
+        into its stored sections.
         """
         if not self.exists():
             return []
         repo = self.repo()
-        _, tip = self._tip(repo, name)
+        _, commit = self._tip(repo, name)
         needles: set[bytes] = set()
-        seen: set[pygit2.Oid] = set()
-        commits = [tip] if tip is not None else []
-        while commits:
-            commit = commits.pop()
-            if commit.id in seen:
-                continue
-            seen.add(commit.id)
-            commits.extend(commit.parents)
-            trees = [commit.tree]
-            while trees:
-                tree = trees.pop()
-                if tree.id in seen:
-                    continue
-                seen.add(tree.id)
-                for item in tree:
-                    if item.id in seen:
-                        continue
+        read: set[pygit2.Oid] = set()
+
+        def blobs(tree: pygit2.Tree, base: str = ""):
+            """(path, blob id) of every file below ``tree`` (blobs are not loaded here)."""
+            for item in tree:
+                if item.type_str == "tree":
                     child = repo.get(item.id)
                     if isinstance(child, pygit2.Tree):
-                        trees.append(child)
-                    elif isinstance(child, pygit2.Blob):
-                        seen.add(item.id)
-                        needles.update(x.encode("utf-8") for x in split(child.data.decode("utf-8", "replace")))
+                        yield from blobs(child, f"{base}{item.name}/")
+                elif item.type_str == "blob":
+                    yield f"{base}{item.name}", item.id
+
+        def take(oid: pygit2.Oid) -> None:
+            if oid not in read:
+                read.add(oid)
+                blob = repo.get(oid)
+                if isinstance(blob, pygit2.Blob):
+                    needles.update(x.encode("utf-8") for x in split(blob.data.decode("utf-8", "replace")))
+
+        seen_paths: set[str] = set()
+        chain: set[pygit2.Oid] = set()
+        side: list[pygit2.Commit] = []
+        while commit is not None and commit.id not in chain:
+            chain.add(commit.id)
+            if len(commit.tree) == 0:
+                seen_paths.clear()  # a forget: older versions of a name are new content again
+            for path, blob in blobs(commit.tree):
+                if path not in seen_paths:
+                    seen_paths.add(path)
+                    take(blob)
+            side.extend(commit.parents[1:])
+            commit = commit.parents[0] if commit.parents else None
+        done = set(chain)
+        while side:
+            other = side.pop()
+            if other.id in done:
+                continue
+            done.add(other.id)
+            for _path, blob in blobs(other.tree):
+                take(blob)
+            side.extend(other.parents)
         return sorted(needles)
 
     # -- erasure ----------------------------------------------------------------------
