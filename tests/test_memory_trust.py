@@ -321,7 +321,7 @@ def test_a_hand_edited_ref_pointing_at_another_scopes_commits_is_not_shown(ws: P
         assert "alice" not in p.stdout and "not this scope's history" in p.stderr
 
 
-@pytest.mark.parametrize("inner", [".audit", ".okf-locks"])
+@pytest.mark.parametrize("inner", [".audit", ".okf-locks", ".okf-index"])
 def test_audit_and_lock_directories_are_never_followed_through_a_symlink(ws: Path, tmp_path: Path,
                                                                          inner: str) -> None:
     assert mem(ws, env_of(**ALICE), "remember", "first: seed the root").returncode == 0
@@ -335,6 +335,7 @@ def test_audit_and_lock_directories_are_never_followed_through_a_symlink(ws: Pat
     p = mem(ws, env_of(**ALICE), "remember", "second: through the link?")
     mem(ws, env_of(**ALICE), "recall", "second", "--json")
     prompt(ws, env_of(**ALICE), "s-1", "what came second")
+    assert list(outside.iterdir()) == [], (p.stdout, p.stderr)
     mem(ws, env_of(**ALICE), "forget", "--yes")
     assert list(outside.iterdir()) == [], (p.stdout, p.stderr)
     if inner == ".okf-locks":

@@ -346,9 +346,10 @@ class ScopeIndex:
         unless ``create``.  Raises IndexUnavailable when there is none to use (the caller
         reads the files)."""
         self = cls(store, tier, scope)
-        problem = store._link_problem(self.directory)
-        if problem:
-            raise IndexUnavailable(problem)
+        for path in (self.directory, *index_files(self.path)):  # never through a link out of the root
+            problem = store._link_problem(path)
+            if problem:
+                raise IndexUnavailable(problem)
         if held and create and self.path.exists():
             # the writer, under the lock: the files it appends to are checked one by one
             # (note_appends); any other drift is found by the next reader's full check
