@@ -387,3 +387,28 @@ def test_a_session_id_cannot_end_alices_session_or_read_it_in_any_mode(ws: Path,
         assert "bluefalcon" not in p.stdout
         p = okf(ws, env, "whoami", "--json")
         assert "alice" not in p.stdout
+
+
+def test_forget_over_mcp_follows_the_same_erasure_policy(ws: Path) -> None:
+    pytest.importorskip("mcp")
+    import anyio
+
+    from tests.mcpkit import call, server_env, stdio_client
+
+    shared_memory_of_alice(ws)
+    assert mem(ws, env_of(**BOB), "remember", "bob: lunch at noon").returncode == 0
+
+    async def main() -> None:
+        async with stdio_client(ws / ".okf", server_env(**BOB, OKFPRO_AGENT="bot")) as bob:
+            err, got = await call(bob, "memory_forget", {"confirm": True})
+            assert not err, got
+            for tier in ("tenant", "agent"):
+                err, text = await call(bob, "memory_forget", {"confirm": True, "tier": tier})
+                assert err and "maintainer" in str(text), text
+
+    anyio.run(main)
+    for query in ("office wifi", "bot prefers"):
+        got = mem(ws, env_of(**ALICE, OKFPRO_AGENT="bot"), "recall", *query.split(), "--json")
+        assert json.loads(got.stdout)["passages"], query
+    got = mem(ws, env_of(**BOB), "recall", "lunch", "--json")
+    assert json.loads(got.stdout)["passages"] == []

@@ -359,10 +359,7 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> int:
             fail("no answer to the confirmation, so nothing was forgotten; pass --yes to confirm without asking")
         if not confirmed:
             fail("nothing forgotten", 2)
-    if shared:
-        result = store.delete_scope(scope, tier, purge=purge, actor=_actor(scope))
-    else:
-        result = store.erase_subject(scope, tier, purge=purge, actor=_actor(scope))
+    result = store.forget(scope, cfg, tier, purge=purge, actor=_actor(scope))
     if result.error:
         fail(result.error)
     if purge and result.verified:

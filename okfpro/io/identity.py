@@ -373,7 +373,7 @@ tiers (who may ``forget`` / ``forget --purge`` them) and the audit trail (who se
 identity's events)."""
 
 
-def maintainer_problem(res: Resolution, config: Any, what: str) -> str | None:
+def maintainer_problem(res: "Resolution | Scope | None", config: Any, what: str) -> str | None:
     """Why the resolved identity may not act as maintainer of ``what`` (``None``: it may).
 
     ``[memory.maintainers]`` lists identities as ``"tenant/user"`` (``"user"`` alone for
@@ -385,16 +385,22 @@ def maintainer_problem(res: Resolution, config: Any, what: str) -> str | None:
     """
     if what not in MAINTAINED:
         raise ValueError(f"unknown maintained thing {what!r}")
-    if res.scope is None or res.poisoned:
-        return res.reason or "no identity resolved"
-    scope = res.scope
+    if isinstance(res, Resolution):
+        if res.scope is None or res.poisoned:
+            return res.reason or "no identity resolved"
+        scope, mode = res.scope, res.mode
+    elif isinstance(res, Scope):
+        scope = res
+        mode = config.get("memory", "mode", "local") if config is not None else "local"
+    else:
+        return "no identity resolved"
     me = f"{scope.tenant}/{scope.user}" if scope.tenant is not None else (scope.user or "")
     table = config.get("memory", "maintainers", None) if config is not None else None
     if table is not None and not isinstance(table, Mapping):
         return "okfpro.toml: [memory.maintainers] must be a table"
     names = table.get(what) if table is not None else None
     if names is None:
-        if res.mode == "local" and (scope.tenant, scope.user) in _local_owner(config):
+        if mode == "local" and (scope.tenant, scope.user) in _local_owner(config):
             return None
         return (f"{scope.describe()} is not a maintainer of {what}: okfpro.toml names nobody "
                 f"([memory.maintainers] {what} = [\"tenant/user\", ...])")

@@ -462,8 +462,15 @@ def _forget(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if purge and not host.allow_purge:
         raise ToolFailure("purge is not allowed over MCP here (set [mcp] allow_purge = true in okfpro.toml); "
                           "forget without purge keeps the history, and `okfpro memory forget --purge` erases it")
+    from okfpro.io import config as config_mod
+
     scope = host.scope()
-    result = _store(host).delete_scope(scope, args.get("tier"), purge=purge, actor=_actor(scope))
+    try:
+        cfg = config_mod.load(host.workspace)
+    except (config_mod.ConfigError, OSError) as exc:
+        raise ToolFailure(str(exc)) from None
+    # the CLI's erasure policy: what the caller owns; a shared tier only for a named maintainer
+    result = _store(host).forget(scope, cfg, args.get("tier"), purge=purge, actor=_actor(scope))
     if result.error:
         raise ToolFailure(result.error)
     return {"forgotten_tiers": result.tiers_deleted, "purged": purge,

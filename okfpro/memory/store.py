@@ -634,6 +634,21 @@ class MemoryStore:
                 out.append(Subtree("session", f"{base}/{name}", ref_base + name.replace("..", ".-."), f"{base}/{name}"))
         return out
 
+    def forget(self, scope: Scope, config, tier: str | None = None, purge: bool = False,
+               actor: str | None = None) -> DeleteResult:
+        """The one erasure policy, for every door (CLI, MCP): without ``tier`` or with
+        ``user`` / ``session``, what the data subject owns (:meth:`erase_subject`); the
+        shared ``tenant`` / ``agent`` tiers only for a maintainer that ``config`` names
+        (``[memory.maintainers]``, see :func:`okfpro.io.identity.maintainer_problem`)."""
+        if tier in ("tenant", "agent"):
+            from okfpro.io.identity import maintainer_problem
+
+            problem = maintainer_problem(scope, config, tier)
+            if problem is not None:
+                return DeleteResult(purged=purge, error=f"refusing to forget the shared {tier} tier: {problem}")
+            return self.delete_scope(scope, tier, purge, actor=actor)
+        return self.erase_subject(scope, tier, purge, actor=actor)
+
     def erase_subject(self, scope: Scope, tier: str | None = None, purge: bool = False, actor: str | None = None,
                       now: _dt.datetime | None = None) -> DeleteResult:
         """A data subject's erasure: :meth:`subject_subtrees` (user tier and every session
