@@ -2,11 +2,13 @@
 """Memory in the agent loop, timed as the host runs it: ``okfpro hook stop`` with capture on and
 ``okfpro hook user-prompt-submit`` (recall), fresh processes, next to ``python3 -c pass``.
 
-    python bench/bench_memory_hooks.py [--n 2000] [--runs 9]
+    python bench/bench_memory_hooks.py [--n 2000] [--runs 9] [--memories 10000]
 
 The workspace is a generated N-concept bundle (``bench/gen_bundle.py``), committed so the Stop
 gate passes, with ``[memory] capture = true``.  Each Stop run captures one new turn (its own
 session id); each prompt recalls over the bundle (ranked engine) and the captured memory.
+``--memories`` entries are in alice's user tier first (one ``write_many``, one commit), so both
+hooks run against a long-lived user (issue #13: prompt ≤ 4×; issue #18: Stop ≤ 5× at 10,000).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--memories", type=int, default=10_000)
     args = ap.parse_args()
     import os
     import statistics
@@ -40,6 +43,20 @@ def main() -> None:
         for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
                     ["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", "commit", "-qm", "b"]):
             subprocess.run(cmd, cwd=ws, check=True)
+        if args.memories:
+            import datetime as dt
+
+            sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+            from okfpro.core.scope import Scope
+            from okfpro.memory.store import MemoryStore
+
+            start = dt.datetime(2025, 1, 1, 8, tzinfo=dt.timezone.utc)
+            words = "ledger cache release friday deploy review budget pager".split()
+            rows = [(f"earlier turn {i}: the {words[i % 8]} {words[(i * 3) % 8]} note {i}",
+                     start + dt.timedelta(days=i // 20, seconds=i % 20)) for i in range(args.memories)]
+            ids, _c, err = MemoryStore(ws / ".okf-memory").write_many(Scope(tenant="acme", user="alice"), rows, "user")
+            if err or len(ids) != args.memories:
+                raise SystemExit(f"could not store the memories: {err}")
         env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_")}
         env.update(OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_TODAY="2026-11-30")
 
@@ -53,7 +70,8 @@ def main() -> None:
                     raise SystemExit(f"{event_name} exited {proc.returncode}: {proc.stderr.decode()[-400:]}")
                 if i:
                     samples.append(time.perf_counter() - t0)
-            return Timing(f"okfpro hook {event_name} ({args.n} concepts)", statistics.median(samples), runs)
+            return Timing(f"okfpro hook {event_name} ({args.n} concepts, {args.memories} memories)",
+                          statistics.median(samples), runs)
 
         transcript = Path(tmp) / "t.jsonl"
 

@@ -373,8 +373,10 @@ class MemoryStore:
         key = scope_key(tier, scope)
         directory = self.scope_dir(tier, scope)
         by_day: dict[str, list[tuple[str, _dt.datetime]]] = {}
-        for text, when, day in rows:
+        order: dict[str, list[int]] = {}  # day -> input positions
+        for pos, (text, when, day) in enumerate(rows):
             by_day.setdefault(day, []).append((text, when))
+            order.setdefault(day, []).append(pos)
         for day in by_day:
             problem = self._link_problem(directory / f"{day}.md")
             if problem:
@@ -392,6 +394,7 @@ class MemoryStore:
             idx = self._index_for_write(tier, scope)
             try:
                 ids: list[str] = []
+                placed: list[tuple[int, str]] = []
                 noted = []
                 blobs: dict[str, bytes] = {}
                 first = None
@@ -404,7 +407,8 @@ class MemoryStore:
                     name, before, after, count, secs, data = got
                     noted.append((name, before, after, count, secs))
                     blobs[name] = data
-                    ids.extend(f"{key}/{day}#{count + i}" for i in range(1, len(secs) + 1))
+                    placed.extend(zip(order[day], (f"{key}/{day}#{count + i}" for i in range(1, len(secs) + 1))))
+                    ids = [i for _, i in sorted(placed)]  # in input order
                     first = first or f"{day}#{count + 1}"
                 error = got if isinstance(got, str) else None
                 if idx is not None:

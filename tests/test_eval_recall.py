@@ -1,0 +1,64 @@
+"""``okfpro eval recall GOLD``: metrics by hand, the baseline, the CLI, bad gold files."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from okfpro.core import evalmetrics as E
+from tests.helpers import REPO
+
+
+def test_metrics_by_hand():
+    m = E.query_metrics(["x", "a", "y", "b"], ["a", "b"], ks=(1, 2, 5))
+    assert m["recall@1"] == 0 and m["recall@2"] == 0.5 and m["recall@5"] == 1.0
+    assert m["hit@1"] == 0 and m["hit@2"] == 1 and m["mrr"] == 0.5
+    ideal = 1 + 1 / math.log2(3)
+    assert m["ndcg@10"] == pytest.approx((1 / math.log2(3) + 1 / math.log2(5)) / ideal)
+    assert E.query_metrics([], ["a"])["mrr"] == 0.0
+
+
+def test_plain_bm25_prefers_the_rare_word():
+    bm = E.PlainBM25(["the cat sat", "the dog sat", "a cat and a cat"])
+    assert bm.rank("cat")[0] == 2 and bm.rank("dog") == [1] and bm.rank("zebra") == []
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "okfpro", "eval", "recall", *args], capture_output=True,
+                          env={**os.environ})
+
+
+def test_cli_on_the_example_gold_set():
+    proc = run(str(REPO / "examples" / "recall-gold.json"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    rep = json.loads(proc.stdout)
+    assert rep["memories"] == 40 and rep["queries"] == 28
+    for engine in ("okfpro", "baseline"):
+        assert set(rep[engine]["overall"]) >= {"recall@10", "hit@10", "mrr", "ndcg@10"}
+        assert rep[engine]["p50_ms"] >= 0
+        assert set(rep[engine]["by_category"]) == {"keyword", "morphology", "paraphrase", "temporal"}
+    assert rep["okfpro"]["overall"]["recall@10"] >= rep["baseline"]["overall"]["recall@10"]
+    text = run(str(REPO / "examples" / "recall-gold.json"))
+    assert text.returncode == 0 and "overall" in text.stdout.decode()
+
+
+@pytest.mark.parametrize("gold, why", [
+    ({"memories": [], "queries": []}, "non-empty"),
+    ({"memories": [{"key": "a", "text": "x"}, {"key": "a", "text": "y"}], "queries": [{"query": "q", "keys": ["a"]}]},
+     "twice"),
+    ({"memories": [{"key": "a", "text": "x"}], "queries": [{"query": "q", "keys": ["b"]}]}, "unknown memory key"),
+    ({"memories": [{"key": "a", "text": "x", "time": "noon"}], "queries": [{"query": "q", "keys": ["a"]}]}, "ISO"),
+])
+def test_bad_gold_is_exit_2(tmp_path, gold, why):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(gold))
+    proc = run(str(path))
+    assert proc.returncode == 2 and why in proc.stderr.decode(), proc.stderr
+    (tmp_path / "bad.json").write_text("{")
+    assert run(str(tmp_path / "bad.json")).returncode == 2
+    assert run(str(tmp_path / "missing.json")).returncode == 2
