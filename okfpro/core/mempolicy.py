@@ -45,6 +45,9 @@ import yaml
 
 from okfpro.core import yamlsafe
 
+# libyaml's emitter when PyYAML has it (same documents, ~10x faster on a bulk import)
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
 POLICY_VERSION = "1"
 KINDS = ("profile", "preference", "project", "decision", "event", "experience", "workflow")
 STATUSES = ("candidate", "active", "superseded", "conflicted", "expired", "archived")
@@ -235,7 +238,8 @@ def render(rec: MemoryRecord) -> str:
     if rec.related:
         data["related"] = list(rec.related)
     data["policy_version"] = rec.policy_version
-    head = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1000).strip("\n")
+    head = yaml.dump(data, Dumper=_DUMPER, sort_keys=False, default_flow_style=False, allow_unicode=True,
+                     width=1000).strip("\n")
     body = rec.text.strip("\n")
     return f"---\n{head}\n---\n{body}" if body else f"---\n{head}\n---"
 
