@@ -17,7 +17,7 @@ ALLOWED = {
     "__future__", "re", "datetime", "dataclasses", "typing", "functools", "itertools", "collections",
     "hashlib", "json", "math", "unicodedata", "enum", "string", "bisect", "heapq", "posixpath", "textwrap",
     "base64", "binascii", "operator", "statistics", "fnmatch", "copy", "abc", "types", "difflib", "html",
-    "yaml", "okfpro",
+    "yaml", "Stemmer", "okfpro",  # Stemmer: PyStemmer, pure computation (Snowball)
     # regex: search --regexp matches under a time budget (its matcher takes a timeout; re has none);
     # time: only the budget's monotonic deadline
     "regex", "time",

@@ -253,3 +253,11 @@ def test_write_many_is_one_commit(store):
     log = store.log(ALICE, "user").entries
     assert len(log) == 1 and "import 30 entries" in log[0].summary
     assert_same(store, ALICE)
+
+
+def test_inflections_meet_through_the_stem(store):
+    remember(store, ALICE, "we deployed the billing service after the certificates were renewed", today=TODAY)
+    for q in ("deployment", "certificate renewal", "deploying"):
+        hits, _ = I.recall(store, ALICE, q, TODAY.isoformat())
+        assert len(hits) == 1, q
+        assert shown(hits) == shown(I.scan_recall(store, ALICE, q, TODAY.isoformat())[0])

@@ -642,7 +642,9 @@ class RankedIndex:
     searched fields (weight order).
     """
 
-    def __init__(self, docs: Any, fields: str | Iterable[str] | None = None) -> None:
+    def __init__(self, docs: Any, fields: str | Iterable[str] | None = None, tokenizer: Any = None) -> None:
+        """``tokenizer``: text -> tokens (default :func:`tokenize`; memory recall stems them)."""
+        tokenizer = tokenizer or tokenize
         items = list(getattr(docs, "concepts", docs))
         self.fields = parse_fields(fields)
         self.views = [_View(o) for o in items]
@@ -657,7 +659,7 @@ class RankedIndex:
             for j, name in enumerate(FIELDS):
                 value = view.field(name)
                 values[name] = value
-                toks = tokenize(_as_text(value))
+                toks = tokenizer(_as_text(value))
                 total += len(toks)
                 if name not in self.fields:
                     continue

@@ -47,10 +47,11 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from okfpro.core import mempolicy as P
 from okfpro.core import search as S
+from okfpro.core import stem as T
 from okfpro.core.dayfile import DAY_RE
 from okfpro.core.scope import Scope, scope_key
 
-SCHEMA = "okfpro-memory-index/1"
+SCHEMA = "okfpro-memory-index/2"  # 2: stemmed terms (okfpro.core.stem)
 INDEX_DIR = ".okf-index"
 _HEADING = re.compile(rb"^## (\d\d:\d\d:\d\d) UTC$", re.M)
 # okfpro tokens are \w runs joined by ._-/:@#+ (and '_' in backtick spans); the ascii
@@ -238,7 +239,7 @@ def scan_tier(
     limit: int | None = None,
 ) -> list[Hit]:
     """The index-free ranking of one tier's entries (oldest first): what the index answers."""
-    tokens = S.query_tokens(query)
+    tokens = T.query_terms(query)
     if not entries or not tokens:
         return []
     from okfpro.memory.policy import records_by_entry
@@ -248,7 +249,8 @@ def scan_tier(
     docs = [(e, rec) for e, rec in pairs if not rec.change]
     if not docs:
         return []
-    index = S.RankedIndex([S.Doc(e.id, entry_fields(e.title, e.text)) for e, _ in docs], fields=FIELDS)
+    index = S.RankedIndex([S.Doc(e.id, entry_fields(e.title, e.text)) for e, _ in docs], fields=FIELDS,
+                          tokenizer=T.terms)
     scores, _matched, _hits = index.scores(tokens)
     covered: dict[int, int] = {}
     for qt in tokens:
@@ -459,7 +461,7 @@ class ScopeIndex:
     @staticmethod
     def _doc_columns(title: str, text: str) -> tuple[str, str]:
         fields = entry_fields(title, text)
-        return " ".join(S.tokenize(fields["title"])), " ".join(S.tokenize(fields["body"]))
+        return " ".join(T.terms(fields["title"])), " ".join(T.terms(fields["body"]))
 
     def _record_row(self, rec: P.MemoryRecord) -> tuple:
         return (rec.id, self.key, rec.status, rec.valid_until or None, rec.kind, norm_digest(rec.text),
@@ -626,7 +628,7 @@ class ScopeIndex:
         checked against its day file before it is returned."""
         con = self.con
         assert con is not None
-        tokens = S.query_tokens(query)
+        tokens = T.query_terms(query)
         if not tokens:
             return []
         cover = " UNION ALL ".join("SELECT rowid AS rid FROM docs WHERE docs MATCH ?" for _ in tokens)
