@@ -24,15 +24,13 @@ BASE_TIME = _dt.datetime(2025, 1, 1, 0, 0, 0, tzinfo=_dt.timezone.utc)
 
 
 def _when(value: str | None, i: int) -> _dt.datetime:
+    from okfpro.memory.importer import iso_time
+
     if value:
-        text = value.strip()
-        if text.endswith("Z"):
-            text = text[:-1] + "+00:00"
         try:
-            when = _dt.datetime.fromisoformat(text)
+            return iso_time(value)
         except ValueError as exc:
             raise E.GoldError(f"memory time {value!r} is not ISO 8601") from exc
-        return when if when.tzinfo else when.replace(tzinfo=_dt.timezone.utc)
     return BASE_TIME + _dt.timedelta(seconds=i)
 
 

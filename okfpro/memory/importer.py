@@ -70,21 +70,26 @@ class ImportResult:
 # ---------------------------------------------------------------------------- reading
 
 
+def iso_time(text: str) -> _dt.datetime:
+    """An ISO 8601 date-time (``Z`` accepted, naive = UTC) in UTC; raises ValueError."""
+    text = text.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    when = _dt.datetime.fromisoformat(text)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=_dt.timezone.utc)
+    return when.astimezone(_dt.timezone.utc)
+
+
 def _time(value: Any, line: int) -> _dt.datetime | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
         raise BadImport(f"line {line}: 'time' must be an ISO 8601 date-time string")
-    text = value.strip()
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
     try:
-        when = _dt.datetime.fromisoformat(text)
+        return iso_time(value)
     except ValueError as exc:
         raise BadImport(f"line {line}: 'time' {value!r} is not an ISO 8601 date-time") from exc
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=_dt.timezone.utc)
-    return when.astimezone(_dt.timezone.utc)
 
 
 def parse(lines: Iterable[bytes], *, tier: str = "user", kind: str = "event", source: str = "user") -> list[Item]:
