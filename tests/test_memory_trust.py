@@ -342,6 +342,28 @@ def test_audit_and_lock_directories_are_never_followed_through_a_symlink(ws: Pat
         assert p.returncode == 2 and "symbolic link" in p.stderr
 
 
+def test_forget_and_purge_never_unlink_through_a_symlinked_index_directory(ws: Path, tmp_path: Path) -> None:
+    """The index directory swapped for a link to somewhere else: the files there that carry the
+    names our index would use are not ours, and forget / purge leave them alone."""
+    from okfpro.core.scope import scope_key
+    from okfpro.memory.index import index_files, key_path
+
+    assert mem(ws, env_of(**ALICE), "remember", "first: seed the root").returncode == 0
+    root = ws / ".okf-memory"
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    import shutil
+
+    shutil.rmtree(root / ".okf-index", ignore_errors=True)
+    (root / ".okf-index").symlink_to(outside, target_is_directory=True)
+    victims = [Path(p) for p in index_files(key_path(root, scope_key("user", Scope("acme", "alice"))))]
+    for v in victims:
+        v.write_text("precious\n")
+    for args in (("forget", "--yes"), ("forget", "--purge", "--yes")):
+        mem(ws, env_of(**ALICE), *args)
+        assert all(v.read_text() == "precious\n" for v in victims), args
+
+
 def test_audit_file_symlinked_out_is_not_appended_to(ws: Path, tmp_path: Path) -> None:
     assert mem(ws, env_of(**ALICE), "remember", "first: seed the root").returncode == 0
     victim = tmp_path / "victim.log"

@@ -50,6 +50,7 @@ from okfpro.core import search as S
 from okfpro.core import stem as T
 from okfpro.core.dayfile import DAY_RE
 from okfpro.core.scope import Scope, scope_key
+from okfpro.memory.layout import link_problem
 
 SCHEMA = "okfpro-memory-index/2"  # 2: stemmed terms (okfpro.core.stem)
 INDEX_DIR = ".okf-index"
@@ -791,8 +792,10 @@ def scan_recall(store: Any, scope: Scope, query: str, today: str, include_hidden
 
 
 def erase_key(root: str | os.PathLike, key: str) -> None:
-    """Forget / purge: the index of scope key ``key`` goes with its files."""
-    remove(key_path(root, key))
+    """Forget / purge: the index of scope key ``key`` goes with its files — never through a link
+    out of the root (the index refuses to live there: what the link leads to is not ours)."""
+    if not link_problem(Path(root), index_dir(root)):
+        remove(key_path(root, key))
 
 
 def scan_for(root: str | os.PathLike, needles: Iterable[bytes]) -> list[Path]:
