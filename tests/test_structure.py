@@ -21,8 +21,8 @@ MAX_LINES = 700
 OVERSIZED = {
     "okfpro/core/redact.py": 828,
     "okfpro/core/search.py": 833,
-    "okfpro/memory/index.py": 818,
-    "okfpro/memory/store.py": 819,
+    "okfpro/memory/index.py": 810,
+    "okfpro/memory/store.py": 812,
 }
 # Import cycles that remain, each a set of modules; the same rule: none may be added.
 KNOWN_CYCLES: list[frozenset[str]] = [

@@ -50,7 +50,7 @@ from okfpro.core import search as S
 from okfpro.core import stem as T
 from okfpro.core.dayfile import DAY_RE
 from okfpro.core.scope import Scope, scope_key
-from okfpro.memory.layout import link_problem
+from okfpro.memory.layout import link_problem, read_day_file
 
 SCHEMA = "okfpro-memory-index/2"  # 2: stemmed terms (okfpro.core.stem)
 INDEX_DIR = ".okf-index"
@@ -414,15 +414,7 @@ class ScopeIndex:
                 fp = listing[name]
                 day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]
                 try:
-                    fd = os.open(str(self.directory / name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-                    with os.fdopen(fd, "rb") as handle:
-                        st = os.fstat(handle.fileno())
-                        if not stat.S_ISREG(st.st_mode):
-                            raise MalformedConcept("not a regular file; refusing to read it")
-                        if st.st_nlink > 1:
-                            raise MalformedConcept(f"it has {st.st_nlink - 1} other hard link(s) (its content is "
-                                                   "shared with a file outside this scope); refusing to read it")
-                        raw = handle.read()
+                    raw, st = read_day_file(self.directory / name)
                     fp = fingerprint(st)
                     secs = file_sections(raw)
                 except (OSError, MalformedConcept) as exc:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterator
 
 from okfpro import __version__
+from okfpro.core.dayfile import MalformedConcept
 from okfpro.io.atomic import locked
 
 TOOL = f"okfpro/{__version__}"
@@ -111,3 +112,18 @@ def resolve_memory_root(workspace: str | os.PathLike, config=None) -> tuple[Path
     if ws.is_relative_to(root):
         return None, f"memory root {root} contains the workspace {ws}: choose a directory of its own"
     return root, None
+
+
+def read_day_file(path: Path) -> tuple[bytes, os.stat_result]:
+    """A day file's bytes and the stat of what was read: never through a symbolic link, never a
+    FIFO or device (opened non-blocking), never a file with other hard links (its content is
+    shared with a place outside the scope).  Raises OSError or MalformedConcept."""
+    fd = os.open(str(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise MalformedConcept("not a regular file; refusing to read it")
+        if st.st_nlink > 1:
+            raise MalformedConcept(f"it has {st.st_nlink - 1} other hard link(s) (its content is "
+                                   "shared with a file outside this scope); refusing to read it")
+        return handle.read(), st

@@ -46,6 +46,7 @@ from okfpro.memory.layout import (
     contained_lock,
     ensure_ignored,
     link_problem,
+    read_day_file,
     resolve_memory_root,
 )
 
@@ -522,15 +523,7 @@ class MemoryStore:
             day = m.group(1)
             path = directory / name
             try:
-                fd = os.open(str(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-                with os.fdopen(fd, "rb") as handle:
-                    st = os.fstat(handle.fileno())
-                    if not stat.S_ISREG(st.st_mode):
-                        raise MalformedConcept("not a regular file; refusing to read it")
-                    if st.st_nlink > 1:
-                        raise MalformedConcept(f"it has {st.st_nlink - 1} other hard link(s) (its content is "
-                                               "shared with a file outside this scope); refusing to read it")
-                    raw = handle.read()
+                raw, _ = read_day_file(path)
                 _, body = split_concept(raw)
             except (OSError, MalformedConcept) as exc:
                 why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
