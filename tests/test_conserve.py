@@ -102,7 +102,7 @@ def test_faulty_transform_is_refused_and_file_untouched(tmp_path, monkeypatch, f
         return edit
 
     monkeypatch.setattr(E, "capture", faulty)
-    with pytest.raises(ws.Refusal) as info:
+    with pytest.raises(ws.Refused) as info:
         ws.do_capture(root, TODAY, "a new line")
     assert info.value.path == "board.md"
     assert (root / "board.md").read_bytes() == before

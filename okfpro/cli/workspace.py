@@ -238,7 +238,7 @@ def capture_cmd() -> int:
     root = bundle_for(None, env=True).root
     try:
         line = ws.do_capture(root, _today(), text)
-    except ws.Refusal as exc:
+    except ws.Refused as exc:
         _refused(exc)
     click.echo(f"okfpro capture — one line added to Inbox:\n  {line}")
     missing = _missing_targets(root, line)
@@ -270,7 +270,7 @@ def _move(verb: str) -> int:
     root = bundle_for(None, env=True).root
     try:
         edit, b = ws.do_move(root, verb, sel)
-    except ws.Refusal as exc:
+    except ws.Refused as exc:
         _refused(exc)
     dest = "In flight" if verb == "promote" else "Backlog"
     header = b.lines[b.header_index] if b.header_index is not None else "(no header)"
@@ -303,7 +303,7 @@ def journal_cmd() -> int:
     root = bundle_for(None, env=True).root
     try:
         res = ws.do_journal_open(root, _today())
-    except ws.Refusal as exc:
+    except ws.Refused as exc:
         _refused(exc)
     parts = []
     parts.append(f"created journal/{res.day}.md" if res.created_entry else f"journal/{res.day}.md already exists")
@@ -323,7 +323,7 @@ def close_cmd() -> int:
     root = bundle_for(None, env=True).root
     try:
         res = ws.do_close(root, _today(), args[0])
-    except ws.Refusal as exc:
+    except ws.Refused as exc:
         _refused(exc)
     out = [f"okfpro close — projects/{res.slug}:"]
     out.append("  marked closed in its index.md heading" if res.marked else "  already marked closed")

@@ -1,7 +1,7 @@
 """Pure transforms behind the writers: text in, text out, plus the declared delta.
 
 Every function here returns an :class:`Edit` (the new text and the lines it
-adds, removes and moves) or raises :class:`Refused` with the reason.  The disk
+adds, removes and moves) or raises :class:`~okfpro.core.refused.Refused` with the reason.  The disk
 side (``okfpro.io.workstate``) runs the conservation guard on the declared
 delta before it writes anything.
 
@@ -20,6 +20,7 @@ from okfpro.core import board as _board
 from okfpro.core import log as _log
 from okfpro.core.board import HEADER, Row, chomp, split_lines
 from okfpro.core.pairing import MARKER, links_target, marker_ok
+from okfpro.core.refused import Refused
 
 EM = "\u2014"
 
@@ -32,10 +33,6 @@ JOURNAL_PLACEHOLDER = (
 
 HEADING_LINE = re.compile(r"\A#{1,6}\s+\S")
 FENCE_LINE = re.compile(r"\A---[ \t]*\Z")
-
-
-class Refused(Exception):
-    """The transform cannot be done safely; the message says why."""
 
 
 @dataclass

@@ -26,6 +26,7 @@ from okfpro.core import dormancy as _dormancy
 from okfpro.core import log as _log
 from okfpro.core import pairing as _pairing
 from okfpro.core import snapshot as _snapshot
+from okfpro.core.refused import Refused
 
 if TYPE_CHECKING:  # the readers stay light: no YAML, no writer machinery unless needed
     from okfpro.core import board_edit as _edit
@@ -34,12 +35,14 @@ if TYPE_CHECKING:  # the readers stay light: no YAML, no writer machinery unless
 SEEDED = ("board.md", "log.md", "journal/index.md")
 
 
-class Refusal(Exception):
-    """A writer will not write.  ``path`` is the file that stays untouched."""
-
-    def __init__(self, message: str, path: str | None = None):
-        super().__init__(message)
-        self.path = path
+@contextmanager
+def _refusing_for(path: str | None):
+    """A transform's refusal names ``path`` as the file left untouched (unless it named one)."""
+    try:
+        yield
+    except Refused as exc:
+        exc.path = exc.path or path
+        raise
 
 
 # --- reading -------------------------------------------------------------------
@@ -300,7 +303,7 @@ def contained(root: Path, path: Path) -> Path:
     real = os.path.realpath(path)
     if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
         rel = os.path.relpath(path, root)
-        raise Refusal(f"{rel} resolves outside the bundle ({real}); a writer will not follow it.", rel)
+        raise Refused(f"{rel} resolves outside the bundle ({real}); a writer will not follow it.", rel)
     return Path(real)
 
 
@@ -336,16 +339,16 @@ class Plan:
 def read_seeded(root: Path, rel: str) -> str:
     path = root / rel
     if not path.exists() and not path.is_symlink():
-        raise Refusal(f"{rel} is missing; a writer never creates a seeded file. Restore it (okfpro upgrade completes the seeded files).", rel)
+        raise Refused(f"{rel} is missing; a writer never creates a seeded file. Restore it (okfpro upgrade completes the seeded files).", rel)
     real = contained(root, path)
     if not real.is_file():
-        raise Refusal(f"{rel} is not a regular file.", rel)
+        raise Refused(f"{rel} is not a regular file.", rel)
     with open(real, "rb") as handle:
         raw = handle.read()
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise Refusal(f"{rel} is not valid UTF-8; a writer will not rewrite bytes it cannot read.", rel) from None
+        raise Refused(f"{rel} is not valid UTF-8; a writer will not rewrite bytes it cannot read.", rel) from None
 
 
 def commit(plan: Plan, transform_check=None) -> list[str]:
@@ -357,7 +360,7 @@ def commit(plan: Plan, transform_check=None) -> list[str]:
     for rel, e in plan.edits:
         findings = transform_check(e.before, e.after, added=e.added, removed=e.removed, moved=e.moved)
         if findings:
-            raise Refusal(
+            raise Refused(
                 "the edit does not conserve lines as declared (" + "; ".join(findings) + "). "
                 "This is a defect in the writer, not in your file; nothing was written.",
                 rel,
@@ -378,7 +381,7 @@ def commit(plan: Plan, transform_check=None) -> list[str]:
                 f"already written: {', '.join(written)}; run the verb again once this is fixed, and it finishes "
                 "the job." if written else "nothing was written."
             )
-            raise Refusal(f"could not write {rel} ({exc.strerror or exc}); {landed}", rel) from None
+            raise Refused(f"could not write {rel} ({exc.strerror or exc}); {landed}", rel) from None
         written.append(rel)
     return written
 
@@ -397,7 +400,7 @@ def writing(root: Path):
         try:
             stack.enter_context(locked(path))
         except OSError as exc:
-            raise Refusal(f"could not take the write lock {path} ({exc.strerror or exc}); nothing was written.") from None
+            raise Refused(f"could not take the write lock {path} ({exc.strerror or exc}); nothing was written.") from None
         scratch = scratch_dir(root)
         if scratch is not None:
             sweep(scratch)
@@ -409,10 +412,8 @@ def do_capture(root: Path, today: _dt.date, text: str) -> str:
 
     with writing(root):
         before = read_seeded(root, "board.md")
-        try:
+        with _refusing_for("board.md"):
             e = _edit.capture(before, today, text)
-        except _edit.Refused as exc:
-            raise Refusal(str(exc), "board.md") from None
         commit(Plan(root, [("board.md", e)]))
     return e.added[0]
 
@@ -422,10 +423,8 @@ def do_move(root: Path, verb: str, selector: str) -> tuple["_edit.Edit", _board.
 
     with writing(root):
         before = read_seeded(root, "board.md")
-        try:
+        with _refusing_for("board.md"):
             e = _edit.promote(before, selector) if verb == "promote" else _edit.demote(before, selector)
-        except _edit.Refused as exc:
-            raise Refusal(str(exc), "board.md") from None
         commit(Plan(root, [("board.md", e)]))
     return e, _board.parse(e.after)
 
@@ -444,7 +443,7 @@ def do_journal_open(root: Path, today: _dt.date) -> JournalResult:
     with writing(root):
         jdir = root / "journal"
         if not jdir.is_dir():
-            raise Refusal("journal/ is missing; a writer never creates a seeded directory. Restore it.", "journal/")
+            raise Refused("journal/ is missing; a writer never creates a seeded directory. Restore it.", "journal/")
         contained(root, jdir)
         index_before = read_seeded(root, "journal/index.md")
         entry_rel = f"journal/{d}.md"
@@ -478,25 +477,20 @@ class CloseResult:
 def do_close(root: Path, today: _dt.date, arg: str) -> CloseResult:
     from okfpro.core import board_edit as _edit
 
-    try:
-        slug = _edit.close_slug(arg)
-    except _edit.Refused as exc:
-        raise Refusal(str(exc)) from None
+    slug = _edit.close_slug(arg)
     with writing(root):
         index_rel = f"projects/{slug}/index.md"
         if not (root / index_rel).is_file():
-            raise Refusal(f"{index_rel} does not exist; there is no project '{slug}' to close.", index_rel)
+            raise Refused(f"{index_rel} does not exist; there is no project '{slug}' to close.", index_rel)
         index_before = read_seeded(root, index_rel)
         board_before = read_seeded(root, "board.md")
         log_before = read_seeded(root, "log.md")
         already = _pairing.is_closed(index_before)
-        try:
+        with _refusing_for(index_rel):
             marker = _edit.Edit(index_before, index_before) if already else _edit.close_marker(index_before, today)
             board_e, removed, _ = _edit.close_board(board_before, slug)
-        except _edit.Refused as exc:
-            raise Refusal(str(exc), index_rel) from None
         if already and removed == 0:
-            raise Refusal(f"projects/{slug} is already closed and no board line links it; nothing to do.", index_rel)
+            raise Refused(f"projects/{slug} is already closed and no board line links it; nothing to do.", index_rel)
         line = _edit.close_log_line(slug, removed)
         log_e = _edit.log_entry(log_before, today, line)
         commit(Plan(root, [(index_rel, marker), ("board.md", board_e), ("log.md", log_e)]))

@@ -355,7 +355,7 @@ def _write(host: Host, verb: str, do: Callable[[], Any]) -> Any:
 
     try:
         return do()
-    except ws.Refusal as exc:
+    except ws.Refused as exc:
         path = getattr(exc, "path", None)
         raise ToolFailure(f"{verb} refused, and {path + ' is untouched' if path else 'nothing was touched'}: {exc}") from None
     finally:
