@@ -94,7 +94,7 @@ def backends(ws: Path) -> list[str]:
     t1 = time.perf_counter()
     index.query(query, 10)
     t2 = time.perf_counter()
-    fts.ranked(ws / ".okf", bundle, query, 10, persist=False)
+    fts.rank_indexed(ws / ".okf", bundle, query, 10, persist=False)
     t3 = time.perf_counter()
     return [f"pure inverted index: build {1000 * (t1 - t0):.0f} ms, query {1000 * (t2 - t1):.1f} ms",
             f"SQLite FTS5 in memory: build + query {1000 * (t3 - t2):.0f} ms"]
@@ -132,7 +132,7 @@ def quality(work: Path) -> list[str]:
         return sorted(best.values(), key=lambda r: (-r["score"], r["id"]))
 
     engines = {
-        "ranked (BM25, OR, prefix)": lambda q: search.ranked(bundle, q, 10),
+        "ranked (BM25, OR, prefix)": lambda q: search.rank_docs(bundle, q, 10),
         "scan (reference: AND)": lambda q: search.scan(bundle, q.split()),
         "scan-OR baseline": scan_or,
     }

@@ -302,7 +302,7 @@ def test_read_ranks_within_tier_and_keeps_tier_order(store):
 def test_memory_is_ranked_by_the_shared_engine(store):
     """Recall uses the same ranked engine as `okfpro search --engine ranked`: OR-joined terms,
     prefix matches, identifiers kept whole — and the same scores."""
-    from okfpro.core.search import Doc, ranked
+    from okfpro.core.search import Doc, rank_docs
 
     store.write(A, "we are shipping the customer_id migration", "user", now=NOW)
     store.write(A, "lunch is at noon", "user", now=NOW)
@@ -312,7 +312,7 @@ def test_memory_is_ranked_by_the_shared_engine(store):
     assert texts[0] == "we are shipping the customer_id migration"  # prefix + whole identifier
     assert "lunch is at noon" not in texts
     entries = store.enumerate(A).entries
-    rows = ranked([Doc(e.id, {"title": e.title, "body": e.text}) for e in entries], "ship customer_id", None,
+    rows = rank_docs([Doc(e.id, {"title": e.title, "body": e.text}) for e in entries], "ship customer_id", None,
                   fields=("title", "body"))
     assert {r["id"]: r["score"] for r in rows if r["matched"]} == {p.entry.id: p.score for p in got.passages}
 

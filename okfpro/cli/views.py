@@ -185,9 +185,9 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
     def run(root: Path, bundle: Bundle) -> list[dict[str, Any]]:
         try:
             if engine == "ranked":
-                from okfpro.io.fts import bundle_ranked
+                from okfpro.io.fts import rank_bundle
 
-                return bundle_ranked(root, bundle, args, RANKED_DEFAULT_LIMIT if limit is None else limit,
+                return rank_bundle(root, bundle, args, RANKED_DEFAULT_LIMIT if limit is None else limit,
                                      fields=in_fields, where=where, fuzzy=fuzzy)
             return engine_mod.scan(bundle, args, regexp=regexp, fields=in_fields, where=where, limit=limit,
                                    budget=_regexp_budget() if regexp else None)

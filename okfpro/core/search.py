@@ -11,7 +11,7 @@ Scan (the default, faithful to the reference):
 * rows ``{id, title, type, dir, top_dir, tags, matched, score, snippet}``
   sorted by score descending, then id.
 
-Ranked (``ranked``): BM25 over the same fields with the same weights as field
+Ranked (``rank_docs``): BM25 over the same fields with the same weights as field
 boosts, query terms OR-joined, the last query word also matched as a prefix,
 and a tokenizer that keeps identifiers whole (``customer_id``, ``7.2.0``,
 ``a-b``, a word in backticks), so natural-language questions find the notes
@@ -790,7 +790,7 @@ def ranked_snippet(values: dict[str, Any], names: Sequence[str], toks: Iterable[
     return ""
 
 
-def ranked(
+def rank_docs(
     docs: Any,
     query: str | Sequence[str],
     limit: int | None = 10,

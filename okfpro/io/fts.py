@@ -14,6 +14,11 @@ column weights — the formula the pure engine implements.
 * Concurrent processes: the sync runs in one ``BEGIN IMMEDIATE`` transaction;
   SQLite's locking serialises writers (a busy timeout, then the in-memory
   fallback).
+
+Three rankings, three names: :func:`okfpro.core.search.rank_docs` ranks documents
+in memory (a Bundle or Doc records); :func:`rank_indexed` ranks a bundle's concepts
+through this index; :func:`rank_bundle`, the door every caller uses, ranks a bundle's
+concepts through whichever of the two applies.
 """
 
 from __future__ import annotations
@@ -162,7 +167,7 @@ def match_expression(tokens: Sequence[str], fields: Sequence[str]) -> str:
     return expr
 
 
-def ranked(
+def rank_indexed(
     root: str | os.PathLike,
     bundle: Bundle,
     query: str | Sequence[str],
@@ -264,7 +269,7 @@ def _snippet(view: Any, names: list[str], hits: list[str]) -> str:
     return S.ranked_snippet({name: view.field(name) for name in S.SNIPPET_FIELDS}, names, hits)
 
 
-def bundle_ranked(
+def rank_bundle(
     root: str | os.PathLike,
     bundle: Bundle,
     query: str | Sequence[str],
@@ -279,9 +284,9 @@ def bundle_ranked(
     cache is on, else the pure in-memory engine — the same rows and scores either way.
     ``OKFPRO_RANKED=pure`` forces the pure engine."""
     if fuzzy:  # typo tolerance walks the vocabulary: the in-memory engine answers it
-        return S.ranked(bundle, query, limit, fields=fields, where=where, fuzzy=True)
+        return S.rank_docs(bundle, query, limit, fields=fields, where=where, fuzzy=True)
     if os.environ.get("OKFPRO_RANKED") != "pure" and available():
         from okfpro.io.bundle import cache_enabled
 
-        return ranked(root, bundle, query, limit, fields=fields, where=where, persist=cache_enabled())
-    return S.ranked(bundle, query, limit, fields=fields, where=where)
+        return rank_indexed(root, bundle, query, limit, fields=fields, where=where, persist=cache_enabled())
+    return S.rank_docs(bundle, query, limit, fields=fields, where=where)

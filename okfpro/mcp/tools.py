@@ -148,9 +148,9 @@ def _search(host: Host, args: dict[str, Any]) -> dict[str, Any]:
         if engine == "ranked":
             if args.get("regexp"):
                 raise ToolFailure("regexp works with the scan engine only")
-            from okfpro.io.fts import bundle_ranked
+            from okfpro.io.fts import rank_bundle
 
-            rows = bundle_ranked(host.root, bundle, terms, cap, fields=fields, where=where)
+            rows = rank_bundle(host.root, bundle, terms, cap, fields=fields, where=where)
         else:
             rows = S.scan(bundle, terms, regexp=bool(args.get("regexp")), fields=fields, where=where, limit=cap)
     except S.SearchError as exc:

@@ -80,10 +80,10 @@ def bundle_search(workspace: Path, cfg: Any) -> KnowledgeSearch | None:
     def search(query: str, limit: int) -> list[dict[str, Any]]:
         from okfpro.core.concept import moment_date
         from okfpro.io.bundle import load
-        from okfpro.io.fts import bundle_ranked
+        from okfpro.io.fts import rank_bundle
 
         bundle = load(root)
-        rows = bundle_ranked(root, bundle, query, limit)
+        rows = rank_bundle(root, bundle, query, limit)
         by_id = bundle.by_id
         for row in rows:
             concept = by_id.get(row.get("id"))

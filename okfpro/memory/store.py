@@ -186,7 +186,7 @@ def _excerpt(text: str, query: str) -> str:
 def _rank(query: str, entries: list[StoredEntry], limit: int | None = None) -> list[Passage]:
     """The one place memory is ranked (within one tier).
 
-    The shared ranked engine (``okfpro.core.search.ranked``: BM25, OR-joined terms,
+    The shared ranked engine (``okfpro.core.search.rank_docs``: BM25, OR-joined terms,
     prefixes, identifiers kept whole) scores each entry's title and text.  A memory tier
     is small, and BM25's idf floors to ~0 for a term most entries share, so entries are
     ordered first by how many distinct query terms they match, then by that score, then
