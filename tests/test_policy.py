@@ -39,23 +39,23 @@ def test_validation_rejects_unknown_vocabulary():
                          visibility="everyone", source="rumour")
     problems = P.validate(bad)
     assert len(problems) == 5
-    assert P.reconcile(bad, []).decision == "reject"
+    assert P.decide_write(bad, []).decision == "reject"
     with pytest.raises(P.PolicyError):
         P.make("x", valid_until="next week")
 
 
 def test_exact_duplicate_is_skipped():
     old = rec("We ship on Fridays", kind="decision")
-    d = P.reconcile(rec("we ship on  fridays!", kind="decision"), [old])
+    d = P.decide_write(rec("we ship on  fridays!", kind="decision"), [old])
     assert d.decision == "skip" and d.target_id == old.id
     # same text, other kind: a different memory
-    assert P.reconcile(rec("We ship on Fridays", kind="preference"), [old]).decision == "create"
+    assert P.decide_write(rec("We ship on Fridays", kind="preference"), [old]).decision == "create"
 
 
 def test_create_reports_related_memories_without_touching_them():
     old = rec("the deploy window is Friday afternoon", kind="decision")
     new = rec("the deploy window is Friday morning", kind="decision")
-    d = P.reconcile(new, [old])
+    d = P.decide_write(new, [old])
     assert d.decision == "create" and d.evidence and d.evidence[0][0] == old.id
     assert P.apply(d, new) == new
 
@@ -63,7 +63,7 @@ def test_create_reports_related_memories_without_touching_them():
 def test_supersede_only_when_asked():
     old = rec("the deploy window is Friday afternoon", kind="decision")
     new = rec("the deploy window is Friday morning", kind="decision")
-    d = P.reconcile(new, [old], supersede=True)
+    d = P.decide_write(new, [old], supersede=True)
     assert d.decision == "supersede" and d.target_id == old.id
     written = P.apply(d, new)
     assert written.supersedes == (old.id,)
@@ -71,14 +71,14 @@ def test_supersede_only_when_asked():
     assert folded[old.id].status == "superseded" and folded[old.id].superseded_by == new.id
     assert folded[new.id].status == "active"
     # by id, too; an unknown id creates instead of guessing
-    assert P.reconcile(new, [old], supersede=old.id).decision == "supersede"
-    assert P.reconcile(new, [old], supersede="m-ffffffffffff").decision == "create"
+    assert P.decide_write(new, [old], supersede=old.id).decision == "supersede"
+    assert P.decide_write(new, [old], supersede="m-ffffffffffff").decision == "create"
 
 
 def test_agent_inferred_never_supersedes_user_confirmed():
     old = rec("the deploy window is Friday afternoon", kind="decision", source="user-confirmed")
     guess = rec("the deploy window is Friday morning", kind="decision", source="agent-inferred")
-    d = P.reconcile(guess, [old], supersede=True)
+    d = P.decide_write(guess, [old], supersede=True)
     assert d.decision == "conflict" and "cannot supersede" in d.reason
     written = P.apply(d, guess)
     assert written.status == "conflicted" and written.related == (old.id,)
@@ -90,7 +90,7 @@ def test_agent_inferred_never_supersedes_user_confirmed():
 def test_declared_contradiction_is_a_conflict_and_keeps_both():
     old = rec("staging uses postgres 15", kind="project")
     new = rec("staging uses postgres 16", kind="project")
-    d = P.reconcile(new, [old], contradicts=True)
+    d = P.decide_write(new, [old], contradicts=True)
     assert d.decision == "conflict" and d.target_id == old.id
     folded = P.fold([old, P.apply(d, new)])
     assert folded[old.id].status == "active" and folded[new.id].status == "conflicted"
@@ -110,8 +110,8 @@ def test_expiry_archive_and_visibility():
 def test_decisions_are_deterministic():
     pool = [rec(f"service {i} deploys on day {i % 5}", kind="decision") for i in range(20)]
     new = rec("service 3 deploys on day 3 at noon", kind="decision")
-    assert len({P.reconcile(new, pool, supersede=True) for _ in range(5)}) == 1
-    assert P.reconcile(new, list(reversed(pool)), supersede=True) == P.reconcile(new, pool, supersede=True)
+    assert len({P.decide_write(new, pool, supersede=True) for _ in range(5)}) == 1
+    assert P.decide_write(new, list(reversed(pool)), supersede=True) == P.decide_write(new, pool, supersede=True)
 
 
 # ----------------------------------------------------------------------------------- with the real store

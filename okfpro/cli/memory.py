@@ -112,7 +112,7 @@ def remember_cmd(obj: _Ctx, text: str, tier: str, kind: str, source: str, confid
     """Remember TEXT in the current scope (TEXT '-' reads standard input).
 
     The text passes the capture safety layer first (secrets redacted, credential files
-    refused), then is reconciled with the scope's memories: an exact duplicate is skipped,
+    refused), then decided against the scope's memories: an exact duplicate is skipped,
     a supersession or a declared contradiction is recorded — nothing is overwritten.
     """
     from okfpro.io.clock import today

@@ -1,4 +1,4 @@
-"""Memory policy for explicit memories: the record, its vocabulary, reconciliation, status.  Pure.
+"""Memory policy for explicit memories: the record, its vocabulary, the write decision, status.  Pure.
 
 An explicit memory is one entry of the scoped store whose text starts with a small
 frontmatter block (the store quotes it on disk, so it is never document structure)::
@@ -25,7 +25,7 @@ archiving or expiring appends a *change* record (``change: archive``, ``target: 
 and ``superseded_by``.  A captured exchange (no frontmatter) is an ``event`` memory from
 the ``capture`` source, active.
 
-:func:`reconcile` compares a new memory with the scope's memories by vocabulary overlap
+:func:`decide_write` compares a new memory with the scope's memories by vocabulary overlap
 and returns a deterministic decision — ``reject`` (invalid), ``skip`` (exact duplicate),
 ``create``, ``supersede`` (only when asked), ``conflict`` (a declared contradiction, or an
 agent-inferred memory trying to supersede a user-confirmed one) — with its reason and
@@ -356,10 +356,10 @@ def visible(rec: MemoryRecord, today: _dt.date, include_hidden: bool = False) ->
     return include_hidden or effective_status(rec, today) not in HIDDEN
 
 
-# ------------------------------------------------------------------------------ reconcile
+# ------------------------------------------------------------------------- decide_write
 
 
-def reconcile(
+def decide_write(
     new: MemoryRecord,
     existing: Iterable[MemoryRecord],
     *,

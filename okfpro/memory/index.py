@@ -19,7 +19,7 @@ record the memory policy parses from it, and the search tokens
 (:func:`okfpro.core.search.tokenize`, stored pre-split so FTS5's ``ascii`` tokenizer
 keeps every okfpro token whole); per memory id: the effective record after the
 policy's fold (:func:`okfpro.core.mempolicy.fold_step`), its status and validity, a
-digest of its normalised text (duplicates) and its vocabulary (reconciliation
+digest of its normalised text (duplicates) and its vocabulary (the write decision's
 candidates).
 
 Ranking is defined once, for this index and for the index-free scan
@@ -573,7 +573,7 @@ class ScopeIndex:
                 f"AND {alias}.valid_until IS NOT NULL AND {alias}.valid_until < ?)")
 
     def candidates(self, new: P.MemoryRecord, today: str, wanted: Iterable[str] = ()) -> list[P.MemoryRecord]:
-        """Every live record :func:`okfpro.core.mempolicy.reconcile` could act on for ``new``:
+        """Every live record :func:`okfpro.core.mempolicy.decide_write` could act on for ``new``:
         the same normalised text, a vocabulary overlap that can reach ``RELATED_AT``, or
         an id named by the caller.  Never a scan of the scope."""
         con = self.con

@@ -1,4 +1,4 @@
-"""Memory policy over the scoped store: remember with reconciliation, and recall filtering.
+"""Memory policy over the scoped store: remember through the write decision, and recall filtering.
 
 The decisions are pure (:mod:`okfpro.core.mempolicy`); this module reads the scope's
 records from the store, appends the record a decision calls for (the store is
@@ -55,7 +55,7 @@ def load_records(store: Any, scope: Scope, tier: str | None = None) -> dict[str,
 
 def candidates(store: Any, scope: Scope, tier: str, new: P.MemoryRecord, today: _dt.date,
                wanted: Iterable[str] = ()) -> list[P.MemoryRecord]:
-    """The records reconciliation may act on for ``new``: from the memory index (same
+    """The records the write decision may act on for ``new``: from the memory index (same
     normalised text, enough shared vocabulary, the ids named), never a scan of the scope;
     the whole tier only when there is no index to ask."""
     from okfpro.memory.index import opened
@@ -121,7 +121,7 @@ def remember(
         return RememberResult(P.Decision("reject", str(exc)))
     wanted = [x for x in (supersede, contradicts) if isinstance(x, str)]
     existing = candidates(store, scope, tier, new, today, wanted)
-    decision = P.reconcile(new, existing, supersede=supersede, contradicts=contradicts, today=today)
+    decision = P.decide_write(new, existing, supersede=supersede, contradicts=contradicts, today=today)
     result = RememberResult(decision, redactions=clean.findings, id=new.id)
     record = P.apply(decision, new)
     outcome = "skipped" if decision.decision == "skip" else ("refused" if decision.decision == "reject" else "ok")
