@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from okfpro.cli.views import reference_files
-from okfpro.core import views as V
+from okfpro.core import views as _views
 from okfpro.io.reader import read_bundle
 from tests.helpers import run_okfpro, shared_dir
 
@@ -39,18 +39,18 @@ def _golden(name: str) -> dict:
 def build(view: str, root: Path, bundle) -> dict:
     """The payload our builder gives for one golden view (the shell's half — the references/ listing — included)."""
     return {
-        "catalog": lambda: V.catalog(bundle),
-        "files": lambda: V.files(bundle),
-        "index": lambda: V.index(bundle),
-        "graph": lambda: V.graph(bundle),
-        "graph --hubs": lambda: V.hubs(bundle),
-        "graph --minimal": lambda: V.graph(bundle, minimal=True),
-        "references": lambda: V.references(bundle, reference_files(root)),
-        "stats": lambda: V.stats(bundle),
-        "tags": lambda: V.tags(bundle),
-        "types": lambda: V.types(bundle),
-        "dirs": lambda: V.dirs(bundle),
-        "loose": lambda: V.loose(bundle),
+        "catalog": lambda: _views.catalog(bundle),
+        "files": lambda: _views.files(bundle),
+        "index": lambda: _views.index(bundle),
+        "graph": lambda: _views.graph(bundle),
+        "graph --hubs": lambda: _views.hubs(bundle),
+        "graph --minimal": lambda: _views.graph(bundle, minimal=True),
+        "references": lambda: _views.references(bundle, reference_files(root)),
+        "stats": lambda: _views.stats(bundle),
+        "tags": lambda: _views.tags(bundle),
+        "types": lambda: _views.types(bundle),
+        "dirs": lambda: _views.dirs(bundle),
+        "loose": lambda: _views.loose(bundle),
     }[view]()
 
 
@@ -96,7 +96,7 @@ def test_the_cli_prints_the_reference_json(name: str) -> None:
 def test_a_mismatch_is_caught(tmp_path) -> None:
     """The comparison can fail: one changed value in one row is a difference."""
     (tmp_path / "a.md").write_text("---\ntype: T\ntitle: A\n---\nx\n")
-    payload = V.catalog(read_bundle(tmp_path))
+    payload = _views.catalog(read_bundle(tmp_path))
     changed = json.loads(json.dumps(payload))
     changed["concepts"][0]["title"] = "a"
     assert payload != changed and os.sep

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.core import board_edit as E
-from okfpro.core import conserve as C
+from okfpro.core import board_edit as _board_edit
+from okfpro.core import conserve as _conserve
 from okfpro.io import workstate as ws
 from tests.helpers import REPO
 
@@ -47,33 +47,33 @@ BOARD = textwrap.dedent("""\
 
 def test_check_accepts_exactly_the_declared_delta():
     after = BOARD.replace("- someday\n", "- someday\n- added\n")
-    assert C.check(BOARD, after, added=["- added"]) == []
-    assert C.check(BOARD, after) != []  # undeclared addition
-    assert C.check(BOARD, BOARD, added=["- added"]) != []  # declared but did not happen
+    assert _conserve.check(BOARD, after, added=["- added"]) == []
+    assert _conserve.check(BOARD, after) != []  # undeclared addition
+    assert _conserve.check(BOARD, BOARD, added=["- added"]) != []  # declared but did not happen
 
 
 def test_check_catches_a_drop_and_a_duplicate():
     dropped = BOARD.replace("- someday\n", "")
-    assert any("lost" in f for f in C.check(BOARD, dropped))
-    assert C.check(BOARD, dropped, removed=["- someday"]) == []
+    assert any("lost" in f for f in _conserve.check(BOARD, dropped))
+    assert _conserve.check(BOARD, dropped, removed=["- someday"]) == []
     duplicated = BOARD.replace("- someday\n", "- someday\n- someday\n")
-    assert any("appeared" in f for f in C.check(BOARD, duplicated))
+    assert any("appeared" in f for f in _conserve.check(BOARD, duplicated))
 
 
 def test_moved_lines_must_exist_on_both_sides():
-    assert C.check(BOARD, BOARD, moved=["- someday"]) == []
-    assert C.check(BOARD, BOARD, moved=["- not there"]) != []
+    assert _conserve.check(BOARD, BOARD, moved=["- someday"]) == []
+    assert _conserve.check(BOARD, BOARD, moved=["- not there"]) != []
 
 
 def test_real_writers_declare_honestly():
     for e in (
-        E.capture(BOARD, TODAY, "new thing"),
-        E.promote(BOARD, "someday"),
-        E.demote(BOARD, "ship"),
-        E.close_board(BOARD, "ship")[0],
+        _board_edit.capture(BOARD, TODAY, "new thing"),
+        _board_edit.promote(BOARD, "someday"),
+        _board_edit.demote(BOARD, "ship"),
+        _board_edit.close_board(BOARD, "ship")[0],
     ):
         assert e.changed
-        assert C.check(e.before, e.after, added=e.added, removed=e.removed, moved=e.moved) == []
+        assert _conserve.check(e.before, e.after, added=e.added, removed=e.removed, moved=e.moved) == []
 
 
 def _bundle(tmp_path: Path) -> Path:
@@ -89,7 +89,7 @@ def _bundle(tmp_path: Path) -> Path:
 def test_faulty_transform_is_refused_and_file_untouched(tmp_path, monkeypatch, fault):
     root = _bundle(tmp_path)
     before = (root / "board.md").read_bytes()
-    real = E.capture
+    real = _board_edit.capture
 
     def faulty(board_text, today, text):
         edit = real(board_text, today, text)
@@ -101,7 +101,7 @@ def test_faulty_transform_is_refused_and_file_untouched(tmp_path, monkeypatch, f
             edit.after = edit.after.replace("- someday", "- Someday")
         return edit
 
-    monkeypatch.setattr(E, "capture", faulty)
+    monkeypatch.setattr(_board_edit, "capture", faulty)
     with pytest.raises(ws.Refused) as info:
         ws.do_capture(root, TODAY, "a new line")
     assert info.value.path == "board.md"
@@ -115,13 +115,13 @@ def test_faulty_transform_refused_through_the_real_cli_process(tmp_path):
     before = (root / "board.md").read_bytes()
     script = textwrap.dedent("""
         import sys
-        from okfpro.core import board_edit as E
-        real = E.promote
+        from okfpro.core import board_edit as _board_edit
+        real = _board_edit.promote
         def faulty(text, sel):
             e = real(text, sel)
             e.after = e.after.replace("- 2026-11-28 — first capture\\n", "")  # drops a line
             return e
-        E.promote = faulty
+        _board_edit.promote = faulty
         from okfpro.__main__ import main
         sys.exit(main(["promote", "someday"]))
     """)
@@ -147,23 +147,23 @@ OPS = st.lists(st.tuples(st.sampled_from(["capture", "promote", "demote", "close
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=OPS)
 def test_any_sequence_of_edits_conserves_lines(ops):
-    from okfpro.core import board as B
+    from okfpro.core import board as _board
 
     text = BOARD
     for op, arg in ops:
         try:
             if op == "capture":
-                e = E.capture(text, TODAY, arg)
+                e = _board_edit.capture(text, TODAY, arg)
             elif op == "promote":
-                e = E.promote(text, arg.split()[0])
+                e = _board_edit.promote(text, arg.split()[0])
             elif op == "demote":
-                e = E.demote(text, arg.split()[0])
+                e = _board_edit.demote(text, arg.split()[0])
             else:
-                e = E.close_board(text, arg.split()[0])[0]
-        except E.Refused:
+                e = _board_edit.close_board(text, arg.split()[0])[0]
+        except _board_edit.Refused:
             continue
-        assert C.check(e.before, e.after, added=e.added, removed=e.removed, moved=e.moved) == []
+        assert _conserve.check(e.before, e.after, added=e.added, removed=e.removed, moved=e.moved) == []
         text = e.after
-        b = B.parse(text)
+        b = _board.parse(text)
         assert b.declared == b.count("In flight") <= b.cap  # the header stays in step, the cap holds
-        assert B.grammar(b) == []
+        assert _board.grammar(b) == []

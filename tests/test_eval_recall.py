@@ -10,21 +10,21 @@ import sys
 
 import pytest
 
-from okfpro.core import evalmetrics as E
+from okfpro.core import evalmetrics as _evalmetrics
 from tests.helpers import REPO
 
 
 def test_metrics_by_hand():
-    m = E.query_metrics(["x", "a", "y", "b"], ["a", "b"], ks=(1, 2, 5))
+    m = _evalmetrics.query_metrics(["x", "a", "y", "b"], ["a", "b"], ks=(1, 2, 5))
     assert m["recall@1"] == 0 and m["recall@2"] == 0.5 and m["recall@5"] == 1.0
     assert m["hit@1"] == 0 and m["hit@2"] == 1 and m["mrr"] == 0.5
     ideal = 1 + 1 / math.log2(3)
     assert m["ndcg@10"] == pytest.approx((1 / math.log2(3) + 1 / math.log2(5)) / ideal)
-    assert E.query_metrics([], ["a"])["mrr"] == 0.0
+    assert _evalmetrics.query_metrics([], ["a"])["mrr"] == 0.0
 
 
 def test_plain_bm25_prefers_the_rare_word():
-    bm = E.PlainBM25(["the cat sat", "the dog sat", "a cat and a cat"])
+    bm = _evalmetrics.PlainBM25(["the cat sat", "the dog sat", "a cat and a cat"])
     assert bm.rank("cat")[0] == 2 and bm.rank("dog") == [1] and bm.rank("zebra") == []
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hookkit as k  # noqa: E402
+import hookkit  # noqa: E402
 
-from okfpro.core import friction as F  # noqa: E402
-from okfpro.io import friction as L  # noqa: E402
+from okfpro.core import friction as core_friction  # noqa: E402
+from okfpro.io import friction as io_friction  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -26,7 +26,7 @@ from okfpro.io import friction as L  # noqa: E402
     ],
 )
 def test_classify_command(command, what):
-    assert F.classify_command(command) == what
+    assert core_friction.classify_command(command) == what
 
 
 @pytest.mark.parametrize(
@@ -44,27 +44,27 @@ def test_classify_command(command, what):
     ],
 )
 def test_own_command_exclusion_per_segment(command, own):
-    assert F.is_own_command(command) is own
+    assert core_friction.is_own_command(command) is own
 
 
 @pytest.mark.parametrize("command", ["ls 2>/dev/null", "a --> b", "x => y", "echo hi >&2", "cat f >>/dev/null"])
 def test_redirect_pattern_ignores_reads(command):
-    assert not F.has_mutator(command)
+    assert not core_friction.has_mutator(command)
 
 
 @pytest.mark.parametrize("command", ["echo > f.md", "echo >>f.md", "tee f", "perl -pi -e s/a/b/ -i f", "mv a b"])
 def test_redirect_pattern_sees_writes(command):
-    assert F.has_mutator(command)
+    assert core_friction.has_mutator(command)
 
 
 def test_covered_by_and_banner_counts_only_verb_covered_rows():
-    events = [F.shell_event("echo x >> board.md", "2026-11-30")] * 3 + [F.edit_event("board.md", "2026-11-30")] * 2
-    rows = F.summarize(events)
-    assert rows[0] == {"via": "shell", "what": "board.md", "count": 3, "covered by": F.SHELL_COVER}
-    assert rows[1]["covered by"] == F.BOARD_COVER
-    lines = F.banner_lines({"available": True, "events": events, "unreadable": 0})
+    events = [core_friction.shell_event("echo x >> board.md", "2026-11-30")] * 3 + [core_friction.edit_event("board.md", "2026-11-30")] * 2
+    rows = core_friction.summarize(events)
+    assert rows[0] == {"via": "shell", "what": "board.md", "count": 3, "covered by": core_friction.SHELL_COVER}
+    assert rows[1]["covered by"] == core_friction.BOARD_COVER
+    lines = core_friction.banner_lines({"available": True, "events": events, "unreadable": 0})
     assert len(lines) == 1 and lines[0].startswith("Friction: 2 bundle edit(s) so far")
-    assert F.banner_lines({"available": True, "events": [], "unreadable": 0}) == []
+    assert core_friction.banner_lines({"available": True, "events": [], "unreadable": 0}) == []
 
 
 def _bundle(tmp_path: Path) -> Path:
@@ -76,11 +76,11 @@ def _bundle(tmp_path: Path) -> Path:
 
 def test_unreadable_lines_are_counted_not_dropped(tmp_path):
     root = _bundle(tmp_path)
-    assert L.record(root, F.edit_event("board.md", "2026-11-30"))
-    log, _ = L.paths(root)
+    assert io_friction.record(root, core_friction.edit_event("board.md", "2026-11-30"))
+    log, _ = io_friction.paths(root)
     with open(log, "ab") as handle:
         handle.write(b"{torn line\n\xff\xfe\n[1]\n")
-    rep = L.report(root)
+    rep = io_friction.report(root)
     assert len(rep["events"]) == 1 and rep["unreadable"] == 3 and rep["available"] is True
 
 
@@ -88,29 +88,29 @@ def test_record_never_raises_and_leaves_the_unavailable_marker(tmp_path):
     root = _bundle(tmp_path)
     tmp = root.parent / ".tmp"
     tmp.mkdir()
-    log, marker = L.paths(root)
+    log, marker = io_friction.paths(root)
     log.mkdir()  # the log path is a directory: appending fails
-    assert L.record(root, F.edit_event("board.md", "2026-11-30")) is False
+    assert io_friction.record(root, core_friction.edit_event("board.md", "2026-11-30")) is False
     assert marker.read_text() == "2026-11-30\n"
-    assert L.report(root)["available"] is False
+    assert io_friction.report(root)["available"] is False
     log.rmdir()
-    L.clear(root)
-    assert L.report(root)["available"] is True
+    io_friction.clear(root)
+    assert io_friction.report(root)["available"] is True
 
 
 def test_tmp_that_is_a_file_reads_unavailable(tmp_path):
     root = _bundle(tmp_path)
     (root.parent / ".tmp").write_text("not a directory")
-    assert L.record(root, F.edit_event("board.md", "2026-11-30")) is False
-    assert L.report(root)["available"] is False
+    assert io_friction.record(root, core_friction.edit_event("board.md", "2026-11-30")) is False
+    assert io_friction.report(root)["available"] is False
 
 
 _WRITER = """
 import sys
-from okfpro.io import friction as L
+from okfpro.io import friction as _friction
 root, n, who = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 for i in range(n):
-    assert L.record(root, {"at": "2026-11-30", "via": "shell", "what": "board.md", "detail": f"{who}-{i}-" + "x" * 180})
+    assert _friction.record(root, {"at": "2026-11-30", "via": "shell", "what": "board.md", "detail": f"{who}-{i}-" + "x" * 180})
 """
 
 
@@ -118,11 +118,11 @@ def test_eight_processes_appending_at_once_lose_nothing(tmp_path):
     root = _bundle(tmp_path)
     n = 250
     procs = [
-        subprocess.Popen([sys.executable, "-c", _WRITER, str(root), str(n), f"p{p}"], env=k.env())
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(root), str(n), f"p{p}"], env=hookkit.env())
         for p in range(8)
     ]
     assert [p.wait(timeout=120) for p in procs] == [0] * 8
-    rep = L.report(root)
+    rep = io_friction.report(root)
     assert rep["unreadable"] == 0
     details = {e["detail"].split("-x")[0] for e in rep["events"]}
     assert len(rep["events"]) == 8 * n
@@ -132,18 +132,18 @@ def test_eight_processes_appending_at_once_lose_nothing(tmp_path):
 def test_friction_verb(tmp_path):
     root = _bundle(tmp_path)
     for _ in range(2):
-        L.record(root, F.edit_event("board.md", "2026-11-30"))
-    L.record(root, F.shell_event("echo x >> .okf/board.md", "2026-11-30"))
+        io_friction.record(root, core_friction.edit_event("board.md", "2026-11-30"))
+    io_friction.record(root, core_friction.shell_event("echo x >> .okf/board.md", "2026-11-30"))
 
     def run(*args):
         return subprocess.run([sys.executable, "-m", "okfpro", "friction", *args], capture_output=True, text=True,
-                              env=k.env(), cwd=root.parent)
+                              env=hookkit.env(), cwd=root.parent)
 
     human = run()
     assert human.returncode == 0 and "3 hand edit(s) recorded" in human.stdout
     data = json.loads(run("--json").stdout)
     assert data["recorded"] == 3 and data["available"] is True and data["unreadable"] == 0
-    assert data["by"][0] == {"via": "edit", "what": "board.md", "count": 2, "covered by": F.BOARD_COVER}
+    assert data["by"][0] == {"via": "edit", "what": "board.md", "count": 2, "covered by": core_friction.BOARD_COVER}
     assert json.loads(run(str(root.parent), "--pretty").stdout) == data
     issue = run("--issue")
     assert issue.returncode == 0 and issue.stdout.count("gh issue create") == 1

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hookkit as k  # noqa: E402
+import hookkit  # noqa: E402
 
 CONCEPT = "learnings/search-ranking.md"
 HEAD = "---\ntype: Learning\ntitle: Search ranking\ndescription: Field weights beat a single relevance score for search in small corpora.\n"
@@ -32,15 +32,15 @@ BODY = "---\n\n# Search ranking\n\nField weights rank better.\n"
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("guards")
-    ws = k.make_workspace(base)
+    ws = hookkit.make_workspace(base)
     okf = ws / ".okf"
     out = base / "outside"
     out.mkdir()
-    (out / "past-day.md").symlink_to(okf / "journal" / f"{k.PAST}.md")
+    (out / "past-day.md").symlink_to(okf / "journal" / f"{hookkit.PAST}.md")
     (out / "new-past-day.md").symlink_to(okf / "journal" / "2026-11-02.md")  # dangling: creates a past day
     (out / "journal-dir").symlink_to(okf / "journal")
     (out / "concept.md").symlink_to(okf / CONCEPT)
-    (okf / "learnings" / "alias.md").symlink_to(Path("..") / "journal" / f"{k.PAST}.md")
+    (okf / "learnings" / "alias.md").symlink_to(Path("..") / "journal" / f"{hookkit.PAST}.md")
     (okf / "learnings" / "same.md").symlink_to("search-ranking.md")
     (okf / ".drafts").mkdir()
     (okf / ".drafts" / "x.md").symlink_to(okf / CONCEPT)
@@ -50,14 +50,14 @@ def ws(tmp_path_factory) -> Path:
 def pre(ws: Path, tool: str, path: str, tool_input: dict, cwd: Path | None = None) -> subprocess.CompletedProcess:
     event = {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(cwd or ws), "tool_name": tool,
              "tool_input": {"file_path": path, **tool_input}}
-    return k.hook("pre-tool-use", event=event)
+    return hookkit.hook("pre-tool-use", event=event)
 
 
 def answer(proc: subprocess.CompletedProcess) -> str:
     """pass / ask / block, from the exit code and stdout as the host reads them."""
     if proc.returncode == 2:
         return "block"
-    assert proc.returncode == 0, k.err_text(proc)
+    assert proc.returncode == 0, hookkit.err_text(proc)
     if not proc.stdout:
         return "pass"
     return json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"]
@@ -69,15 +69,15 @@ def answer(proc: subprocess.CompletedProcess) -> str:
 def _spellings(ws: Path) -> dict[str, tuple[str, Path | None]]:
     okf, out = ws / ".okf", ws.parent / "outside"
     return {
-        "direct": (str(okf / "journal" / f"{k.PAST}.md"), None),
+        "direct": (str(okf / "journal" / f"{hookkit.PAST}.md"), None),
         "outside file pointing in": (str(out / "past-day.md"), None),
-        "symlinked directory": (str(out / "journal-dir" / f"{k.PAST}.md"), None),
+        "symlinked directory": (str(out / "journal-dir" / f"{hookkit.PAST}.md"), None),
         "symlink inside the bundle": (str(okf / "learnings" / "alias.md"), None),
-        "dot-dot": (str(okf / "learnings" / ".." / "journal" / f"{k.PAST}.md"), None),
-        "dot-dot through a link": (str(out / "journal-dir" / ".." / "journal" / f"{k.PAST}.md"), None),
-        "double slashes": (str(okf).replace("/.okf", "//.okf//") + f"/journal//{k.PAST}.md", None),
-        "relative to cwd": (f".okf/journal/{k.PAST}.md", ws),
-        "relative from inside": (f"../journal/./{k.PAST}.md", okf / "learnings"),
+        "dot-dot": (str(okf / "learnings" / ".." / "journal" / f"{hookkit.PAST}.md"), None),
+        "dot-dot through a link": (str(out / "journal-dir" / ".." / "journal" / f"{hookkit.PAST}.md"), None),
+        "double slashes": (str(okf).replace("/.okf", "//.okf//") + f"/journal//{hookkit.PAST}.md", None),
+        "relative to cwd": (f".okf/journal/{hookkit.PAST}.md", ws),
+        "relative from inside": (f"../journal/./{hookkit.PAST}.md", okf / "learnings"),
     }
 
 
@@ -91,16 +91,16 @@ def test_a_past_journal_day_is_blocked_however_its_path_is_spelled(ws, how, tool
         {"edits": [{"old_string": "Started", "new_string": "Finished"}]} if tool == "MultiEdit"
         else {"old_string": "Started", "new_string": "Finished"})
     proc = pre(ws, tool, path, ti, cwd=cwd)
-    assert answer(proc) == "block", (how, k.err_text(proc))
-    assert "append-only" in k.err_text(proc)
+    assert answer(proc) == "block", (how, hookkit.err_text(proc))
+    assert "append-only" in hookkit.err_text(proc)
 
 
 def test_a_hard_link_from_outside_is_the_past_day(ws):
     link = ws.parent / "outside" / "hard.md"
     if not link.exists():
-        os.link(ws / ".okf" / "journal" / f"{k.PAST}.md", link)
+        os.link(ws / ".okf" / "journal" / f"{hookkit.PAST}.md", link)
     proc = pre(ws, "Edit", str(link), {"old_string": "Started", "new_string": "Finished"})
-    assert answer(proc) == "block" and "append-only" in k.err_text(proc)
+    assert answer(proc) == "block" and "append-only" in hookkit.err_text(proc)
 
 
 def test_creating_a_past_day_through_a_dangling_link_is_asked(ws):
@@ -108,7 +108,7 @@ def test_creating_a_past_day_through_a_dangling_link_is_asked(ws):
     assert answer(proc) == "ask" and "PAST day" in proc.stdout.decode()
 
 
-@pytest.mark.parametrize("name", [f"{k.PAST}.MD", f"{k.PAST}.Md"])
+@pytest.mark.parametrize("name", [f"{hookkit.PAST}.MD", f"{hookkit.PAST}.Md"])
 def test_a_case_variant_of_a_past_day_is_not_waved_through(ws, name):
     # on a case-insensitive disk this is the past day itself; here it would create a twin — either way not a pass
     proc = pre(ws, "Write", str(ws / ".okf" / "journal" / name), {"content": "rewritten"})
@@ -144,7 +144,7 @@ KEY_SPELLINGS = {
 def test_every_yaml_spelling_of_verified_is_asked_on_write(ws, spelling):
     text = HEAD + KEY_SPELLINGS[spelling] + BODY
     proc = pre(ws, "Write", str(ws / ".okf" / CONCEPT), {"content": text})
-    assert answer(proc) == "ask", (spelling, k.err_text(proc))
+    assert answer(proc) == "ask", (spelling, hookkit.err_text(proc))
 
 
 @pytest.mark.parametrize("block", ["x: &v {by: human:ana}\nverified: *v\n", '"veri\\\n  fied": {by: human:ana}\n',
@@ -174,7 +174,7 @@ def planted(ws):
                                       ("\nunverified", "\nverified"), ("un", "")])
 def test_an_edit_that_makes_the_key_by_deleting_characters_is_asked(ws, planted, old, new):
     proc = pre(ws, "Edit", str(planted), {"old_string": old, "new_string": new, "replace_all": old == "un"})
-    assert answer(proc) == "ask", (old, new, k.err_text(proc))
+    assert answer(proc) == "ask", (old, new, hookkit.err_text(proc))
 
 
 def test_a_multiedit_that_builds_the_key_in_two_steps_is_asked(ws, planted):
@@ -213,7 +213,7 @@ def test_a_fifo_in_concept_position_does_not_hang_the_guard(ws):
         event = {"hook_event_name": "PreToolUse", "cwd": str(ws), "tool_name": "Write",
                  "tool_input": {"file_path": str(fifo), "content": FORGED}}
         proc = subprocess.run([sys.executable, "-m", "okfpro", "hook", "pre-tool-use"], input=json.dumps(event).encode(),
-                              capture_output=True, env=k.env(), timeout=30)
+                              capture_output=True, env=hookkit.env(), timeout=30)
         assert answer(proc) == "ask"
     finally:
         fifo.unlink()

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hookkit as k  # noqa: E402
+import hookkit  # noqa: E402
 
 
 class Session:
@@ -24,9 +24,9 @@ class Session:
 
     def send(self, launcher: str, event: dict) -> subprocess.CompletedProcess:
         event = {"session_id": "sess-1", "transcript_path": "/tmp/t.jsonl", "cwd": str(self.ws), **event}
-        proc = k.run_launcher(self.ws, launcher, event)
-        assert k.MARKER not in k.err_text(proc)
-        self.transcript.append((event.get("hook_event_name", launcher), proc.returncode, k.err_text(proc)[:80]))
+        proc = hookkit.run_launcher(self.ws, launcher, event)
+        assert hookkit.MARKER not in hookkit.err_text(proc)
+        self.transcript.append((event.get("hook_event_name", launcher), proc.returncode, hookkit.err_text(proc)[:80]))
         return proc
 
     def tool(self, tool: str, rel: str, **ti) -> dict:
@@ -65,15 +65,15 @@ def passed(proc) -> bool:
 
 
 def test_a_working_session_end_to_end(tmp_path):
-    ws = k.make_workspace(tmp_path, "client work")
+    ws = hookkit.make_workspace(tmp_path, "client work")
     s = Session(ws)
 
     # 1. the session opens: the banner is context, exit 0
     start = s.send("session_start.py", {"hook_event_name": "SessionStart", "source": "startup", "model": "x"})
     assert start.returncode == 0
-    banner = k.out_text(start)
+    banner = hookkit.out_text(start)
     assert banner.startswith("Bundle state at session start — in flight 1/5")
-    assert f"journal for {k.TODAY} not opened" in banner and "open projects 1 (alpha)" in banner
+    assert f"journal for {hookkit.TODAY} not opened" in banner and "open projects 1 (alpha)" in banner
     assert "Friction:" not in banner
 
     # 2. the prompt: advisory only
@@ -91,7 +91,7 @@ def test_a_working_session_end_to_end(tmp_path):
     )
     assert passed(pre)
     assert post.returncode == 2
-    err = k.err_text(post)
+    err = hookkit.err_text(post)
     assert "RULE 1 — reconciliation" in err
     assert "— 'search':" in err and "— 'ranking':" in err and "— 'bm25':" not in err
     assert "learnings/search-ranking  ·  Learning  ·  Search ranking" in err
@@ -101,40 +101,40 @@ def test_a_working_session_end_to_end(tmp_path):
     # 5. the agent files it in the index and supersedes the loser: both edits pass
     pre, post = s.edit("learnings/index.md", "* [Search cache](search-cache.md) - superseded.\n",
                        "* [Search cache](search-cache.md) - superseded.\n* [BM25](search-ranking-bm25.md) - BM25 ranking.\n")
-    assert passed(pre) and passed(post), k.err_text(post)
+    assert passed(pre) and passed(post), hookkit.err_text(post)
 
     # 6. a shell write into the bundle: ask, and the intent is recorded as friction
-    ask = s.bash(f"echo '- {k.TODAY} — try BM25 on the docs search' >> .okf/board.md")
+    ask = s.bash(f"echo '- {hookkit.TODAY} — try BM25 on the docs search' >> .okf/board.md")
     assert ask.returncode == 0
     decision = json.loads(ask.stdout)["hookSpecificOutput"]
     assert decision["permissionDecision"] == "ask" and "Edit or Write" in decision["permissionDecisionReason"]
     friction = [json.loads(x) for x in (ws / ".tmp" / "okfpro-friction.log").read_text().splitlines()]
-    assert friction == [{"at": k.TODAY, "via": "shell", "what": "board.md",
-                         "detail": f"echo '- {k.TODAY} — try BM25 on the docs search' >> .okf/board.md"}]
+    assert friction == [{"at": hookkit.TODAY, "via": "shell", "what": "board.md",
+                         "detail": f"echo '- {hookkit.TODAY} — try BM25 on the docs search' >> .okf/board.md"}]
 
     # 7. a read-only shell command and okfpro's own writer: no ask
     assert passed(s.bash("grep -rn BM25 .okf 2>/dev/null | head -5"))
     assert passed(s.bash("okfpro journal open"))
-    subprocess.run([sys.executable, "-m", "okfpro", "journal", "open"], check=True, capture_output=True, env=k.env(), cwd=ws)
+    subprocess.run([sys.executable, "-m", "okfpro", "journal", "open"], check=True, capture_output=True, env=hookkit.env(), cwd=ws)
 
     # 8. editing a past journal day is blocked; today's entry is fine
-    pre, post = s.edit(f"journal/{k.PAST}.md", "Started", "Restarted")
-    assert pre.returncode == 2 and "append-only" in k.err_text(pre) and post is None
-    today_entry = (s.root / "journal" / f"{k.TODAY}.md").read_text()
+    pre, post = s.edit(f"journal/{hookkit.PAST}.md", "Started", "Restarted")
+    assert pre.returncode == 2 and "append-only" in hookkit.err_text(pre) and post is None
+    today_entry = (s.root / "journal" / f"{hookkit.TODAY}.md").read_text()
     placeholder = [line for line in today_entry.splitlines() if line.startswith("<!--")][0]
-    pre, post = s.edit(f"journal/{k.TODAY}.md", placeholder, "Filed BM25 against [/projects/alpha/](/projects/alpha/index.md).")
-    assert passed(pre) and passed(post), k.err_text(post)
+    pre, post = s.edit(f"journal/{hookkit.TODAY}.md", placeholder, "Filed BM25 against [/projects/alpha/](/projects/alpha/index.md).")
+    assert passed(pre) and passed(post), hookkit.err_text(post)
 
     # 9. the board edited by hand (Edit): allowed, checked, and counted as friction
-    pre, post = s.edit("board.md", "## Inbox\n", f"## Inbox\n\n- {k.TODAY} — compare BM25 with field weights\n")
-    assert passed(pre) and passed(post), k.err_text(post)
+    pre, post = s.edit("board.md", "## Inbox\n", f"## Inbox\n\n- {hookkit.TODAY} — compare BM25 with field weights\n")
+    assert passed(pre) and passed(post), hookkit.err_text(post)
 
     # 10. stop without today's Snapshot line: refused with the line to paste
     stop = s.send("stop.py", {"hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "done"})
     assert stop.returncode == 2
-    err = k.err_text(stop)
+    err = hookkit.err_text(stop)
     assert err.startswith("RULE 2 — before stopping:")
-    assert f"log.md has no Snapshot line under {k.TODAY}" in err
+    assert f"log.md has no Snapshot line under {hookkit.TODAY}" in err
     line = [x.strip() for x in err.splitlines() if x.strip().startswith("* **Snapshot**:")][0]
     assert line.startswith("* **Snapshot**: inbox 1 (oldest 0d) · in flight 1/5")
 
@@ -142,15 +142,15 @@ def test_a_working_session_end_to_end(tmp_path):
     assert passed(s.send("stop.py", {"hook_event_name": "Stop", "stop_hook_active": True}))
 
     # 12. the agent appends the Snapshot line (an Edit of log.md), then stops cleanly
-    pre, post = s.edit("log.md", "# Update Log\n", f"# Update Log\n\n## {k.TODAY}\n\n* Filed BM25.\n{line}\n")
-    assert passed(pre) and passed(post), k.err_text(post)
+    pre, post = s.edit("log.md", "# Update Log\n", f"# Update Log\n\n## {hookkit.TODAY}\n\n* Filed BM25.\n{line}\n")
+    assert passed(pre) and passed(post), hookkit.err_text(post)
     assert passed(s.send("stop.py", {"hook_event_name": "Stop", "stop_hook_active": False}))
 
     # 13. the session ends; the next one opens with the new snapshot and the friction count
     assert s.send("session_end.py", {"hook_event_name": "SessionEnd", "reason": "other"}).returncode == 0
-    again = k.out_text(s.send("session_start.py", {"hook_event_name": "SessionStart", "source": "startup"}))
-    assert f"Last snapshot ({k.TODAY}, not live): {line}" in again
-    assert f"journal for {k.TODAY} open" in again
+    again = hookkit.out_text(s.send("session_start.py", {"hook_event_name": "SessionStart", "source": "startup"}))
+    assert f"Last snapshot ({hookkit.TODAY}, not live): {line}" in again
+    assert f"journal for {hookkit.TODAY} open" in again
     assert "Friction: 1 bundle edit(s) so far were made by hand where an `okfpro` verb exists." in again
 
     decisions = [rc for _, rc, _ in s.transcript]

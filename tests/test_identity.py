@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.io import identity as I
+from okfpro.io import identity as _identity
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -23,7 +23,7 @@ def ws(tmp_path: Path, toml: str = "") -> Path:
 
 def test_config_then_env_part_by_part(tmp_path):
     w = ws(tmp_path, '[identity]\ntenant = "acme"\nuser = "alice"\nagent = "claude"\n')
-    res = I.resolve(w, {}, env={"OKFPRO_USER": "bob"})
+    res = _identity.resolve(w, {}, env={"OKFPRO_USER": "bob"})
     assert (res.scope.tenant, res.scope.user, res.scope.agent) == ("acme", "bob", "claude")
     assert res.provenance["tenant"] == "config:okfpro.toml"
     assert res.provenance["user"] == "env:OKFPRO_USER"
@@ -32,7 +32,7 @@ def test_config_then_env_part_by_part(tmp_path):
 
 
 def test_local_fallback_is_labelled(tmp_path):
-    res = I.resolve(ws(tmp_path), {}, env={})
+    res = _identity.resolve(ws(tmp_path), {}, env={})
     assert res.ok and res.fallback
     assert res.provenance.get("user", "").startswith("fallback:") or res.scope.user is None
     assert res.scope.tenant is None
@@ -40,11 +40,11 @@ def test_local_fallback_is_labelled(tmp_path):
 
 def test_multi_user_without_identity_fails_closed(tmp_path):
     w = ws(tmp_path, '[memory]\nmode = "multi-user"\n')
-    res = I.resolve(w, {"session_id": "s1"}, env={})
+    res = _identity.resolve(w, {"session_id": "s1"}, env={})
     assert res.scope is None and not res.capture_allowed and not res.recall_allowed
     assert "fail closed" in res.reason
     assert not (w / ".tmp").exists()  # nothing bound for a refused identity
-    ok = I.resolve(w, {"session_id": "s1"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
+    ok = _identity.resolve(w, {"session_id": "s1"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
     assert ok.ok and not ok.fallback
 
 
@@ -61,25 +61,25 @@ def test_identity_never_comes_from_prompt_or_transcript(tmp_path):
         "tenant": "globex",
         "user_id": "bob",
     }
-    res = I.resolve(w, event, env=env)
+    res = _identity.resolve(w, event, env=env)
     assert (res.scope.tenant, res.scope.user) == ("acme", "alice")
 
 
 def test_session_binding_detects_a_change_and_stays_poisoned(tmp_path):
     w = ws(tmp_path)
     alice = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
-    first = I.resolve(w, {"session_id": "sess-1"}, env=alice)
+    first = _identity.resolve(w, {"session_id": "sess-1"}, env=alice)
     assert first.ok and first.bound and first.scope.session == "sess-1"
     files = list((w / ".tmp" / "okfpro-identity").glob("*.json"))
     assert len(files) == 1 and "sess-1" not in files[0].name
-    assert I.resolve(w, {"session_id": "sess-1"}, env=alice).bound
-    changed = I.resolve(w, {"session_id": "sess-1"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "bob"})
+    assert _identity.resolve(w, {"session_id": "sess-1"}, env=alice).bound
+    changed = _identity.resolve(w, {"session_id": "sess-1"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "bob"})
     assert changed.scope is None and changed.poisoned and not changed.capture_allowed
     # latched: even the original identity is refused for the rest of that session
-    again = I.resolve(w, {"session_id": "sess-1"}, env=alice)
+    again = _identity.resolve(w, {"session_id": "sess-1"}, env=alice)
     assert again.poisoned and again.scope is None
     # another session is unaffected
-    assert I.resolve(w, {"session_id": "sess-2"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "bob"}).ok
+    assert _identity.resolve(w, {"session_id": "sess-2"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "bob"}).ok
 
 
 @pytest.mark.parametrize("multi", [False, True])
@@ -87,33 +87,33 @@ def test_a_bound_session_id_never_supplies_the_identity(tmp_path, multi):
     w = ws(tmp_path)
     if multi:
         (w / "okfpro.toml").write_text('[memory]\nmode = "multi-user"\n')
-    I.resolve(w, {"session_id": "sess-9"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
+    _identity.resolve(w, {"session_id": "sess-9"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
     # a caller with no identity of its own presents alice's session id (event or environment)
     for event, env in (({"session_id": "sess-9"}, {}), (None, {"OKFPRO_SESSION": "sess-9"})):
-        later = I.resolve(w, event, env=env, bind=False)
+        later = _identity.resolve(w, event, env=env, bind=False)
         assert later.scope is None or later.scope.user != "alice"
         assert "alice" not in json.dumps(later.to_json())
     # and a different independently resolved identity is refused, not merged
-    other = I.resolve(w, None, env={"OKFPRO_SESSION": "sess-9", "OKFPRO_USER": "mallory"}, bind=False)
+    other = _identity.resolve(w, None, env={"OKFPRO_SESSION": "sess-9", "OKFPRO_USER": "mallory"}, bind=False)
     assert other.scope is None
 
 
 def test_whoami_style_resolution_does_not_bind(tmp_path):
     w = ws(tmp_path)
-    I.resolve(w, {"session_id": "s"}, env={"OKFPRO_USER": "alice"}, bind=False)
+    _identity.resolve(w, {"session_id": "s"}, env={"OKFPRO_USER": "alice"}, bind=False)
     assert not (w / ".tmp").exists()
 
 
 @pytest.mark.parametrize("bad", ["../evil", "a/b", "has space", "_local"])
 def test_invalid_parts_are_refused(tmp_path, bad):
-    res = I.resolve(ws(tmp_path), {}, env={"OKFPRO_USER": bad})
+    res = _identity.resolve(ws(tmp_path), {}, env={"OKFPRO_USER": bad})
     assert res.scope is None and res.reason.startswith("identity:")
 
 
 def test_identity_hash_is_not_the_raw_id(tmp_path):
-    res = I.resolve(ws(tmp_path), {}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
+    res = _identity.resolve(ws(tmp_path), {}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
     h = res.key_hash()
-    assert len(h) == 16 and "alice" not in h and h != I.identity_hash(I.Scope("acme", "bob"))
+    assert len(h) == 16 and "alice" not in h and h != _identity.identity_hash(_identity.Scope("acme", "bob"))
 
 
 # ---------------------------------------------------------------------------------------

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from okfpro.core import mempolicy as P
+from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.scope import Scope
-from okfpro.memory import index as I
+from okfpro.memory import index as memindex
 from okfpro.memory.policy import change, load_records, remember
 from okfpro.memory.store import MemoryStore
 
@@ -38,21 +38,21 @@ def assert_same(store, scope, today=TODAY.isoformat()):
     for q in QUERIES:
         for hidden in (False, True):
             for limit in (None, 3):
-                got, _ = I.recall(store, scope, q, today, hidden, limit)
-                want, _ = I.scan_recall(store, scope, q, today, hidden, limit)
+                got, _ = memindex.recall(store, scope, q, today, hidden, limit)
+                want, _ = memindex.scan_recall(store, scope, q, today, hidden, limit)
                 assert shown(got) == shown(want), (q, hidden, limit)
 
 
 def decide_both(store, scope, text, kind, source, supersede):
-    """The reconciliation decision from index candidates equals the one from the whole tier."""
-    new = P.make(text, kind=kind, source=source, created=TODAY)
+    """The write decision from index candidates equals the one from the whole tier."""
+    new = _mempolicy.make(text, kind=kind, source=source, created=TODAY)
     wanted = [supersede] if isinstance(supersede, str) else []
-    with I.opened(store, "user", scope) as idx:
+    with memindex.opened(store, "user", scope) as idx:
         cands = idx.candidates(new, TODAY.isoformat(), wanted) if idx is not None else None
     full = list(load_records(store, scope, "user").values())
     if cands is not None:
-        a = P.reconcile(new, cands, supersede=supersede, today=TODAY)
-        b = P.reconcile(new, full, supersede=supersede, today=TODAY)
+        a = _mempolicy.decide_write(new, cands, supersede=supersede, today=TODAY)
+        b = _mempolicy.decide_write(new, full, supersede=supersede, today=TODAY)
         assert a == b
 
 
@@ -111,9 +111,9 @@ def test_index_equals_files(steps):
                 finally:
                     del os.environ["OKFPRO_MEMORY_INDEX"]
             elif kind == "drop-index":
-                I.remove(I.index_path(store.root, "user", ALICE))
+                memindex.remove(memindex.index_path(store.root, "user", ALICE))
             elif kind == "corrupt-index":
-                path = I.index_path(store.root, "user", ALICE)
+                path = memindex.index_path(store.root, "user", ALICE)
                 if path.exists():
                     data = bytearray(path.read_bytes())
                     data[100:4000] = os.urandom(min(3900, max(0, len(data) - 100)))
@@ -126,7 +126,7 @@ def test_index_equals_files(steps):
                 remember(store, BOB, step[1], today=TODAY)
             assert_same(store, ALICE)
             for q in QUERIES[:3]:
-                got, _ = I.recall(store, ALICE, q, TODAY.isoformat())
+                got, _ = memindex.recall(store, ALICE, q, TODAY.isoformat())
                 assert all(h.entry.id.startswith("memory-user/") and "/alice-" in h.entry.id for h in got)
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -138,7 +138,7 @@ def store(tmp_path):
 
 
 def _index(store, scope):
-    return I.index_path(store.root, "user", scope)
+    return memindex.index_path(store.root, "user", scope)
 
 
 def test_index_lives_under_the_memory_root_ignored_and_keyed(store):
@@ -155,11 +155,11 @@ def test_index_lives_under_the_memory_root_ignored_and_keyed(store):
 def test_another_scopes_index_copied_in_is_never_read(store):
     remember(store, ALICE, "alice likes tabs", today=TODAY)
     remember(store, BOB, "bob secret nightly postgres backup", today=TODAY)
-    I.recall(store, BOB, "postgres", TODAY.isoformat())
+    memindex.recall(store, BOB, "postgres", TODAY.isoformat())
     shutil.copyfile(_index(store, BOB), _index(store, ALICE))
-    hits, _ = I.recall(store, ALICE, "postgres backup nightly", TODAY.isoformat())
+    hits, _ = memindex.recall(store, ALICE, "postgres backup nightly", TODAY.isoformat())
     assert hits == []
-    hits, _ = I.recall(store, ALICE, "tabs", TODAY.isoformat())
+    hits, _ = memindex.recall(store, ALICE, "tabs", TODAY.isoformat())
     assert [h.record.text for h in hits] == ["alice likes tabs"]
 
 
@@ -172,24 +172,24 @@ def test_hand_edited_rows_never_show_text_the_files_do_not_hold(store):
     con.execute("UPDATE docs SET body = 'bob secret nightly postgres backup'")
     con.commit()
     con.close()
-    hits, _ = I.recall(store, ALICE, "postgres backup", TODAY.isoformat())
+    hits, _ = memindex.recall(store, ALICE, "postgres backup", TODAY.isoformat())
     assert all("bob" not in h.entry.text for h in hits)
     # a row moved to another scope key is never returned either
     con = sqlite3.connect(_index(store, ALICE))
     con.execute("UPDATE entries SET scope = 'memory-user/elsewhere'")
     con.commit()
     con.close()
-    hits, _ = I.recall(store, ALICE, "tabs", TODAY.isoformat())
+    hits, _ = memindex.recall(store, ALICE, "tabs", TODAY.isoformat())
     assert hits == []  # hidden at worst, never shown under another key
-    I.remove(_index(store, ALICE))  # deleting the index is always safe: rebuilt from the files
-    hits, _ = I.recall(store, ALICE, "tabs", TODAY.isoformat())
+    memindex.remove(_index(store, ALICE))  # deleting the index is always safe: rebuilt from the files
+    hits, _ = memindex.recall(store, ALICE, "tabs", TODAY.isoformat())
     assert [h.record.text for h in hits] == ["alice likes tabs"]
 
 
 def test_purge_erases_the_index_and_any_stale_copy(store):
     nonce = f"nonce-{os.urandom(6).hex()}"
     remember(store, ALICE, f"the vault code is {nonce}", today=TODAY)
-    I.recall(store, ALICE, "vault", TODAY.isoformat())
+    memindex.recall(store, ALICE, "vault", TODAY.isoformat())
     stale = store.root / ".okf-index" / "0123456789abcdef0123456789abcdef.sqlite"
     shutil.copyfile(_index(store, ALICE), stale)
     Path(str(stale) + "-journal").write_bytes(b"junk " + nonce.encode() + b" junk")
@@ -198,7 +198,7 @@ def test_purge_erases_the_index_and_any_stale_copy(store):
     for p in store.root.rglob("*"):
         if p.is_file() and ".okf-history.git" not in p.parts:
             assert nonce.encode() not in p.read_bytes(), p
-    assert I.recall(store, ALICE, "vault", TODAY.isoformat())[0] == []
+    assert memindex.recall(store, ALICE, "vault", TODAY.isoformat())[0] == []
 
 
 def test_forget_removes_the_index(store):
@@ -206,12 +206,12 @@ def test_forget_removes_the_index(store):
     assert _index(store, ALICE).exists()
     store.delete_scope(ALICE, "user")
     assert not _index(store, ALICE).exists()
-    assert I.recall(store, ALICE, "deploy", TODAY.isoformat())[0] == []
+    assert memindex.recall(store, ALICE, "deploy", TODAY.isoformat())[0] == []
 
 
 def test_remember_reconciles_from_the_index_without_reading_the_scope(store, monkeypatch):
     first = remember(store, ALICE, "we deploy the staging cluster on tuesday", kind="decision", today=TODAY)
-    I.recall(store, ALICE, "deploy", TODAY.isoformat())  # index in line with the files
+    memindex.recall(store, ALICE, "deploy", TODAY.isoformat())  # index in line with the files
 
     def no_scan(*a, **k):
         raise AssertionError("the scope was scanned")
@@ -222,10 +222,10 @@ def test_remember_reconciles_from_the_index_without_reading_the_scope(store, mon
     assert dup.decision.decision == "skip"
     sup = remember(store, ALICE, "we deploy the staging cluster on friday", kind="decision", supersede=True, today=TODAY)
     assert sup.decision.decision == "supersede" and sup.decision.target_id == first.id
-    hits, _ = I.recall(store, ALICE, "deploy staging", TODAY.isoformat())
+    hits, _ = memindex.recall(store, ALICE, "deploy staging", TODAY.isoformat())
     assert [h.record.text for h in hits] == ["we deploy the staging cluster on friday"]
     assert change(store, ALICE, "archive", sup.id, today=TODAY).written
-    assert I.recall(store, ALICE, "deploy staging", TODAY.isoformat())[0] == []
+    assert memindex.recall(store, ALICE, "deploy staging", TODAY.isoformat())[0] == []
 
 
 def test_policy_applies_before_the_limit(store):
@@ -233,7 +233,7 @@ def test_policy_applies_before_the_limit(store):
         r = remember(store, ALICE, f"coffee order number {i} espresso", today=TODAY)
         change(store, ALICE, "archive", r.id, today=TODAY)
     remember(store, ALICE, "coffee is best black", today=TODAY)
-    hits, _ = I.recall(store, ALICE, "coffee espresso", TODAY.isoformat(), limit=1)
+    hits, _ = memindex.recall(store, ALICE, "coffee espresso", TODAY.isoformat(), limit=1)
     assert [h.record.text for h in hits] == ["coffee is best black"]
 
 
@@ -258,6 +258,6 @@ def test_write_many_is_one_commit(store):
 def test_inflections_meet_through_the_stem(store):
     remember(store, ALICE, "we deployed the billing service after the certificates were renewed", today=TODAY)
     for q in ("deployment", "certificate renewal", "deploying"):
-        hits, _ = I.recall(store, ALICE, q, TODAY.isoformat())
+        hits, _ = memindex.recall(store, ALICE, q, TODAY.isoformat())
         assert len(hits) == 1, q
-        assert shown(hits) == shown(I.scan_recall(store, ALICE, q, TODAY.isoformat())[0])
+        assert shown(hits) == shown(memindex.scan_recall(store, ALICE, q, TODAY.isoformat())[0])

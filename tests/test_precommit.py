@@ -18,9 +18,9 @@ import pytest
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hookkit as k  # noqa: E402
+import hookkit  # noqa: E402
 
-PROVIDED = k.REPO / ".pre-commit-hooks.yaml"
+PROVIDED = hookkit.REPO / ".pre-commit-hooks.yaml"
 
 
 def _pre_commit() -> list[str] | None:
@@ -65,13 +65,13 @@ def _run(ws: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     if cmd is None:
         pytest.skip("pre-commit is not installed (pip install -e '.[test]')")
     (ws / ".pre-commit-config.yaml").write_text(_local_config())
-    k.git(ws, "add", "-A")
+    hookkit.git(ws, "add", "-A")
     return subprocess.run([*cmd, "run", "--all-files", "--color", "never"], cwd=ws, capture_output=True, text=True,
-                          env=k.env({"PRE_COMMIT_HOME": str(tmp_path / "pc-home")}), timeout=600)
+                          env=hookkit.env({"PRE_COMMIT_HOME": str(tmp_path / "pc-home")}), timeout=600)
 
 
 def test_precommit_accepts_a_clean_workspace(tmp_path):
-    ws = k.make_workspace(tmp_path, "clean ws")
+    ws = hookkit.make_workspace(tmp_path, "clean ws")
     proc = _run(ws, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for name in ("okfpro validate", "okfpro lint", "okfpro audit", "okfpro records", "okfpro secrets"):
@@ -80,9 +80,9 @@ def test_precommit_accepts_a_clean_workspace(tmp_path):
 
 
 def test_precommit_refuses_a_broken_bundle(tmp_path):
-    ws = k.make_workspace(tmp_path, "broken ws")
+    ws = hookkit.make_workspace(tmp_path, "broken ws")
     (ws / ".okf" / "learnings" / "broken.md").write_text("no frontmatter at all\n")
-    journal = ws / ".okf" / "journal" / f"{k.PAST}.md"
+    journal = ws / ".okf" / "journal" / f"{hookkit.PAST}.md"
     journal.write_text(journal.read_text() + "\nRewritten afterwards.\n")
     proc = _run(ws, tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -92,7 +92,7 @@ def test_precommit_refuses_a_broken_bundle(tmp_path):
     assert any("okfpro validate" in line for line in failed)
     assert any("okfpro audit" in line for line in failed)
     assert any("okfpro records" in line for line in failed)
-    assert f"journal/{k.PAST}.md" in out
+    assert f"journal/{hookkit.PAST}.md" in out
 
 
 def _pypi_reachable() -> bool:
@@ -117,15 +117,15 @@ def test_provided_hooks_install_as_language_python_and_gate(tmp_path):
         pytest.skip("the package index is not reachable: a language: python hook cannot be installed")
     ws = tmp_path / "ws"
     proc = subprocess.run([sys.executable, "-m", "okfpro", "init", str(ws)], capture_output=True, text=True,
-                          env={**k.os.environ, "PYTHONPATH": str(k.REPO)})
+                          env={**hookkit.os.environ, "PYTHONPATH": str(hookkit.REPO)})
     assert proc.returncode == 0, proc.stderr
     subprocess.run(["git", "-C", str(ws), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(ws), "commit", "-qm", "init"], check=True)
-    env = {**k.os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "OKFPRO_TODAY": "2026-11-30"}
+    env = {**hookkit.os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "OKFPRO_TODAY": "2026-11-30"}
     env.pop("PYTHONPATH", None)  # the hook must run the okfpro pre-commit installed, not this checkout
 
     def try_repo(hook: str) -> subprocess.CompletedProcess:
-        return subprocess.run([*pc, "try-repo", str(k.REPO), hook, "--all-files"], cwd=ws, env=env,
+        return subprocess.run([*pc, "try-repo", str(hookkit.REPO), hook, "--all-files"], cwd=ws, env=env,
                               capture_output=True, text=True, timeout=600)
 
     clean = try_repo("okfpro-validate")
@@ -145,16 +145,16 @@ def test_this_repository_passes_its_own_commit_door(tmp_path):
     if pc is None:
         pytest.skip("pre-commit is not installed (it is in the [test] extra)")
     clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", str(k.REPO), str(clone)], check=True)
+    subprocess.run(["git", "clone", "-q", str(hookkit.REPO), str(clone)], check=True)
     # the working tree's version of every tracked file (and the config itself), committed or not
-    tracked = subprocess.run(["git", "-C", str(k.REPO), "ls-files", "-z"], capture_output=True, check=True).stdout
+    tracked = subprocess.run(["git", "-C", str(hookkit.REPO), "ls-files", "-z"], capture_output=True, check=True).stdout
     for rel in [*filter(None, tracked.decode().split("\0")), ".pre-commit-config.yaml"]:
-        src = k.REPO / rel
+        src = hookkit.REPO / rel
         if src.is_file():
             (clone / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, clone / rel)
     subprocess.run(["git", "-C", str(clone), "add", "-A"], check=True)
-    env = {**k.os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "PYTHONPATH": str(k.REPO)}
+    env = {**hookkit.os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "PYTHONPATH": str(hookkit.REPO)}
     proc = subprocess.run([*pc, "run", "--all-files"], cwd=clone, env=env, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr

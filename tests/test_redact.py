@@ -15,7 +15,7 @@ import uuid
 
 import pytest
 
-from okfpro.core import redact as R
+from okfpro.core import redact as _redact
 
 RNG = random.Random(20261130)
 ALNUM = string.ascii_letters + string.digits
@@ -95,30 +95,30 @@ CORPUS = corpus()
 def test_corpus_covers_at_least_20_provider_formats():
     providers = {rule for rule, _, _ in CORPUS if not rule.startswith("generic-")}
     assert len(providers) >= 20, providers
-    assert providers <= set(R.RULE_IDS)
+    assert providers <= set(_redact.RULE_IDS)
 
 
 @pytest.mark.parametrize("rule,secret,template", CORPUS, ids=[f"{i}-{r[0]}" for i, r in enumerate(CORPUS)])
 def test_every_token_is_redacted_with_a_stable_placeholder(rule, secret, template):
     text = template.format(s=secret)
-    out = R.redact(text)
+    out = _redact.redact(text)
     assert secret not in out.text
-    expected = R.placeholder(rule, secret)
+    expected = _redact.placeholder(rule, secret)
     assert expected in out.text, (out.text, out.findings)
     assert expected == f"[REDACTED:{rule}:{hashlib.sha256(secret.encode()).hexdigest()[:8]}]"
     assert (rule, 1) in out.findings
     # stable: the same input redacts the same way; redaction is idempotent
-    assert R.redact(text).text == out.text
-    assert R.redact(out.text).text == out.text
+    assert _redact.redact(text).text == out.text
+    assert _redact.redact(out.text).text == out.text
     # scan reports rule and line, never the value
-    found = R.scan(text)
+    found = _redact.scan(text)
     assert any(f.rule == rule and f.placeholder == expected for f in found)
     assert all(secret not in repr(f) for f in found)
 
 
 def test_whole_corpus_in_one_document():
     doc = "\n".join(t.format(s=s) for _, s, t in CORPUS)
-    out = R.redact(doc)
+    out = _redact.redact(doc)
     leaked = [rule for rule, s, _ in CORPUS if s in out.text]
     assert leaked == []
     assert out.count >= len(CORPUS)
@@ -196,7 +196,7 @@ def prose_lines() -> list[str]:
 def test_prose_false_positive_rate_under_five_percent(capsys):
     lines = prose_lines()
     assert len(lines) == 200
-    flagged = [(n, line, R.scan(line)) for n, line in enumerate(lines, 1) if R.scan(line)]
+    flagged = [(n, line, _redact.scan(line)) for n, line in enumerate(lines, 1) if _redact.scan(line)]
     rate = len(flagged) / len(lines)
     with capsys.disabled():
         print(f"\n[redact] prose false positives: {len(flagged)}/{len(lines)} lines = {rate:.1%}")
@@ -205,8 +205,8 @@ def test_prose_false_positive_rate_under_five_percent(capsys):
     assert rate < 0.05
     # and the prose is left byte-identical where nothing was found
     for line in lines:
-        if not R.scan(line):
-            assert R.redact(line).text == line
+        if not _redact.scan(line):
+            assert _redact.redact(line).text == line
 
 
 # ---------------------------------------------------------------------------------------
@@ -216,16 +216,16 @@ def test_prose_false_positive_rate_under_five_percent(capsys):
 def test_scan_reports_one_based_lines_and_no_values():
     key = "ghp_" + rs(ALNUM, 36)
     text = f"first line\nsecond line\nthird has {key}\n"
-    found = R.scan(text)
+    found = _redact.scan(text)
     assert [(f.rule, f.line) for f in found] == [("github-pat", 3)]
     assert key not in str(found)
 
 
 def test_allow_marker_exempts_tier_b_but_never_tier_a():
     text = "password=Fixture-Passw0rd  # okfpro:allow-secret"
-    assert R.scan(text) == []
+    assert _redact.scan(text) == []
     key = "AKIA" + rs(UPPER_NUM, 16)
-    assert R.scan(f"{key}  # okfpro:allow-secret")[0].rule == "aws-access-key-id"
+    assert _redact.scan(f"{key}  # okfpro:allow-secret")[0].rule == "aws-access-key-id"
 
 
 def test_templates_and_placeholders_are_not_secrets():
@@ -240,21 +240,21 @@ def test_templates_and_placeholders_are_not_secrets():
         "postgres://user:password@localhost/db",
         r'toml = "[memory]\nbudget_tokens = 600\nknowledge_share = 0.5\n"',  # escapes in source code
     ]:
-        assert R.scan(text) == [], text
+        assert _redact.scan(text) == [], text
 
 
 def test_strip_recall_removes_our_own_blocks():
     recall = (
-        f"{R.RECALL_BEGIN}\nReference data.\n<okf-context id=\"memory:user:x\">\nship on Fridays\n"
-        f"</okf-context>\n{R.RECALL_END}"
+        f"{_redact.RECALL_BEGIN}\nReference data.\n<okf-context id=\"memory:user:x\">\nship on Fridays\n"
+        f"</okf-context>\n{_redact.RECALL_END}"
     )
     text = f"before\n{recall}\nafter"
-    out = R.strip_recall(text)
-    assert "ship on Fridays" not in out and R.RECALL_BEGIN not in out
+    out = _redact.strip_recall(text)
+    assert "ship on Fridays" not in out and _redact.RECALL_BEGIN not in out
     assert out.startswith("before") and out.endswith("after")
     # unterminated block: dropped to the end, never kept
-    assert "leak" not in R.strip_recall(f"keep\n{R.RECALL_BEGIN}\nleak")
-    assert R.strip_recall("<okf-context id=\"k\">\nold recall\n</okf-context>\nnew") == "new"
+    assert "leak" not in _redact.strip_recall(f"keep\n{_redact.RECALL_BEGIN}\nleak")
+    assert _redact.strip_recall("<okf-context id=\"k\">\nold recall\n</okf-context>\nnew") == "new"
 
 
 @pytest.mark.parametrize(
@@ -277,20 +277,20 @@ def test_strip_recall_removes_our_own_blocks():
     ],
 )
 def test_refusals(reason, text):
-    assert R.refusal(text) == reason
-    assert R.sanitise(text).refused == reason
-    assert R.sanitise(text).text == ""
+    assert _redact.refusal(text) == reason
+    assert _redact.sanitise(text).refused == reason
+    assert _redact.sanitise(text).text == ""
 
 
 def test_ordinary_text_is_not_refused():
     for text in ["We ship on Fridays.", "KEY=value is how dotenv lines look", "see the `ls -l` output above"]:
-        assert R.refusal(text) is None
+        assert _redact.refusal(text) is None
 
 
 def test_entropy():
-    assert R.shannon_entropy("") == 0.0
-    assert R.shannon_entropy("aaaa") == 0.0
-    assert abs(R.shannon_entropy("abcd") - 2.0) < 1e-9
+    assert _redact.shannon_entropy("") == 0.0
+    assert _redact.shannon_entropy("aaaa") == 0.0
+    assert abs(_redact.shannon_entropy("abcd") - 2.0) < 1e-9
 
 
 # ---------------------------------------------------------------------------------------
@@ -346,15 +346,15 @@ def test_secrets_cli_outside_a_repository_is_a_usage_error(tmp_path):
 def test_two_step_keyword_scan_agrees_with_the_one_step_regex():
     import re as _re
 
-    one = _re.compile(R._KEYWORD_ASSIGN_RE)
+    one = _re.compile(_redact._KEYWORD_ASSIGN_RE)
 
     def cls(kw):
-        return "password" if _re.fullmatch(R._PASSWORD_WORDS, kw.lower()) else "secret"
+        return "password" if _re.fullmatch(_redact._PASSWORD_WORDS, kw.lower()) else "secret"
 
     texts = prose_lines() + [t.format(s=s) for _, s, t in CORPUS] + [
         "Api-Key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "cache_key = 1234", "PASSWORD is Tr0ub4dor&3"]  # okfpro:allow-secret
     for text in texts:
-        fast = {(cls(kw), v, i) for kw, v, i in R._keyword_assignments(text, text.lower())}
+        fast = {(cls(kw), v, i) for kw, v, i in _redact._keyword_assignments(text, text.lower())}
         slow = {(cls(m.group("kw")), m.group("value"), m.start("value")) for m in one.finditer(text)}
         assert fast == slow, text
 
@@ -373,9 +373,9 @@ def test_a_token_dropped_into_prose_never_survives(line, row, where, sep):
     while cut < len(prose) and prose[cut - 1 : cut].isalnum() if cut else False:
         cut += 1  # insert at a word boundary
     text = prose[:cut] + sep + template.format(s=secret) + " " + prose[cut:]
-    out = R.redact(text)
+    out = _redact.redact(text)
     assert secret not in out.text
-    assert R.redact(out.text).text == out.text
+    assert _redact.redact(out.text).text == out.text
 
 
 PROSE = prose_lines()
@@ -388,7 +388,7 @@ PROSE = prose_lines()
 ])
 def test_a_password_word_followed_by_a_bare_mixed_value_is_redacted(text):
     """Found by the memory-hooks benchmark: "password hunter2-3" (no `is`, no `=`) reached disk."""
-    out = R.redact(text)
+    out = _redact.redact(text)
     assert "[REDACTED:generic-password:" in out.text
     assert "hunter2" not in out.text and "Tr0ub4dor" not in out.text
 
@@ -400,7 +400,7 @@ def test_a_password_word_followed_by_a_bare_mixed_value_is_redacted(text):
     "password policy requires rotation",
 ])
 def test_password_prose_is_left_alone(text):
-    assert R.redact(text).text == text
+    assert _redact.redact(text).text == text
 
 
 # ---------------------------------------------------------------------------------------
@@ -514,7 +514,7 @@ def test_evasive_spellings_are_redacted_recall_printed(capsys):
     by_shape: dict[str, list[int]] = {}
     missed = []
     for shape, text, spelled in cases:
-        out = R.redact(text)
+        out = _redact.redact(text)
         caught = not _leaks(out.text, spelled) and out.count >= 1
         by_shape.setdefault(shape, [0, 0])
         by_shape[shape][0] += caught
@@ -522,8 +522,8 @@ def test_evasive_spellings_are_redacted_recall_printed(capsys):
         if not caught:
             missed.append((shape, text[:80]))
         # okfpro secrets (scan) sees exactly what redact replaces
-        assert bool(R.scan(text)) == (out.count >= 1)
-        assert R.redact(out.text).text == out.text  # idempotent
+        assert bool(_redact.scan(text)) == (out.count >= 1)
+        assert _redact.redact(out.text).text == out.text  # idempotent
     with capsys.disabled():
         total = sum(n for _, n in by_shape.values())
         hit = sum(c for c, _ in by_shape.values())
@@ -541,13 +541,13 @@ def test_a_finding_in_a_view_redacts_the_original_span_and_nothing_else():
     key = "ghp_" + rs(ALNUM, 36)
     for spelled in (key[:10] + "\u200b" + key[10:], _fullwidth(key), "\u0261" + key[1:], key[:15] + "\n" + key[15:]):
         text = f"before {spelled} after\nnext line"
-        out = R.redact(text)
-        assert out.text == f"before {R.placeholder('github-pat', key)} after\nnext line", (spelled, out.text)
+        out = _redact.redact(text)
+        assert out.text == f"before {_redact.placeholder('github-pat', key)} after\nnext line", (spelled, out.text)
     encoded = base64.b64encode(f"token {key}".encode()).decode()
-    out = R.redact(f"x {encoded} y")
-    assert out.text == f"x {R.placeholder('github-pat', encoded)} y"
+    out = _redact.redact(f"x {encoded} y")
+    assert out.text == f"x {_redact.placeholder('github-pat', encoded)} y"
     # line numbers in scan point at the original line
-    assert [(f.rule, f.line) for f in R.scan(f"a\nb\nc {key[:15]}\n{key[15:]}")] == [("github-pat", 3)]
+    assert [(f.rule, f.line) for f in _redact.scan(f"a\nb\nc {key[:15]}\n{key[15:]}")] == [("github-pat", 3)]
 
 
 def _extra_prose() -> list[str]:
@@ -596,14 +596,14 @@ def test_zero_false_positives_on_technical_prose_including_views(capsys):
     UUID lists, AWS-flavoured prose, non-Latin scripts, emoji ZWJ sequences, fullwidth prose."""
     lines = prose_lines()
     docs = lines + ["\n".join(lines), "\n".join(lines[::-1])] + _extra_prose()
-    flagged = [(i, [f.rule for f in R.scan(d)]) for i, d in enumerate(docs) if R.scan(d)]
+    flagged = [(i, [f.rule for f in _redact.scan(d)]) for i, d in enumerate(docs) if _redact.scan(d)]
     with capsys.disabled():
         print(f"\n[redact] false positives with evasion views: {len(flagged)}/{len(docs)} documents")
         for i, rules in flagged:
             print(f"[redact]   doc {i}: {rules}: {docs[i][:100]!r}")
     assert flagged == []
     for d in docs:
-        assert R.redact(d).text == d
+        assert _redact.redact(d).text == d
 
 
 def test_zero_false_positives_on_the_conformance_corpus(capsys):
@@ -617,7 +617,7 @@ def test_zero_false_positives_on_the_conformance_corpus(capsys):
     flagged = []
     for path in files:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            found = R.scan(handle.read())
+            found = _redact.scan(handle.read())
         if found:
             flagged.append((path, [f.rule for f in found]))
     with capsys.disabled():

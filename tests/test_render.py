@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.core import render as R
+from okfpro.core import render as _render
 from okfpro.io.reader import read_bundle
 from tests.helpers import REPO, run_okfpro
 
@@ -57,7 +57,7 @@ def test_layout_clusters_do_not_overlap_and_hold_their_nodes(tmp_path):
     from gen_bundle import generate
 
     ws = generate(tmp_path / "gen", 300)
-    g = R.layout(read_bundle(ws / ".okf" if (ws / ".okf").is_dir() else ws))
+    g = _render.layout(read_bundle(ws / ".okf" if (ws / ".okf").is_dir() else ws))
     cs = g["clusters"]
     assert len(cs) > 3 and sum(c["count"] for c in cs) == len(g["nodes"])
     for i, a in enumerate(cs):
@@ -72,7 +72,7 @@ def test_the_page_carries_the_graph_and_the_workspace(tmp_path):
     root = _bundle(tmp_path)
     from okfpro.cli.render import workspace_facts
 
-    doc = R.page("ws", read_bundle(root), workspace_facts(root))
+    doc = _render.page("ws", read_bundle(root), workspace_facts(root))
     data = _data(doc)
     assert data["graph"]["hubs"][0] == {"id": "hub", "inbound": 6}
     assert {c["dir"] for c in data["graph"]["clusters"]} == {".", "notes"}
@@ -87,7 +87,7 @@ def test_the_page_carries_the_graph_and_the_workspace(tmp_path):
     assert "<" not in island and "\u2028" not in island
     assert "innerHTML" not in doc and "http://" not in doc.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in doc
-    assert R.page("x", read_bundle(root), None).count("<script type=\"application/json\"") == 1
+    assert _render.page("x", read_bundle(root), None).count("<script type=\"application/json\"") == 1
 
 
 def test_cli_writes_the_file_or_stdout_and_refuses_a_directory(tmp_path):

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hookkit as k  # noqa: E402
+import hookkit  # noqa: E402
 import shell_corpus as corpus  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def places(tmp_path_factory):
     base = tmp_path_factory.mktemp("shell")
-    ws = k.make_workspace(base)
+    ws = hookkit.make_workspace(base)
     out = base / "outside"
     out.mkdir()
     (out / "jlink").symlink_to(ws / ".okf" / "journal")
@@ -34,9 +34,9 @@ def _decide(places, command: str, where: str) -> str:
     text = command.replace("{ws}", str(ws)).replace("{out}", str(out))
     event = {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": "Bash",
              "tool_input": {"command": text}}
-    proc = k.hook("pre-tool-use", event=event)
+    proc = hookkit.hook("pre-tool-use", event=event)
     if proc.returncode != 0:
-        return f"exit {proc.returncode}: {k.err_text(proc)[-200:]}"
+        return f"exit {proc.returncode}: {hookkit.err_text(proc)[-200:]}"
     if not proc.stdout:
         return "pass"
     return json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"]

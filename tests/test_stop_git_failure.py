@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hookkit as k  # noqa: E402
+import hookkit  # noqa: E402
 
 
 @pytest.fixture
 def dirty(tmp_path) -> Path:
-    ws = k.make_workspace(tmp_path)
+    ws = hookkit.make_workspace(tmp_path)
     concept = ws / ".okf" / "learnings" / "search-ranking.md"
     concept.write_text(concept.read_text() + "\nOne more line, never summarised.\n")
     return ws
@@ -32,16 +32,16 @@ def dirty(tmp_path) -> Path:
 def stop(ws: Path, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     event = {"hook_event_name": "Stop", "session_id": "s", "cwd": str(ws), "stop_hook_active": False}
     return subprocess.run([sys.executable, "-m", "okfpro", "hook", "stop"], input=json.dumps(event).encode(),
-                          capture_output=True, env=k.env(extra), cwd=str(ws), timeout=60)
+                          capture_output=True, env=hookkit.env(extra), cwd=str(ws), timeout=60)
 
 
 def test_a_working_git_gets_the_snapshot_message(dirty):
     proc = stop(dirty)
-    assert proc.returncode == 2 and "no Snapshot line" in k.err_text(proc)
+    assert proc.returncode == 2 and "no Snapshot line" in hookkit.err_text(proc)
 
 
 def _assert_names_git(proc: subprocess.CompletedProcess, said: str) -> None:
-    err = k.err_text(proc)
+    err = hookkit.err_text(proc)
     assert proc.returncode == 2, err
     assert "no Snapshot line" not in err, err
     assert "could not ask git" in err and said in err, err

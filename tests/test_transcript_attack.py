@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hookkit as k  # noqa: E402
+import hookkit  # noqa: E402
 
 WHO = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
 TURN = [
@@ -28,10 +28,10 @@ TURN = [
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory) -> Path:
-    ws = k.make_workspace(tmp_path_factory.mktemp("transcript"), commit=False)
+    ws = hookkit.make_workspace(tmp_path_factory.mktemp("transcript"), commit=False)
     (ws / "okfpro.toml").write_text("[memory]\ncapture = true\n")
-    k.git(ws, "add", "-A")
-    k.git(ws, "commit", "-qm", "workspace")
+    hookkit.git(ws, "add", "-A")
+    hookkit.git(ws, "commit", "-qm", "workspace")
     return ws
 
 
@@ -39,7 +39,7 @@ def stop(ws: Path, transcript: str, timeout: float = 30) -> subprocess.Completed
     event = {"hook_event_name": "Stop", "session_id": "s-t", "cwd": str(ws), "transcript_path": transcript,
              "stop_hook_active": False}
     return subprocess.run([sys.executable, "-m", "okfpro", "hook", "stop"], input=json.dumps(event).encode(),
-                          capture_output=True, env=k.env(WHO), cwd=str(ws), timeout=timeout)
+                          capture_output=True, env=hookkit.env(WHO), cwd=str(ws), timeout=timeout)
 
 
 def _foreign_file(base: Path) -> Path | None:
@@ -77,7 +77,7 @@ def test_a_hostile_transcript_is_skipped_and_the_gate_still_answers(ws, tmp_path
         link.symlink_to(path)
         path = str(link)
     proc = stop(ws, path)
-    err = k.err_text(proc)
+    err = hookkit.err_text(proc)
     assert proc.returncode == 0, err
     lines = [ln for ln in err.splitlines() if "transcript was not read" in ln]
     assert len(lines) == 1, err
@@ -98,4 +98,4 @@ def test_an_own_regular_transcript_is_still_captured(ws, tmp_path):
     link = tmp_path / "t.link"
     link.symlink_to(path)  # a link to the caller's own regular file is judged by its target: read
     proc = stop(ws, str(link))
-    assert proc.returncode == 0 and "transcript was not read" not in k.err_text(proc), k.err_text(proc)
+    assert proc.returncode == 0 and "transcript was not read" not in hookkit.err_text(proc), hookkit.err_text(proc)

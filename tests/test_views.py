@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from okfpro.cli.views import reference_files
-from okfpro.core import views as V
+from okfpro.core import views as _views
 from okfpro.io.reader import read_bundle
 from tests.helpers import run_okfpro
 
@@ -46,11 +46,11 @@ def bundle(root):
 
 
 def test_catalog(bundle):
-    data = V.catalog(bundle)
+    data = _views.catalog(bundle)
     assert list(data) == ["count", "concepts"] and data["count"] == 4
     rows = data["concepts"]
     assert [r["id"] for r in rows] == ["a", "notes/b", "notes/c", "references/guide"]
-    assert all(tuple(r) == V.CATALOG_ROW for r in rows)
+    assert all(tuple(r) == _views.CATALOG_ROW for r in rows)
     a, b, c, guide = rows
     assert (a["status"], a["trust"], a["links_out"], a["links_in"], a["sources"]) == ("draft", "unverified", 1, 1, 0)
     assert (b["generated"], b["generated_by"], b["generated_at"], b["status"], b["sources"]) == (
@@ -60,65 +60,65 @@ def test_catalog(bundle):
 
 
 def test_files(bundle):
-    rows = V.files(bundle)["files"]
+    rows = _views.files(bundle)["files"]
     assert rows[0] == {"path": "a.md", "id": "a", "dir": ".", "type": "Decision", "title": "A", "description": ""}
     assert [r["path"] for r in rows] == ["a.md", "notes/b.md", "notes/c.md", "references/guide.md"]
 
 
 def test_stats(bundle):
-    assert V.stats(bundle) == {
+    assert _views.stats(bundle) == {
         "concepts": 4, "dirs": 3, "top_dirs": 3, "concept_types": 4, "cross_links": 2, "distinct_tags": 2,
         "by_type": {"Decision": 1, "Finding": 1, "Untyped": 1, "Reference": 1},
         "by_dir": {"notes": 2, ".": 1, "references": 1},
         "by_top_dir": {"notes": 2, "(root)": 1, "references": 1},
     }
-    assert list(V.stats(bundle)["by_top_dir"]) == ["notes", "(root)", "references"]
+    assert list(_views.stats(bundle)["by_top_dir"]) == ["notes", "(root)", "references"]
 
 
 def test_tags_and_types(bundle):
     # the graph's tag index counts only a real list (the scalar `solo` is not in it), as the reference's
-    assert V.tags(bundle)["tags"] == [{"tag": "t1", "count": 2, "concepts": ["a", "notes/b"]},
+    assert _views.tags(bundle)["tags"] == [{"tag": "t1", "count": 2, "concepts": ["a", "notes/b"]},
                                       {"tag": "t2", "count": 1, "concepts": ["a"]}]
-    by = V.tag_groups(bundle, "dir")
+    by = _views.tag_groups(bundle, "dir")
     assert by == {"count": 2, "by": "dir", "groups": [
         {"dir": ".", "count": 2, "tags": [{"tag": "t1", "count": 1, "total": 2, "concepts": ["a"]},
                                           {"tag": "t2", "count": 1, "total": 1, "concepts": ["a"]}]},
         {"dir": "notes", "count": 1, "tags": [{"tag": "t1", "count": 1, "total": 2, "concepts": ["notes/b"]}]}]}
-    assert [g["type"] for g in V.tag_groups(bundle, "type")["groups"]] == ["Decision", "Finding"]
-    assert V.types(bundle)["types"] == [
+    assert [g["type"] for g in _views.tag_groups(bundle, "type")["groups"]] == ["Decision", "Finding"]
+    assert _views.types(bundle)["types"] == [
         {"type": "Decision", "count": 1, "concepts": ["a"]}, {"type": "Finding", "count": 1, "concepts": ["notes/b"]},
         {"type": "Reference", "count": 1, "concepts": ["references/guide"]},
         {"type": "Untyped", "count": 1, "concepts": ["notes/c"]}]
 
 
 def test_dirs(bundle):
-    assert V.dirs(bundle) == {"count": 3, "total": 4, "dirs": [
+    assert _views.dirs(bundle) == {"count": 3, "total": 4, "dirs": [
         {"dir": ".", "ancestor": False, "count": 1, "subtree": 1, "subdirs": ["notes", "references"]},
         {"dir": "notes", "ancestor": False, "count": 2, "subtree": 2, "subdirs": []},
         {"dir": "references", "ancestor": False, "count": 1, "subtree": 1, "subdirs": []}]}
-    notes = V.dirs(bundle, ["NOTES/"])
+    notes = _views.dirs(bundle, ["NOTES/"])
     assert [(r["dir"], r["ancestor"]) for r in notes["dirs"]] == [(".", True), ("notes", False)]
     assert notes["total"] == 2  # the chain is context, not the answer
-    assert V.dirs(bundle, ["notes"], ancestors=False)["count"] == 1
-    assert [r["dir"] for r in V.dirs(bundle, depth=0)["dirs"]] == ["."]
-    assert [r["dir"] for r in V.dirs(bundle, ["root"])["dirs"]] == ["."]
-    assert V.dirs(bundle, ["nowhere"])["count"] == 0
+    assert _views.dirs(bundle, ["notes"], ancestors=False)["count"] == 1
+    assert [r["dir"] for r in _views.dirs(bundle, depth=0)["dirs"]] == ["."]
+    assert [r["dir"] for r in _views.dirs(bundle, ["root"])["dirs"]] == ["."]
+    assert _views.dirs(bundle, ["nowhere"])["count"] == 0
 
 
 def test_graph_and_hubs_and_loose(bundle):
-    data = V.graph(bundle)
+    data = _views.graph(bundle)
     assert list(data) == ["nodes", "edges"]
     assert data["edges"] == [{"source": "a", "target": "notes/b"}, {"source": "notes/b", "target": "a"}]
     assert data["nodes"][0] == {"id": "a", "type": "Decision", "title": "A", "description": "", "tags": ["t1", "t2"],
                                 "body": "See [b](notes/b.md)."}
-    assert "body" not in V.graph(bundle, body=False)["nodes"][0]
-    minimal = V.graph(bundle, minimal=True)
+    assert "body" not in _views.graph(bundle, body=False)["nodes"][0]
+    minimal = _views.graph(bundle, minimal=True)
     assert list(minimal) == ["nodes", "edges", "types", "tags"] and minimal["nodes"][1] == {"id": "notes/b", "title": "b"}
     assert minimal["tags"] == {"t1": ["a", "notes/b"], "t2": ["a"]}
-    assert V.hubs(bundle)["hubs"] == [{"id": "a", "top_dir": "(root)", "inbound": 1, "by_top_dir": {"notes": 1}},
+    assert _views.hubs(bundle)["hubs"] == [{"id": "a", "top_dir": "(root)", "inbound": 1, "by_top_dir": {"notes": 1}},
                                       {"id": "notes/b", "top_dir": "notes", "inbound": 1, "by_top_dir": {"(root)": 1}}]
-    assert V.hubs(bundle, 1)["count"] == 1
-    assert V.loose(bundle) == {"count": 2, "loose": [{"id": "notes/c", "title": "C", "dir": "notes"},
+    assert _views.hubs(bundle, 1)["count"] == 1
+    assert _views.loose(bundle) == {"count": 2, "loose": [{"id": "notes/c", "title": "C", "dir": "notes"},
                                                      {"id": "references/guide", "title": "guide", "dir": "references"}]}
 
 
@@ -127,12 +127,12 @@ def test_graph_edges_follow_the_reference_line_order(tmp_path):
     (tmp_path / "x.md").write_text("---\ntype: T\n---\nRef [one][r].\nSee [two](b.md).\n\n[r]: a.md\n")
     for n in ("a", "b"):
         (tmp_path / f"{n}.md").write_text("---\ntype: T\n---\nx\n")
-    edges = V.graph(read_bundle(tmp_path))["edges"]
+    edges = _views.graph(read_bundle(tmp_path))["edges"]
     assert edges == [{"source": "x", "target": "a"}, {"source": "x", "target": "b"}]
 
 
 def test_references(bundle, root):
-    data = V.references(bundle, reference_files(root))
+    data = _views.references(bundle, reference_files(root))
     assert data["references"] == [
         {"path": "references/guide.md", "dir": "references", "kind": "concept",
          "referenced_by": [{"id": "a", "field": "resource"}]},
@@ -142,40 +142,40 @@ def test_references(bundle, root):
     assert data["dangling"] == [{"id": "notes/b", "field": "resource", "raw": "references/run.sh",
                                  "resolved": "notes/references/run.sh",
                                  "hint": "/references/run.sh exists — missing leading slash?"}]
-    assert V.references(bundle, [])["dangling"][0]["hint"] is None
+    assert _views.references(bundle, [])["dangling"][0]["hint"] is None
 
 
 def test_index(bundle):
-    data = V.index(bundle)
+    data = _views.index(bundle)
     assert [r["dir"] for r in data["directories"]] == [".", "notes", "references"]
     top = data["directories"][0]
-    assert tuple(top) == V.INDEX_ROW
+    assert tuple(top) == _views.INDEX_ROW
     assert (top["present"], top["body"], top["subdirs"], top["index_path"]) == (
         True, "# Root map\n", ["notes", "references"], "index.md")
-    notes = V.index(bundle, ["notes"])["directories"]
+    notes = _views.index(bundle, ["notes"])["directories"]
     assert [(r["dir"], r["ancestor"]) for r in notes] == [(".", True), ("notes", False)]
     assert notes[1]["body"] == "# Notes\n* [B](b.md) - bee\n" and notes[1]["types"] == {"": 1, "Finding": 1}
     assert notes[1]["listing"][0] == {"id": "notes/b", "title": "b", "description": "", "type": "Finding",
                                       "tags": ["t1"]}
-    refs = V.index(bundle, ["references"])["directories"][1]
+    refs = _views.index(bundle, ["references"])["directories"][1]
     assert (refs["present"], refs["synthesized"], refs["body"]) == (False, True, None)
-    assert [r["dir"] for r in V.index(bundle, depth=0)["directories"]] == ["."]
-    assert "body" not in V.index(bundle, body=False)["directories"][0]
+    assert [r["dir"] for r in _views.index(bundle, depth=0)["directories"]] == ["."]
+    assert "body" not in _views.index(bundle, body=False)["directories"][0]
 
 
 def test_projection_rules():
-    keep = V.projection("ID,type", None, V.CATALOG_ROW)
+    keep = _views.projection("ID,type", None, _views.CATALOG_ROW)
     assert keep({"id": 1, "title": 2, "type": 3}) == {"id": 1, "type": 3}
-    assert V.projection(None, "tags", V.CATALOG_ROW)({"id": 1, "tags": []}) == {"id": 1}
+    assert _views.projection(None, "tags", _views.CATALOG_ROW)({"id": 1, "tags": []}) == {"id": 1}
     for args in (("id", "tags"), ("nonsense", None), (None, "nonsense"), (",", None)):
-        with pytest.raises(V.ProjectionError):
-            V.projection(*args, V.CATALOG_ROW)
+        with pytest.raises(_views.ProjectionError):
+            _views.projection(*args, _views.CATALOG_ROW)
 
 
 def test_unsafe_ids():
     for bad in ("../views", "/etc/passwd", "notes/../../x", "", "a\\b", "C:x"):
-        assert V.unsafe_id(bad), bad
-    assert V.unsafe_id("notes/b") is None
+        assert _views.unsafe_id(bad), bad
+    assert _views.unsafe_id("notes/b") is None
 
 
 # --------------------------------------------------------------------------- CLI seams (real processes)

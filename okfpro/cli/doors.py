@@ -57,7 +57,7 @@ def stop_promise(root: Path, today: Any) -> list[str]:
 
 def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
     """Every finding of ``okfpro audit`` for the directory ``start``, as (category, message)."""
-    from okfpro.core import audit as A
+    from okfpro.core import audit as _audit
     from okfpro.io.roots import resolve, root_kind
 
     findings: list[tuple[str, str]] = []
@@ -65,7 +65,7 @@ def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
     def add(category: str, messages: list[str]) -> None:
         findings.extend((category, m) for m in messages)
 
-    add("layout", A.layout(str(start), root_kind(start), (start / ".okf" / "index.md").is_file()))
+    add("layout", _audit.layout(str(start), root_kind(start), (start / ".okf" / "index.md").is_file()))
     if (start / "okfpro.toml").is_file():  # an okfpro workspace: the doors it promises must be wired
         from okfpro.io.scaffold import template_root
         from okfpro.io.wiring import findings as wiring_findings
@@ -73,10 +73,10 @@ def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
         add("wiring", wiring_findings(start, template_root()))
     root = resolve(start)
     if root is None:
-        add("structure", [A.no_bundle(str(start))])
+        add("structure", [_audit.no_bundle(str(start))])
         return findings
-    present = {path: ((root / path).is_dir() if kind == "dir" else (root / path).is_file()) for path, kind, _ in A.CORE}
-    add("structure", A.structure(present))
+    present = {path: ((root / path).is_dir() if kind == "dir" else (root / path).is_file()) for path, kind, _ in _audit.CORE}
+    add("structure", _audit.structure(present))
     from okfpro.io.workstate import escaping_state_files
 
     escaped = escaping_state_files(root)
@@ -89,20 +89,20 @@ def audit_findings(start: Path, today: Any) -> list[tuple[str, str]]:
     from okfpro.io.bundle import load
 
     bundle = load(root)
-    add("validate", A.validate_findings(validate(bundle)))
-    add("lint", A.lint_findings(lint(bundle, today=today, except_=list(A.LINT_EXCEPT))))
+    add("validate", _audit.validate_findings(validate(bundle)))
+    add("lint", _audit.lint_findings(lint(bundle, today=today, except_=list(_audit.LINT_EXCEPT))))
     if present["log.md"]:
-        add("snapshot", A.snapshot_findings(_read_text(root / "log.md")))
+        add("snapshot", _audit.snapshot_findings(_read_text(root / "log.md")))
         add("snapshot", stop_promise(root, today))
     if present["board.md"]:
         board_text = _read_text(root / "board.md")
-        add("budget", A.budget_findings(board_text))
-        add("board", A.board_findings(board_text))
+        add("budget", _audit.budget_findings(board_text))
+        add("board", _audit.board_findings(board_text))
         from okfpro.core.board import parse as parse_board
         from okfpro.core.pairing import failures
         from okfpro.io.workstate import pairing_facts
 
-        add("pairing", A.pairing_findings(failures(parse_board(board_text).rows, pairing_facts(root, bundle))))
+        add("pairing", _audit.pairing_findings(failures(parse_board(board_text).rows, pairing_facts(root, bundle))))
     return findings
 
 

@@ -16,7 +16,7 @@ import click
 
 from okfpro.cli.common import dumps, fail
 
-from okfpro.core import mempolicy as _P
+from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.scope import TIERS, Scope
 
 
@@ -92,12 +92,12 @@ _tier_choice = click.Choice(list(TIERS))
 @memory_cmd.command("remember")
 @click.argument("text")
 @click.option("--tier", type=_tier_choice, default="user", show_default=True, help="Tier to file it under.")
-@click.option("--kind", type=click.Choice(list(_P.KINDS)), default="event", show_default=True,
+@click.option("--kind", type=click.Choice(list(_mempolicy.KINDS)), default="event", show_default=True,
               help="What sort of memory this is.")
-@click.option("--source", type=click.Choice(list(_P.SOURCES)), default="user", show_default=True,
+@click.option("--source", type=click.Choice(list(_mempolicy.SOURCES)), default="user", show_default=True,
               help="Who says so: a user-confirmed memory is never superseded by an agent-inferred one.")
-@click.option("--confidence", type=click.Choice(list(_P.CONFIDENCE)), default="medium", show_default=True)
-@click.option("--visibility", type=click.Choice(list(_P.VISIBILITY)), default="private", show_default=True)
+@click.option("--confidence", type=click.Choice(list(_mempolicy.CONFIDENCE)), default="medium", show_default=True)
+@click.option("--visibility", type=click.Choice(list(_mempolicy.VISIBILITY)), default="private", show_default=True)
 @click.option("--valid-until", metavar="YYYY-MM-DD", default=None, help="Hidden from recall from this day on.")
 @click.option("--review-at", metavar="YYYY-MM-DD", default=None, help="Flag for review from this day on.")
 @click.option("--supersede", "supersede", metavar="ID", default=None,
@@ -237,9 +237,9 @@ def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, inc
 @click.argument("source", metavar="FILE|-")
 @click.option("--tier", type=_tier_choice, default="user", show_default=True,
               help="Tier for lines that name none (and for transcripts).")
-@click.option("--kind", type=click.Choice(list(_P.KINDS)), default="event", show_default=True,
+@click.option("--kind", type=click.Choice(list(_mempolicy.KINDS)), default="event", show_default=True,
               help="Kind for lines that name none.")
-@click.option("--source", "source_", type=click.Choice(list(_P.SOURCES)), default="user", show_default=True,
+@click.option("--source", "source_", type=click.Choice(list(_mempolicy.SOURCES)), default="user", show_default=True,
               help="Source for lines that name none.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_obj

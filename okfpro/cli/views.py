@@ -23,7 +23,7 @@ from typing import Any, Callable
 import click
 
 from okfpro.cli.common import Located, bundle_for, emit, fail, json_options, load, note_skipped
-from okfpro.core import views as V
+from okfpro.core import views as _views
 from okfpro.core.concept import Bundle
 
 # --------------------------------------------------------------------------- shared plumbing
@@ -49,8 +49,8 @@ def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> Opened:
 
 def parse_projection(fields: str | None, exclude: str | None, known) -> Callable[[dict], dict]:
     try:
-        return V.projection(fields, exclude, known)
-    except V.ProjectionError as exc:
+        return _views.projection(fields, exclude, known)
+    except _views.ProjectionError as exc:
         fail(str(exc))
         raise
 
@@ -92,7 +92,7 @@ def filter_options(*names: str) -> Callable:
 
 
 def _where(bundle: Bundle, kw: dict[str, Any]):
-    return V.row_filter(bundle, kw.get("f_type"), kw.get("f_dir"), kw.get("f_tag"), kw.get("f_status"),
+    return _views.row_filter(bundle, kw.get("f_type"), kw.get("f_dir"), kw.get("f_tag"), kw.get("f_status"),
                         kw.get("f_trust"))
 
 
@@ -260,11 +260,11 @@ def _names_a_bundle_dir(arg: str) -> bool:
 @filter_options("type", "dir", "tag", "status", "trust")
 def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> None:
     """Every concept with its metadata, trust, status and link counts (sorted by id)."""
-    parse_projection(fields, exclude, V.CATALOG_ROW)
+    parse_projection(fields, exclude, _views.CATALOG_ROW)
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    payload = V.catalog(bundle, _where(bundle, kw))
-    data = {**opened.head(), **project_rows(payload, "concepts", fields, exclude, V.CATALOG_ROW)}
+    payload = _views.catalog(bundle, _where(bundle, kw))
+    data = {**opened.head(), **project_rows(payload, "concepts", fields, exclude, _views.CATALOG_ROW)}
 
     def text() -> None:
         for r in data["concepts"]:
@@ -282,11 +282,11 @@ def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> 
 @filter_options("type", "dir", "tag", "status", "trust")
 def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> None:
     """Concept files: path, id, dir, type, title, description (by id)."""
-    parse_projection(fields, exclude, V.FILES_ROW)
+    parse_projection(fields, exclude, _views.FILES_ROW)
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    payload = V.files(bundle, _where(bundle, kw))
-    data = {**opened.head(), **project_rows(payload, "files", fields, exclude, V.FILES_ROW)}
+    payload = _views.files(bundle, _where(bundle, kw))
+    data = {**opened.head(), **project_rows(payload, "files", fields, exclude, _views.FILES_ROW)}
     emit(data, as_json, pretty, lambda: [click.echo(f"{r.get('path', '')}  {r.get('title', '')}") for r in data["files"]])
 
 
@@ -303,7 +303,7 @@ def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by, **kw) ->
         known: tuple[str, ...] = ("tag", "count", "concepts")
         parse_projection(fields, exclude, known)
         opened = open_bundle(dir_arg, bundle_opt)
-        payload = V.tags(opened.bundle, _where(opened.bundle, kw))
+        payload = _views.tags(opened.bundle, _where(opened.bundle, kw))
         data = {**opened.head(), **project_rows(payload, "tags", fields, exclude, known)}
         emit(data, as_json, pretty,
              lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('tag', '')}") for r in data["tags"]])
@@ -312,7 +312,7 @@ def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by, **kw) ->
         fail("--fields/--except do not apply to tags --by (the rows are nested in groups)")
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    data = {**opened.head(), **V.tag_groups(bundle, by, _where(bundle, kw))}
+    data = {**opened.head(), **_views.tag_groups(bundle, by, _where(bundle, kw))}
 
     def text() -> None:
         for g in data["groups"]:
@@ -333,7 +333,7 @@ def types_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> No
     parse_projection(fields, exclude, known)
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    data = {**opened.head(), **project_rows(V.types(bundle, _where(bundle, kw)), "types", fields, exclude, known)}
+    data = {**opened.head(), **project_rows(_views.types(bundle, _where(bundle, kw)), "types", fields, exclude, known)}
     emit(data, as_json, pretty,
          lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('type', '')}") for r in data["types"]])
 
@@ -350,10 +350,10 @@ def _dir_options(func: Callable) -> Callable:
 
 def _note_unknown_dirs(bundle: Bundle, wanted) -> None:
     """An empty answer to a typo reads like a real one: name it on stderr (the JSON stays the reference's)."""
-    known = V.directory_set(bundle)
+    known = _views.directory_set(bundle)
     for d in wanted:
-        base = V.fold_dir(d, known)
-        if not any(V.under_dir(k, base) for k in known):
+        base = _views.fold_dir(d, known)
+        if not any(_views.under_dir(k, base) for k in known):
             click.echo(f"note: no directory {d!r} in the bundle (okfpro dirs lists them)", err=True)
 
 
@@ -362,13 +362,13 @@ def _note_unknown_dirs(bundle: Bundle, wanted) -> None:
 @_dir_options
 def dirs_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors) -> None:
     """Directories: concepts directly inside (count) and at or below (subtree)."""
-    parse_projection(fields, exclude, V.DIRS_ROW)
+    parse_projection(fields, exclude, _views.DIRS_ROW)
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    payload = V.dirs(bundle, list(dirs_) or None, depth, ancestors)
+    payload = _views.dirs(bundle, list(dirs_) or None, depth, ancestors)
     _note_unknown_dirs(bundle, dirs_)
     rows = payload["dirs"]
-    data = {**opened.head(), **project_rows(payload, "dirs", fields, exclude, V.DIRS_ROW)}
+    data = {**opened.head(), **project_rows(payload, "dirs", fields, exclude, _views.DIRS_ROW)}
 
     def text() -> None:
         click.echo(f"{'dir':<40} {'count':>7} {'subtree':>8}")
@@ -386,7 +386,7 @@ def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> None:
     """Counts: concepts, dirs, types, cross-links, tags; per type, dir and top dir."""
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    stats = V.stats(bundle)
+    stats = _views.stats(bundle)
     data = {**opened.head(), **stats}
 
     def text() -> None:
@@ -414,7 +414,7 @@ def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) 
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
     if hubs:
-        payload = V.hubs(bundle, limit)
+        payload = _views.hubs(bundle, limit)
         rows = payload["hubs"]
         data: dict[str, Any] = {**opened.head(), **payload}
 
@@ -428,7 +428,7 @@ def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) 
 
         emit(data, as_json, pretty, hubs_text)
         return
-    payload = V.graph(bundle, minimal=minimal, body=body)
+    payload = _views.graph(bundle, minimal=minimal, body=body)
     data = {**opened.head(), **payload}
 
     def text() -> None:
@@ -443,10 +443,10 @@ def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) 
 @output_options(list_view=True)
 def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Concepts with no link in or out (an index listing is not a link)."""
-    parse_projection(fields, exclude, V.LOOSE_ROW)
+    parse_projection(fields, exclude, _views.LOOSE_ROW)
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    data = {**opened.head(), **project_rows(V.loose(bundle), "loose", fields, exclude, V.LOOSE_ROW)}
+    data = {**opened.head(), **project_rows(_views.loose(bundle), "loose", fields, exclude, _views.LOOSE_ROW)}
     emit(data, as_json, pretty, lambda: [click.echo(r.get("id", "")) for r in data["loose"]])
 
 
@@ -455,7 +455,7 @@ def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
 
 def reference_files(root: Path) -> list[str]:
     """Bundle-relative paths of the non-hidden files under ``references/`` (the disk half of the view)."""
-    base = root / V.REFERENCES_DIR
+    base = root / _views.REFERENCES_DIR
     out: list[str] = []
     if not base.is_dir():
         return out
@@ -472,12 +472,12 @@ def reference_files(root: Path) -> list[str]:
 @output_options(list_view=True)
 def references_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Files under references/ and who cites them; pointers into references/ that resolve to nothing."""
-    parse_projection(fields, exclude, V.REFERENCE_ROW)
+    parse_projection(fields, exclude, _views.REFERENCE_ROW)
     opened = open_bundle(dir_arg, bundle_opt)
     root, bundle = opened.root, opened.bundle
-    payload = V.references(bundle, reference_files(root))
+    payload = _views.references(bundle, reference_files(root))
     dangling = payload["dangling"]
-    data = {**opened.head(), **project_rows(payload, "references", fields, exclude, V.REFERENCE_ROW)}
+    data = {**opened.head(), **project_rows(payload, "references", fields, exclude, _views.REFERENCE_ROW)}
 
     def text() -> None:
         rows = data["references"]
@@ -530,14 +530,14 @@ def render_index(rows: list[dict[str, Any]]) -> str:
 @click.option("--body/--no-body", default=True, help="Include each authored index's prose (default: yes).")
 def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors, body) -> None:
     """The bundle map (§8): per directory, its index.md or a synthesized listing, types and tags."""
-    parse_projection(fields, exclude, V.INDEX_ROW)
+    parse_projection(fields, exclude, _views.INDEX_ROW)
     if not body and fields and "body" in [f.strip().lower() for f in fields.split(",")]:
         fail("--no-body and --fields body contradict each other: drop one")
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
-    payload = V.index(bundle, list(dirs_) or None, depth, ancestors, body=body)
+    payload = _views.index(bundle, list(dirs_) or None, depth, ancestors, body=body)
     _note_unknown_dirs(bundle, dirs_)
-    data = {**opened.head(), **project_rows(payload, "directories", fields, exclude, V.INDEX_ROW)}
+    data = {**opened.head(), **project_rows(payload, "directories", fields, exclude, _views.INDEX_ROW)}
     emit(data, as_json, pretty, lambda: click.echo(render_index(payload["directories"])))
 
 
@@ -551,12 +551,12 @@ def read_cmd(ident, bundle_opt, as_json, pretty) -> None:
     """Print a concept's source file (contained to the bundle)."""
     from okfpro.io.reader import read_bytes
 
-    why = V.unsafe_id(ident)
+    why = _views.unsafe_id(ident)
     if why:
         fail(f"refusing id {ident!r}: it holds {why}")
     opened = open_bundle(None, bundle_opt)
     root, name, bundle = opened.root, opened.name, opened.bundle
-    rel = V.locate(bundle, ident)
+    rel = _views.locate(bundle, ident)
     if rel is None:
         fail(f"no concept {ident!r} in {name}")
         return

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from okfpro.core import search as S
+from okfpro.core import search as _search
 
 try:  # pragma: no cover - exercised by whichever is installed
     import Stemmer as _stemmer_mod
@@ -30,10 +30,10 @@ def stem(token: str) -> str:
 
 def terms(text: str) -> list[str]:
     """The text's search tokens (:func:`okfpro.core.search.tokenize`), stemmed."""
-    return [stem(t) for t in S.tokenize(text)]
+    return [stem(t) for t in _search.tokenize(text)]
 
 
 def query_terms(query: str | Sequence[str]) -> list[str]:
     """The query's tokens (:func:`okfpro.core.search.query_tokens`), stemmed, distinct, in
     order — a fixed point of ``query_tokens``, so the ranked engine reads them unchanged."""
-    return S.query_tokens([stem(t) for t in S.query_tokens(query)])
+    return _search.query_tokens([stem(t) for t in _search.query_tokens(query)])

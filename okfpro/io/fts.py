@@ -28,11 +28,11 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from okfpro.core import search as S
+from okfpro.core import search as _search
 from okfpro.core.concept import Bundle
 
 SCHEMA = 2
-_COLS = S.FIELDS  # title id tags type description sources body (weight order)
+_COLS = _search.FIELDS  # title id tags type description sources body (weight order)
 _TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '._-/:@#+'"
 
 
@@ -60,14 +60,14 @@ def _columns(view: Any) -> list[str]:
     """The indexed text of each column: the document's tokens joined by spaces."""
     out = []
     for name in _COLS:
-        out.append(" ".join(S.tokenize(S._as_text(view.field(name)))))
+        out.append(" ".join(_search.tokenize(_search._as_text(view.field(name)))))
     return out
 
 
 def _digest(view: Any) -> str:
     h = hashlib.blake2b(digest_size=16)
     for name in _COLS:
-        h.update(S._as_text(view.field(name)).encode("utf-8", "surrogatepass"))
+        h.update(_search._as_text(view.field(name)).encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
     return h.hexdigest()
 
@@ -160,7 +160,7 @@ def match_expression(tokens: Sequence[str], fields: Sequence[str]) -> str:
     phrases = []
     for tok in tokens:
         quoted = '"' + tok.replace('"', '""') + '"'
-        phrases.append(quoted + "*" if len(tok) >= S.PREFIX_MIN else quoted)
+        phrases.append(quoted + "*" if len(tok) >= _search.PREFIX_MIN else quoted)
     expr = " OR ".join(phrases)
     if tuple(fields) != tuple(_COLS):
         expr = "{" + " ".join(fields) + "} : (" + expr + ")"
@@ -174,12 +174,12 @@ def rank_indexed(
     limit: int | None = 10,
     *,
     fields: str | Iterable[str] | None = None,
-    where: S.RowFilter | None = None,
+    where: _search.RowFilter | None = None,
     persist: bool = True,
 ) -> list[dict[str, Any]]:
     """Ranked search of ``bundle`` through the FTS5 index (rows shaped as the pure engine's)."""
-    searched = S.parse_fields(fields)
-    tokens = S.query_tokens(query)
+    searched = _search.parse_fields(fields)
+    tokens = _search.query_tokens(query)
     if not tokens or not bundle.concepts:
         return []
     root_real = os.path.realpath(os.fspath(root))
@@ -199,7 +199,7 @@ def rank_indexed(
         except Exception:
             con = None
     else:
-        views = [S._View(c) for c in bundle.concepts]
+        views = [_search._View(c) for c in bundle.concepts]
     paths = [c.path for c in bundle.concepts]
     if persist and con is None:
         for attempt in (1, 2):  # a corrupt or foreign file is removed and rebuilt once
@@ -223,7 +223,7 @@ def rank_indexed(
         con = _connect(None)
         _ensure(con, root_real)
         rowmap = _sync(con, views, paths)
-    weights = ", ".join(str(S.WEIGHTS[c] if c in searched else 0) for c in _COLS)
+    weights = ", ".join(str(_search.WEIGHTS[c] if c in searched else 0) for c in _COLS)
     try:
         found = con.execute(
             f"SELECT rowid, -bm25(docs, {weights}) FROM docs WHERE docs MATCH ?",
@@ -240,7 +240,7 @@ def rank_indexed(
         if use_filter and not where(view):  # type: ignore[misc]
             continue
         names, hits = _matched(view, tokens, searched)
-        rows.append(S.row_for(view, names, score, _snippet(view, names, hits)))
+        rows.append(_search.row_for(view, names, score, _snippet(view, names, hits)))
         if limit is not None and len(rows) >= limit:
             break
     return rows
@@ -250,10 +250,10 @@ def _matched(view: Any, tokens: Sequence[str], searched: Sequence[str]) -> tuple
     names: list[str] = []
     hits: set[str] = set()
     for name in searched:
-        toks = set(S.tokenize(S._as_text(view.field(name))))
+        toks = set(_search.tokenize(_search._as_text(view.field(name))))
         found = False
         for q in tokens:
-            if len(q) >= S.PREFIX_MIN:
+            if len(q) >= _search.PREFIX_MIN:
                 got = [t for t in toks if t.startswith(q)]
             else:
                 got = [q] if q in toks else []
@@ -266,7 +266,7 @@ def _matched(view: Any, tokens: Sequence[str], searched: Sequence[str]) -> tuple
 
 
 def _snippet(view: Any, names: list[str], hits: list[str]) -> str:
-    return S.ranked_snippet({name: view.field(name) for name in S.SNIPPET_FIELDS}, names, hits)
+    return _search.ranked_snippet({name: view.field(name) for name in _search.SNIPPET_FIELDS}, names, hits)
 
 
 def rank_bundle(
@@ -276,7 +276,7 @@ def rank_bundle(
     limit: int | None = 10,
     *,
     fields: str | Iterable[str] | None = None,
-    where: S.RowFilter | None = None,
+    where: _search.RowFilter | None = None,
     fuzzy: bool = False,
 ) -> list[dict[str, Any]]:
     """The ranked engine over a bundle, as every caller should reach it (``okfpro search
@@ -284,9 +284,9 @@ def rank_bundle(
     cache is on, else the pure in-memory engine — the same rows and scores either way.
     ``OKFPRO_RANKED=pure`` forces the pure engine."""
     if fuzzy:  # typo tolerance walks the vocabulary: the in-memory engine answers it
-        return S.rank_docs(bundle, query, limit, fields=fields, where=where, fuzzy=True)
+        return _search.rank_docs(bundle, query, limit, fields=fields, where=where, fuzzy=True)
     if os.environ.get("OKFPRO_RANKED") != "pure" and available():
         from okfpro.io.bundle import cache_enabled
 
         return rank_indexed(root, bundle, query, limit, fields=fields, where=where, persist=cache_enabled())
-    return S.rank_docs(bundle, query, limit, fields=fields, where=where)
+    return _search.rank_docs(bundle, query, limit, fields=fields, where=where)

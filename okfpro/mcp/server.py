@@ -34,7 +34,7 @@ from mcp.shared.exceptions import MCPError
 
 from okfpro import __version__
 from okfpro.cli.common import jsonable  # the CLI's JSON default: dates as ISO text
-from okfpro.mcp import tools as T
+from okfpro.mcp import tools as _tools
 
 MAX_ARGUMENT_BYTES = 256 * 1024
 RESOURCE_PAGE = 500
@@ -49,19 +49,19 @@ INSTRUCTIONS = (
 class Session:
     """What one server process serves: the bundle (kept warm) and how a call's scope is found."""
 
-    def __init__(self, host: T.Host, scope_for_request: Callable[[Any], Callable[[], tuple[Any, str | None]]] | None = None):
+    def __init__(self, host: _tools.Host, scope_for_request: Callable[[Any], Callable[[], tuple[Any, str | None]]] | None = None):
         self.host = host
         self.scope_for_request = scope_for_request
         self._serial = threading.Lock()
         from jsonschema import Draft202012Validator
 
-        self.validators = {t.name: Draft202012Validator(t.schema) for t in T.TOOLS}
+        self.validators = {t.name: Draft202012Validator(t.schema) for t in _tools.TOOLS}
 
     # ------------------------------------------------------------------ tools
-    def check(self, name: str, arguments: dict[str, Any] | None) -> tuple[T.Tool, dict[str, Any]]:
-        tool = T.BY_NAME.get(name)
+    def check(self, name: str, arguments: dict[str, Any] | None) -> tuple[_tools.Tool, dict[str, Any]]:
+        tool = _tools.BY_NAME.get(name)
         if tool is None:
-            raise MCPError(types.INVALID_PARAMS, f"unknown tool: {name[:100]!r} (tools/list names the {len(T.TOOLS)} tools)")
+            raise MCPError(types.INVALID_PARAMS, f"unknown tool: {name[:100]!r} (tools/list names the {len(_tools.TOOLS)} tools)")
         args = arguments or {}
         size = len(json.dumps(args, ensure_ascii=False).encode("utf-8"))
         if size > MAX_ARGUMENT_BYTES:
@@ -74,11 +74,11 @@ class Session:
             raise MCPError(types.INVALID_PARAMS, f"invalid arguments for {name}: {where}: {message}")
         return tool, args
 
-    def run(self, tool: T.Tool, args: dict[str, Any], host: T.Host) -> types.CallToolResult:
+    def run(self, tool: _tools.Tool, args: dict[str, Any], host: _tools.Host) -> types.CallToolResult:
         with self._serial:
             try:
                 data = tool.run(host, args)
-            except T.ToolFailure as exc:
+            except _tools.ToolFailure as exc:
                 return _error(str(exc))
             except Exception as exc:  # noqa: BLE001 - a bug in one call must not take the server down
                 import traceback
@@ -87,13 +87,13 @@ class Session:
                 return _error(f"{tool.name} could not run: an internal error ({type(exc).__name__}); the server "
                               "is still up — please report it with the arguments you passed")
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=jsonable)
-        if len(text) > T.MAX_RESULT_CHARS:
-            return _error(f"the answer is {len(text)} characters, over the {T.MAX_RESULT_CHARS} limit of one call; "
+        if len(text) > _tools.MAX_RESULT_CHARS:
+            return _error(f"the answer is {len(text)} characters, over the {_tools.MAX_RESULT_CHARS} limit of one call; "
                           "narrow it (limit, fields, a filter) and call again")
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     structured_content=json.loads(text))
 
-    def host_for(self, request: Any) -> T.Host:
+    def host_for(self, request: Any) -> _tools.Host:
         if self.scope_for_request is None:
             return self.host
         return replace(self.host, scope_source=self.scope_for_request(request))
@@ -146,8 +146,8 @@ class Session:
                 raise MCPError(types.INVALID_PARAMS, f"the bundle has no {rel}")
             return text
         try:
-            data = T.BY_NAME["read"].run(self.host, {"id": rest, "max_chars": T.MAX_READ_CHARS})
-        except T.ToolFailure as exc:
+            data = _tools.BY_NAME["read"].run(self.host, {"id": rest, "max_chars": _tools.MAX_READ_CHARS})
+        except _tools.ToolFailure as exc:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
         text = data["content"]
         if data["truncated"]:
@@ -159,7 +159,7 @@ def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
 
-def _annotations(tool: T.Tool) -> types.ToolAnnotations:
+def _annotations(tool: _tools.Tool) -> types.ToolAnnotations:
     return types.ToolAnnotations(title=tool.title, read_only_hint=not tool.writes,
                                  destructive_hint=tool.name == "memory_forget",
                                  idempotent_hint=tool.name in ("journal_open",) or not tool.writes,
@@ -173,7 +173,7 @@ def build(session: Session) -> Server:
         return types.ListToolsResult(tools=[
             types.Tool(name=t.name, title=t.title, description=t.description, input_schema=t.schema,
                        annotations=_annotations(t))
-            for t in T.TOOLS
+            for t in _tools.TOOLS
         ])
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -199,7 +199,7 @@ def build(session: Session) -> Server:
 
     return Server(
         "okfpro", version=__version__, title="okfpro workspace", instructions=INSTRUCTIONS,
-        get_tool_input_schema=lambda name: T.BY_NAME[name].schema if name in T.BY_NAME else None,
+        get_tool_input_schema=lambda name: _tools.BY_NAME[name].schema if name in _tools.BY_NAME else None,
         on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
         on_list_resource_templates=list_templates, on_read_resource=read_resource,
     )

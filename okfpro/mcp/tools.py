@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from okfpro.core import mempolicy as _P
+from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.scope import TIERS
 
 # result sizing -----------------------------------------------------------------------
@@ -134,12 +134,12 @@ def _fields(known: tuple[str, ...]) -> dict[str, Any]:
 
 def _search(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     from okfpro.cli.views import SEARCH_ROW
-    from okfpro.core import search as S
+    from okfpro.core import search as search_engine
 
     terms = [t for t in args["terms"]]
     engine = args.get("engine", "scan")
     bundle = host.bundle()
-    where = S.RowFilter(args.get("type"), args.get("dir"), args.get("tag"), args.get("status"), args.get("trust"))
+    where = search_engine.RowFilter(args.get("type"), args.get("dir"), args.get("tag"), args.get("status"), args.get("trust"))
     fields = ",".join(args["in"]) if args.get("in") else None
     limit = args.get("limit")
     limit = DEFAULT_ROWS if limit is None else (limit or MAX_ROWS)
@@ -152,8 +152,8 @@ def _search(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
             rows = rank_bundle(host.root, bundle, terms, cap, fields=fields, where=where)
         else:
-            rows = S.scan(bundle, terms, regexp=bool(args.get("regexp")), fields=fields, where=where, limit=cap)
-    except S.SearchError as exc:
+            rows = search_engine.scan(bundle, terms, regexp=bool(args.get("regexp")), fields=fields, where=where, limit=cap)
+    except search_engine.SearchError as exc:
         raise ToolFailure(str(exc)) from None
     shown, marks = page(rows, {**args, "limit": limit})
     marks["total_is_lower_bound"] = len(rows) >= cap  # the engines stop at the cap: more may match
@@ -190,7 +190,7 @@ def _read(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _catalog(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.core import views as V
+    from okfpro.core import views as _views
     from okfpro.core.search import dir_matches
 
     want_type = (args.get("type") or "").lower()
@@ -200,20 +200,20 @@ def _catalog(host: Host, args: dict[str, Any]) -> dict[str, Any]:
         return ((not want_type or (r["type"] or "").lower() == want_type)
                 and (not want_dir or dir_matches(r["dir"], want_dir)))
 
-    rows = V.catalog(host.bundle(), where if (want_type or want_dir) else None)["concepts"]
+    rows = _views.catalog(host.bundle(), where if (want_type or want_dir) else None)["concepts"]
     shown, marks = page(rows, args)
-    return {"count": len(shown), **marks, "concepts": _project(shown, args, V.CATALOG_ROW)}
+    return {"count": len(shown), **marks, "concepts": _project(shown, args, _views.CATALOG_ROW)}
 
 
 def _index(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.core import views as V
+    from okfpro.core import views as _views
 
     bundle = host.bundle()
     base = args.get("dir")
-    known = V.directory_set(bundle)
-    if base is not None and V.fold_dir(base, known) not in {V.fold(d) for d in known}:
+    known = _views.directory_set(bundle)
+    if base is not None and _views.fold_dir(base, known) not in {_views.fold(d) for d in known}:
         raise ToolFailure(f"no such directory in the bundle: {base} (index without dir lists the top level)")
-    rows = V.index(bundle, [base] if base else None, args.get("depth", 1), True, body=True)["directories"]
+    rows = _views.index(bundle, [base] if base else None, args.get("depth", 1), True, body=True)["directories"]
     cut = int(args.get("listing_limit") or 50)
     for r in rows:
         listing = r["listing"]
@@ -225,9 +225,9 @@ def _index(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _graph(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.core import views as V
+    from okfpro.core import views as _views
 
-    graph = V.graph_of(host.bundle())
+    graph = _views.graph_of(host.bundle())
     ident = args.get("id")
     if ident:
         if ident not in graph.concepts:
@@ -245,9 +245,9 @@ def _graph(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 def _references(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     from okfpro.cli.views import reference_files
-    from okfpro.core import views as V
+    from okfpro.core import views as _views
 
-    result = V.references(host.bundle(), reference_files(host.root))
+    result = _views.references(host.bundle(), reference_files(host.root))
     shown, marks = page(result["references"], args)
     dangling, dmarks = page(result["dangling"], {"limit": args.get("limit")})
     return {"count": len(shown), **marks, "references": shown, "dangling": dangling,
@@ -255,9 +255,9 @@ def _references(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stats(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.core import views as V
+    from okfpro.core import views as _views
 
-    data = V.stats(host.bundle())
+    data = _views.stats(host.bundle())
     cut = int(args.get("limit") or 50)
     for key in ("by_type", "by_dir", "by_top_dir"):
         items = list(data[key].items())
@@ -608,8 +608,8 @@ TOOLS: list[Tool] = [
          _schema({"text": _str("What to remember.", MAX_MEMORY_TEXT),
                   "tier": {"type": "string", "enum": list(TIERS), "default": "user",
                            "description": "Which tier of the current scope."},
-                  "kind": {"type": "string", "enum": list(_P.KINDS), "default": "event"},
-                  "confidence": {"type": "string", "enum": list(_P.CONFIDENCE), "default": "medium"},
+                  "kind": {"type": "string", "enum": list(_mempolicy.KINDS), "default": "event"},
+                  "confidence": {"type": "string", "enum": list(_mempolicy.CONFIDENCE), "default": "medium"},
                   "valid_until": _str("YYYY-MM-DD: hidden from recall from this day on.", 10),
                   "review_at": _str("YYYY-MM-DD: flag for review from this day on.", 10),
                   "supersede": _str("A memory id to replace, or 'auto' for the closest overlapping one.", 200),

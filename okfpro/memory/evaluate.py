@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from okfpro.core import evalmetrics as E
+from okfpro.core import evalmetrics as _evalmetrics
 
 BASE_TIME = _dt.datetime(2025, 1, 1, 0, 0, 0, tzinfo=_dt.timezone.utc)
 
@@ -30,11 +30,11 @@ def _when(value: str | None, i: int) -> _dt.datetime:
         try:
             return iso_time(value)
         except ValueError as exc:
-            raise E.GoldError(f"memory time {value!r} is not ISO 8601") from exc
+            raise _evalmetrics.GoldError(f"memory time {value!r} is not ISO 8601") from exc
     return BASE_TIME + _dt.timedelta(seconds=i)
 
 
-def evaluate_recall(gold: E.Gold, ks: Sequence[int] = E.KS) -> dict[str, Any]:
+def evaluate_recall(gold: _evalmetrics.Gold, ks: Sequence[int] = _evalmetrics.KS) -> dict[str, Any]:
     from okfpro.core.scope import Scope
     from okfpro.memory.index import recall
     from okfpro.memory.recall import query_of
@@ -48,10 +48,10 @@ def evaluate_recall(gold: E.Gold, ks: Sequence[int] = E.KS) -> dict[str, Any]:
         rows = [(m.text, _when(m.time, i)) for i, m in enumerate(gold.memories)]
         ids, _commit, error = store.write_many(scope, rows, "user", what="eval")
         if error or len(ids) != len(rows):
-            raise E.GoldError(f"could not store the gold memories: {error}")
+            raise _evalmetrics.GoldError(f"could not store the gold memories: {error}")
         key_of = {entry_id: m.key for entry_id, m in zip(ids, gold.memories)}
         today = max(r[1] for r in rows).date().isoformat()
-        bm25 = E.PlainBM25([m.text for m in gold.memories])
+        bm25 = _evalmetrics.PlainBM25([m.text for m in gold.memories])
         ours: list[tuple[str, dict[str, float]]] = []
         base: list[tuple[str, dict[str, float]]] = []
         lat_ours: list[float] = []
@@ -67,13 +67,13 @@ def evaluate_recall(gold: E.Gold, ks: Sequence[int] = E.KS) -> dict[str, Any]:
             order = bm25.rank(q.query, depth)
             lat_base.append((time.perf_counter() - t0) * 1000)
             branked = [gold.memories[i].key for i in order]
-            m_ours = E.query_metrics(ranked, q.keys, ks)
-            m_base = E.query_metrics(branked, q.keys, ks)
+            m_ours = _evalmetrics.query_metrics(ranked, q.keys, ks)
+            m_base = _evalmetrics.query_metrics(branked, q.keys, ks)
             ours.append((q.category, m_ours))
             base.append((q.category, m_base))
             per_query.append({"query": q.query, "category": q.category, "keys": list(q.keys), "okfpro": ranked,
                               "baseline": branked})
-        s_ours, s_base = E.summarise(ours), E.summarise(base)
+        s_ours, s_base = _evalmetrics.summarise(ours), _evalmetrics.summarise(base)
         return {
             "memories": len(gold.memories),
             "queries": len(gold.queries),

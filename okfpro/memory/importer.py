@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
-from okfpro.core import mempolicy as P
+from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.scope import TIERS, Scope, write_problem
 
 FIELDS = ("text", "time", "tier", "kind", "source", "id")
@@ -127,11 +127,11 @@ def parse(lines: Iterable[bytes], *, tier: str = "user", kind: str = "event", so
             if t not in TIERS:
                 raise BadImport(f"line {n}: tier {t!r} is not one of {', '.join(TIERS)}")
             k = obj.get("kind", kind)
-            if k not in P.KINDS:
-                raise BadImport(f"line {n}: kind {k!r} is not one of {', '.join(P.KINDS)}")
+            if k not in _mempolicy.KINDS:
+                raise BadImport(f"line {n}: kind {k!r} is not one of {', '.join(_mempolicy.KINDS)}")
             s = obj.get("source", source)
-            if s not in P.SOURCES:
-                raise BadImport(f"line {n}: source {s!r} is not one of {', '.join(P.SOURCES)}")
+            if s not in _mempolicy.SOURCES:
+                raise BadImport(f"line {n}: source {s!r} is not one of {', '.join(_mempolicy.SOURCES)}")
             key = obj.get("id")
             if key is not None and (not isinstance(key, (str, int)) or isinstance(key, bool) or str(key) == ""):
                 raise BadImport(f"line {n}: 'id' must be a non-empty string or a number")
@@ -220,16 +220,16 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
                     result.redacted += sum(n for _, n in clean.findings)
                     created = (item.when or now).date()
                     try:
-                        rec = P.make(clean.text, kind=item.kind, source=item.source, created=created)
-                    except P.PolicyError:
+                        rec = _mempolicy.make(clean.text, kind=item.kind, source=item.source, created=created)
+                    except _mempolicy.PolicyError:
                         result.refused += 1
                         continue
                     if item.key is not None:
                         rec = replace(rec, id=import_key_id(item.key))
-                    if P.validate(rec):
+                    if _mempolicy.validate(rec):
                         result.refused += 1
                         continue
-                    text, rec_id, rec_kind, rendered = rec.text, rec.id, rec.kind, P.render(rec)
+                    text, rec_id, rec_kind, rendered = rec.text, rec.id, rec.kind, _mempolicy.render(rec)
                 norm = (rec_kind, norm_digest(text))
                 if rec_id is not None and rec_id in seen_ids or norm in seen_norms:
                     result.skipped += 1
@@ -257,7 +257,7 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
         telemetry.record(audit_root, "write", identity_hash=identity_hash(scope), outcome="ok" if not result.errors else "error",
                      reason_code="import", candidate_count=result.read, accepted_count=result.imported,
                      dropped_count=result.skipped + result.refused, redaction_count=result.redacted,
-                     latency_ms=(time.perf_counter() - start) * 1000, policy_version=P.POLICY_VERSION)
+                     latency_ms=(time.perf_counter() - start) * 1000, policy_version=_mempolicy.POLICY_VERSION)
     return result
 
 
@@ -271,8 +271,8 @@ def _present(store: Any, scope: Scope, tier: str, idx: Any, text: str, kind: str
         records = load_records(store, scope, tier).values()
         if keyed:
             return any(r.id == rec_id for r in records)
-        norm = P.normalise(text)
-        return any(r.kind == kind and P.normalise(r.text) == norm for r in records)
+        norm = _mempolicy.normalise(text)
+        return any(r.kind == kind and _mempolicy.normalise(r.text) == norm for r in records)
     if keyed:
         return idx.record(rec_id) is not None
     return idx.has_text(text, kind)

@@ -45,9 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from okfpro.core import mempolicy as P
-from okfpro.core import search as S
-from okfpro.core import stem as T
+from okfpro.core import mempolicy as _mempolicy
+from okfpro.core import search as _search
+from okfpro.core import stem as _stem
 from okfpro.core.dayfile import DAY_RE
 from okfpro.core.scope import Scope, scope_key
 from okfpro.memory.layout import link_problem, read_day_file
@@ -60,8 +60,8 @@ _HEADING = re.compile(rb"^## (\d\d:\d\d:\d\d) UTC$", re.M)
 # stored token is exactly one FTS5 token.
 _TOKENIZER = "ascii tokenchars '._-/:@#+_'"
 FIELDS = ("title", "body")
-WEIGHTS = (S.WEIGHTS["title"], S.WEIGHTS["body"])
-_HIDDEN_SQL = ", ".join(f"'{s}'" for s in P.HIDDEN)
+WEIGHTS = (_search.WEIGHTS["title"], _search.WEIGHTS["body"])
+_HIDDEN_SQL = ", ".join(f"'{s}'" for s in _mempolicy.HIDDEN)
 _EXPIRING_SQL = "'active', 'candidate', 'conflicted'"
 
 
@@ -130,26 +130,26 @@ def entry_fields(title: str, text: str) -> dict[str, str]:
     return {"id": "", "title": title, "body": text}
 
 
-_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(P.MemoryRecord))
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(_mempolicy.MemoryRecord))
 
 
-def record_json(rec: P.MemoryRecord) -> str:
+def record_json(rec: _mempolicy.MemoryRecord) -> str:
     return json.dumps({name: getattr(rec, name) for name in _RECORD_FIELDS}, ensure_ascii=False,
                       separators=(",", ":"))
 
 
-_TUPLES = tuple(f.name for f in dataclasses.fields(P.MemoryRecord) if str(f.type).startswith("tuple"))
+_TUPLES = tuple(f.name for f in dataclasses.fields(_mempolicy.MemoryRecord) if str(f.type).startswith("tuple"))
 
 
-def record_of(raw: str) -> P.MemoryRecord:
+def record_of(raw: str) -> _mempolicy.MemoryRecord:
     data = json.loads(raw)
     for name in _TUPLES:
         data[name] = tuple(data.get(name) or ())
-    return P.MemoryRecord(**data)
+    return _mempolicy.MemoryRecord(**data)
 
 
 def norm_digest(text: str) -> str:
-    return hashlib.blake2b(P.normalise(text).encode("utf-8"), digest_size=12).hexdigest()
+    return hashlib.blake2b(_mempolicy.normalise(text).encode("utf-8"), digest_size=12).hexdigest()
 
 
 def fingerprint(st: os.stat_result) -> str:
@@ -203,14 +203,14 @@ def file_sections(raw: bytes) -> list[Section]:
 # ---------------------------------------------------------------------------- ranking
 
 
-def visible_status(rec: P.MemoryRecord, today: str, include_hidden: bool) -> str | None:
+def visible_status(rec: _mempolicy.MemoryRecord, today: str, include_hidden: bool) -> str | None:
     """The status recall shows ``rec`` with, or None when the policy hides it."""
     if rec.change:
         return None
     status = rec.status
     if status in ("active", "candidate", "conflicted") and rec.valid_until and rec.valid_until < today:
         status = "expired"
-    if status in P.HIDDEN and not include_hidden:
+    if status in _mempolicy.HIDDEN and not include_hidden:
         return None
     return status
 
@@ -223,7 +223,7 @@ def order_key(coverage: int, score: float, date: str, seq: int) -> tuple:
 class Hit:
     entry: Any  # okfpro.memory.store.StoredEntry
     score: float
-    record: P.MemoryRecord
+    record: _mempolicy.MemoryRecord
     status: str
 
     def passage(self, query: str) -> Any:
@@ -240,18 +240,18 @@ def scan_tier(
     limit: int | None = None,
 ) -> list[Hit]:
     """The index-free ranking of one tier's entries (oldest first): what the index answers."""
-    tokens = T.query_terms(query)
+    tokens = _stem.query_terms(query)
     if not entries or not tokens:
         return []
     from okfpro.memory.policy import records_by_entry
 
     pairs = records_by_entry(entries)
-    folded = P.fold(rec for _, rec in pairs)
+    folded = _mempolicy.fold(rec for _, rec in pairs)
     docs = [(e, rec) for e, rec in pairs if not rec.change]
     if not docs:
         return []
-    index = S.RankedIndex([S.Doc(e.id, entry_fields(e.title, e.text)) for e, _ in docs], fields=FIELDS,
-                          tokenizer=T.terms)
+    index = _search.RankedIndex([_search.Doc(e.id, entry_fields(e.title, e.text)) for e, _ in docs], fields=FIELDS,
+                          tokenizer=_stem.terms)
     scores, _matched, _hits = index.scores(tokens)
     covered: dict[int, int] = {}
     for qt in tokens:
@@ -277,7 +277,7 @@ def match_expression(tokens: Sequence[str]) -> str:
     phrases = []
     for tok in tokens:
         quoted = '"' + tok.replace('"', '""') + '"'
-        phrases.append(quoted + "*" if len(tok) >= S.PREFIX_MIN else quoted)
+        phrases.append(quoted + "*" if len(tok) >= _search.PREFIX_MIN else quoted)
     return " OR ".join(phrases)
 
 
@@ -409,7 +409,7 @@ class ScopeIndex:
             entries: list[tuple] = []
             docs: list[tuple] = []
             files: list[tuple] = []
-            recs: list[P.MemoryRecord] = []
+            recs: list[_mempolicy.MemoryRecord] = []
             for name in sorted(listing):
                 fp = listing[name]
                 day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]
@@ -432,21 +432,21 @@ class ScopeIndex:
             con.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", files)
             con.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
             con.executemany("INSERT INTO docs (rowid, title, body) VALUES (?, ?, ?)", docs)
-            folded = P.fold(recs)
+            folded = _mempolicy.fold(recs)
             con.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
                             [self._record_row(r) for r in folded.values()])
             con.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)",
-                            [(w, r.id) for r in folded.values() for w in P.vocabulary(r.text)])
+                            [(w, r.id) for r in folded.values() for w in _mempolicy.vocabulary(r.text)])
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
 
-    def _entry_row(self, rid: int, name: str, day: str, seq: int, sec: Section) -> tuple[tuple, P.MemoryRecord]:
+    def _entry_row(self, rid: int, name: str, day: str, seq: int, sec: Section) -> tuple[tuple, _mempolicy.MemoryRecord]:
         from okfpro.core.dayfile import title as _title
 
         entry_id = f"{self.key}/{day}#{seq}"
-        rec = P.parse(sec.text, entry_id, day)
+        rec = _mempolicy.parse(sec.text, entry_id, day)
         row = (rid, self.key, name, day, seq, sec.clock, _title(sec.text), sec.text, sec.start, sec.end, rec.id,
                int(bool(rec.change)), record_json(rec))
         return row, rec
@@ -454,9 +454,9 @@ class ScopeIndex:
     @staticmethod
     def _doc_columns(title: str, text: str) -> tuple[str, str]:
         fields = entry_fields(title, text)
-        return " ".join(T.terms(fields["title"])), " ".join(T.terms(fields["body"]))
+        return " ".join(_stem.terms(fields["title"])), " ".join(_stem.terms(fields["body"]))
 
-    def _record_row(self, rec: P.MemoryRecord) -> tuple:
+    def _record_row(self, rec: _mempolicy.MemoryRecord) -> tuple:
         return (rec.id, self.key, rec.status, rec.valid_until or None, rec.kind, norm_digest(rec.text),
                 record_json(rec))
 
@@ -484,7 +484,7 @@ class ScopeIndex:
             newest = con.execute("SELECT max(name) FROM files WHERE scope = ?", (self.key,)).fetchone()[0]
             in_order = newest is None or min(f[0] for f in files) >= newest
             rid = con.execute("SELECT coalesce(max(rid), 0) FROM entries").fetchone()[0]
-            added: list[P.MemoryRecord] = []
+            added: list[_mempolicy.MemoryRecord] = []
             for name, _before, after, count, secs in files:
                 day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]
                 for seq, sec in enumerate(secs, start=count + 1):
@@ -508,36 +508,36 @@ class ScopeIndex:
             con.execute("ROLLBACK")
             raise
 
-    def _fold_one(self, rec: P.MemoryRecord) -> None:
+    def _fold_one(self, rec: _mempolicy.MemoryRecord) -> None:
         con = self.con
         assert con is not None
-        ids = [i for i in P.fold_touches(rec) if i]
-        out: dict[str, P.MemoryRecord] = {}
+        ids = [i for i in _mempolicy.fold_touches(rec) if i]
+        out: dict[str, _mempolicy.MemoryRecord] = {}
         if ids:
             marks = ",".join("?" * len(ids))
             for raw in con.execute(f"SELECT rec FROM records WHERE scope = ? AND memory IN ({marks})", (self.key, *ids)):
                 r = record_of(raw[0])
                 out[r.id] = r
         before = dict(out)
-        P.fold_step(out, rec)
+        _mempolicy.fold_step(out, rec)
         for rid, r in out.items():
             if before.get(rid) == r:
                 continue
             con.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?)", self._record_row(r))
             if rid not in before:
-                con.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)", [(w, r.id) for w in P.vocabulary(r.text)])
+                con.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)", [(w, r.id) for w in _mempolicy.vocabulary(r.text)])
 
     def _refold(self) -> None:
         con = self.con
         assert con is not None
         recs = [record_of(raw) for (raw,) in con.execute(
             "SELECT rec FROM entries WHERE scope = ? ORDER BY date, seq", (self.key,))]
-        folded = P.fold(recs)
+        folded = _mempolicy.fold(recs)
         con.execute("DELETE FROM records")
         con.execute("DELETE FROM vocab")
         con.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)", [self._record_row(r) for r in folded.values()])
         con.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)",
-                        [(w, r.id) for r in folded.values() for w in P.vocabulary(r.text)])
+                        [(w, r.id) for r in folded.values() for w in _mempolicy.vocabulary(r.text)])
 
     def sections_of(self, name: str, fp: str) -> int | None:
         """How many sections ``name`` holds, when the index saw it with fingerprint ``fp``."""
@@ -553,7 +553,7 @@ class ScopeIndex:
         return list(self.con.execute("SELECT name, error FROM files WHERE scope = ? AND sections < 0 ORDER BY name",
                                      (self.key,)))
 
-    def record(self, memory: str) -> P.MemoryRecord | None:
+    def record(self, memory: str) -> _mempolicy.MemoryRecord | None:
         assert self.con is not None
         row = self.con.execute("SELECT rec FROM records WHERE scope = ? AND memory = ?", (self.key, memory)).fetchone()
         return record_of(row[0]) if row else None
@@ -561,10 +561,10 @@ class ScopeIndex:
     def has_text(self, text: str, kind: str) -> bool:
         """Does any record (live or not) of ``kind`` hold this normalised text?"""
         assert self.con is not None
-        norm = P.normalise(text)
+        norm = _mempolicy.normalise(text)
         for (raw,) in self.con.execute("SELECT rec FROM records WHERE scope = ? AND norm = ? AND kind = ?",
                                        (self.key, norm_digest(text), kind)):
-            if P.normalise(record_of(raw).text) == norm:
+            if _mempolicy.normalise(record_of(raw).text) == norm:
                 return True
         return False
 
@@ -572,21 +572,21 @@ class ScopeIndex:
         return (f"{alias}.status NOT IN ({_HIDDEN_SQL}) AND NOT ({alias}.status IN ({_EXPIRING_SQL}) "
                 f"AND {alias}.valid_until IS NOT NULL AND {alias}.valid_until < ?)")
 
-    def candidates(self, new: P.MemoryRecord, today: str, wanted: Iterable[str] = ()) -> list[P.MemoryRecord]:
+    def candidates(self, new: _mempolicy.MemoryRecord, today: str, wanted: Iterable[str] = ()) -> list[_mempolicy.MemoryRecord]:
         """Every live record :func:`okfpro.core.mempolicy.decide_write` could act on for ``new``:
         the same normalised text, a vocabulary overlap that can reach ``RELATED_AT``, or
         an id named by the caller.  Never a scan of the scope."""
         con = self.con
         assert con is not None
-        out: dict[str, P.MemoryRecord] = {}
+        out: dict[str, _mempolicy.MemoryRecord] = {}
         visible = self._visible_sql()
         for (raw,) in con.execute(f"SELECT r.rec FROM records r WHERE r.scope = ? AND r.norm = ? AND {visible}",
                                   (self.key, norm_digest(new.text), today)):
             rec = record_of(raw)
             out[rec.id] = rec
-        words = sorted(P.vocabulary(new.text))
+        words = sorted(_mempolicy.vocabulary(new.text))
         if words:
-            need = max(1, math.ceil(len(words) * (P.RELATED_AT - 0.00005)))
+            need = max(1, math.ceil(len(words) * (_mempolicy.RELATED_AT - 0.00005)))
             marks = ",".join("?" * len(words))
             rows = con.execute(
                 f"SELECT r.rec FROM (SELECT memory FROM vocab WHERE word IN ({marks}) GROUP BY memory "
@@ -621,7 +621,7 @@ class ScopeIndex:
         checked against its day file before it is returned."""
         con = self.con
         assert con is not None
-        tokens = T.query_terms(query)
+        tokens = _stem.query_terms(query)
         if not tokens:
             return []
         cover = " UNION ALL ".join("SELECT rowid AS rid FROM docs WHERE docs MATCH ?" for _ in tokens)

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from okfpro.core import mempolicy as P
+from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.scope import Scope
 from okfpro.io import clock
 
@@ -26,7 +26,7 @@ __all__ = ["RememberResult", "load_records", "candidates", "find_record", "remem
 
 @dataclass
 class RememberResult:
-    decision: P.Decision
+    decision: _mempolicy.Decision
     written: bool = False
     id: str | None = None  # the memory id (m-…)
     entry_id: str | None = None  # the store's entry id
@@ -40,21 +40,21 @@ class RememberResult:
         return out
 
 
-def records_by_entry(entries: Iterable[Any]) -> list[tuple[Any, P.MemoryRecord]]:
+def records_by_entry(entries: Iterable[Any]) -> list[tuple[Any, _mempolicy.MemoryRecord]]:
     """(stored entry, record) for each store entry, oldest first."""
     ordered = sorted(entries, key=lambda e: (e.date, int(e.id.rsplit("#", 1)[1]) if "#" in e.id else 0))
-    return [(e, P.parse(e.text, e.id, e.date)) for e in ordered]
+    return [(e, _mempolicy.parse(e.text, e.id, e.date)) for e in ordered]
 
 
-def load_records(store: Any, scope: Scope, tier: str | None = None) -> dict[str, P.MemoryRecord]:
+def load_records(store: Any, scope: Scope, tier: str | None = None) -> dict[str, _mempolicy.MemoryRecord]:
     """The folded records of ``scope`` (one tier, or every applicable tier)."""
     listing = store.enumerate(scope)
     entries = [e for e in listing.entries if tier is None or e.tier == tier]
-    return P.fold(rec for _, rec in records_by_entry(entries))
+    return _mempolicy.fold(rec for _, rec in records_by_entry(entries))
 
 
-def candidates(store: Any, scope: Scope, tier: str, new: P.MemoryRecord, today: _dt.date,
-               wanted: Iterable[str] = ()) -> list[P.MemoryRecord]:
+def candidates(store: Any, scope: Scope, tier: str, new: _mempolicy.MemoryRecord, today: _dt.date,
+               wanted: Iterable[str] = ()) -> list[_mempolicy.MemoryRecord]:
     """The records the write decision may act on for ``new``: from the memory index (same
     normalised text, enough shared vocabulary, the ids named), never a scan of the scope;
     the whole tier only when there is no index to ask."""
@@ -66,7 +66,7 @@ def candidates(store: Any, scope: Scope, tier: str, new: P.MemoryRecord, today: 
     return list(load_records(store, scope, tier).values())
 
 
-def find_record(store: Any, scope: Scope, tier: str, memory: str) -> P.MemoryRecord | None:
+def find_record(store: Any, scope: Scope, tier: str, memory: str) -> _mempolicy.MemoryRecord | None:
     """The effective record of ``memory`` in the tier (from the index when there is one)."""
     from okfpro.memory.index import opened
 
@@ -82,7 +82,7 @@ def _audit(audit_root: Any, event: str, scope: Scope, **fields: Any) -> None:
     from okfpro.io.identity import identity_hash
     from okfpro.memory import telemetry
 
-    telemetry.record(audit_root, event, identity_hash=identity_hash(scope), policy_version=P.POLICY_VERSION, **fields)
+    telemetry.record(audit_root, event, identity_hash=identity_hash(scope), policy_version=_mempolicy.POLICY_VERSION, **fields)
 
 
 def remember(
@@ -110,23 +110,23 @@ def remember(
     today = today or clock.today()
     clean = sanitise(text)
     if clean.refused:
-        decision = P.Decision("reject", f"refused by the capture safety layer ({clean.refused})")
+        decision = _mempolicy.Decision("reject", f"refused by the capture safety layer ({clean.refused})")
         _audit(audit_root, "write", scope, tier=tier, kind=kind, outcome="refused", reason_code=clean.refused,
                dropped_count=1)
         return RememberResult(decision)
     try:
-        new = P.make(clean.text, kind=kind, source=source, confidence=confidence, visibility=visibility,
+        new = _mempolicy.make(clean.text, kind=kind, source=source, confidence=confidence, visibility=visibility,
                      created=today, valid_until=valid_until, review_at=review_at)
-    except P.PolicyError as exc:
-        return RememberResult(P.Decision("reject", str(exc)))
+    except _mempolicy.PolicyError as exc:
+        return RememberResult(_mempolicy.Decision("reject", str(exc)))
     wanted = [x for x in (supersede, contradicts) if isinstance(x, str)]
     existing = candidates(store, scope, tier, new, today, wanted)
-    decision = P.decide_write(new, existing, supersede=supersede, contradicts=contradicts, today=today)
+    decision = _mempolicy.decide_write(new, existing, supersede=supersede, contradicts=contradicts, today=today)
     result = RememberResult(decision, redactions=clean.findings, id=new.id)
-    record = P.apply(decision, new)
+    record = _mempolicy.apply(decision, new)
     outcome = "skipped" if decision.decision == "skip" else ("refused" if decision.decision == "reject" else "ok")
     if record is not None:
-        wrote = store.write(scope, P.render(record), tier, actor=actor)
+        wrote = store.write(scope, _mempolicy.render(record), tier, actor=actor)
         result.written = bool(wrote.written)
         result.entry_id = wrote.id
         result.error = wrote.error
@@ -152,13 +152,13 @@ def change(
 ) -> RememberResult:
     """Archive / expire / confirm a memory by appending a change record (nothing is rewritten)."""
     today = today or clock.today()
-    rec = P.change_record(what, target, source=source, created=today)
-    problems = P.validate(rec)
+    rec = _mempolicy.change_record(what, target, source=source, created=today)
+    problems = _mempolicy.validate(rec)
     if problems:
-        return RememberResult(P.Decision("reject", "; ".join(problems)))
+        return RememberResult(_mempolicy.Decision("reject", "; ".join(problems)))
     if find_record(store, scope, tier, target) is None:
-        return RememberResult(P.Decision("reject", f"no memory {target} in this scope's {tier} tier"))
-    wrote = store.write(scope, P.render(rec), tier)
+        return RememberResult(_mempolicy.Decision("reject", f"no memory {target} in this scope's {tier} tier"))
+    wrote = store.write(scope, _mempolicy.render(rec), tier)
     event = {"expire": "expire", "archive": "expire"}.get(what, "write")
     _audit(audit_root, event, scope, tier=tier, outcome="ok" if wrote.written else "error", decision=what)
-    return RememberResult(P.Decision(what, f"{what} {target}", target), bool(wrote.written), rec.id, wrote.id, wrote.error)
+    return RememberResult(_mempolicy.Decision(what, f"{what} {target}", target), bool(wrote.written), rec.id, wrote.id, wrote.error)

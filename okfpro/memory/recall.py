@@ -123,7 +123,7 @@ def recall_for_prompt(
 
 def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | None, include_hidden: bool,
             start: float) -> RecallResult:
-    from okfpro.core import budget as B
+    from okfpro.core import budget as _budget
     from okfpro.core.redact import redact
     from okfpro.io import clock
     from okfpro.io import config as config_mod
@@ -155,7 +155,7 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
         return tuple(redact(line).text for line in lines)
 
     # knowledge
-    kblocks: list[B.Block] = []
+    kblocks: list[_budget.Block] = []
     search = knowledge_search if knowledge_search is not None else bundle_search(workspace, cfg)
     if search is not None:
         try:
@@ -165,7 +165,7 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
                     continue
                 snippet = str(row.get("snippet") or "")
                 kblocks.append(
-                    B.Block(
+                    _budget.Block(
                         "knowledge",
                         "bundle",
                         str(row["id"]),
@@ -179,7 +179,7 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
             degraded.append(f"knowledge ({exc.__class__.__name__})")
 
     # memory
-    mblocks: list[B.Block] = []
+    mblocks: list[_budget.Block] = []
     from okfpro.memory.store import MemoryStore
 
     store, problem = MemoryStore.for_workspace(workspace, cfg)
@@ -187,7 +187,7 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
         degraded.append("memory (store unavailable)")
     else:
         try:
-            from okfpro.core import mempolicy as P
+            from okfpro.core import mempolicy as _mempolicy
             from okfpro.memory.index import recall as index_recall
 
             hits, _diags = index_recall(store, scope, query, today.isoformat(), include_hidden, MEMORY_LIMIT)
@@ -196,12 +196,12 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
                     entry = passage.entry
                     lines = [ln for ln in (rec.text if rec.explicit else entry.text).splitlines() if ln.strip()]
                     label = None if status == "active" else status
-                    if P.review_due(rec, today) and label is None:
+                    if _mempolicy.review_due(rec, today) and label is None:
                         label = "review due"
                     title = (f"{rec.kind} memory ({rec.source}, {rec.confidence} confidence)" if rec.explicit
                              else "")
                     mblocks.append(
-                        B.Block(
+                        _budget.Block(
                             "memory",
                             f"memory:{entry.tier}",
                             entry.id,
@@ -215,18 +215,18 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
         except Exception as exc:  # noqa: BLE001 - degrade to knowledge only
             degraded.append(f"memory ({exc.__class__.__name__})")
 
-    budget_tokens = cfg.get("memory", "budget_tokens", B.DEFAULT_BUDGET)
-    k_share = cfg.get("memory", "knowledge_share", B.DEFAULT_SHARES[0])
-    m_share = cfg.get("memory", "memory_share", B.DEFAULT_SHARES[1])
+    budget_tokens = cfg.get("memory", "budget_tokens", _budget.DEFAULT_BUDGET)
+    k_share = cfg.get("memory", "knowledge_share", _budget.DEFAULT_SHARES[0])
+    m_share = cfg.get("memory", "memory_share", _budget.DEFAULT_SHARES[1])
     try:
-        B.check_shares(float(k_share), float(m_share))
+        _budget.check_shares(float(k_share), float(m_share))
         k_share, m_share = float(k_share), float(m_share)
-    except (B.BudgetError, TypeError, ValueError):
+    except (_budget.BudgetError, TypeError, ValueError):
         degraded.append("budget shares (defaults used)")
-        k_share, m_share = B.DEFAULT_SHARES
+        k_share, m_share = _budget.DEFAULT_SHARES
     if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool):
-        budget_tokens = B.DEFAULT_BUDGET
-    out = B.assemble(kblocks, mblocks, budget_tokens, k_share, m_share, today=today)
+        budget_tokens = _budget.DEFAULT_BUDGET
+    out = _budget.assemble(kblocks, mblocks, budget_tokens, k_share, m_share, today=today)
 
     if store is not None:
         from okfpro.memory import telemetry
