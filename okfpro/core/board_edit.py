@@ -31,6 +31,10 @@ JOURNAL_PLACEHOLDER = (
     "on the first day of work, not by the template."
 )
 
+#: The line a new journal entry carries until its author writes the day (also a template line
+#: two merged sides may both have replaced: okfpro/core/filemerge.py).
+JOURNAL_DAY_PLACEHOLDER = "<!-- What happened, what it meant, what was decided. Delete this line. -->"
+
 HEADING_LINE = re.compile(r"\A#{1,6}\s+\S")
 FENCE_LINE = re.compile(r"\A---[ \t]*\Z")
 
@@ -301,7 +305,7 @@ def journal_entry_text(day: _dt.date) -> str:
         "\n"
         f"# {d}\n"
         "\n"
-        "<!-- What happened, what it meant, what was decided. Delete this line. -->\n"
+        f"{JOURNAL_DAY_PLACEHOLDER}\n"
     )
 
 
