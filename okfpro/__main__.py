@@ -1,7 +1,8 @@
 """Entry point for ``okfpro`` and ``python -m okfpro``.
 
-The hook door (``okfpro hook ...``) is dispatched before click is imported: an
-agent host starts a fresh process per event, so that path stays light.
+The hook door (``okfpro hook ...``) and Git's merge driver (``okfpro merge-file ...``) are
+dispatched before click is imported: an agent host starts a fresh process per event, Git one
+per conflicting file, so those paths stay light.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         return hook_main(args[1:])
+    if args and args[0] == "merge-file":  # Git's merge driver: one process per conflicting file
+        from okfpro.io.mergedriver import main as merge_main
+
+        return merge_main(args[1:])
     if args in (["--version"], ["-V"], ["version"]):
         from okfpro import __version__
 

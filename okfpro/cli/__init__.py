@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "records": ("okfpro.cli.doors", "records_cmd", "The commit door: the staged commit must not rewrite a past journal day."),
     "unverified": ("okfpro.cli.doors", "unverified_cmd", "Concepts still awaiting the owner's read."),
     "doctor": ("okfpro.cli.doctor", "doctor_cmd", "Prove every wired agent host really runs every hook (and the commit door)."),
+    "merge-file": ("okfpro.cli.merge", "merge_file_cmd", "Git's merge driver for board, log and journal: every line of both sides kept (init wires it)."),
     "friction": ("okfpro.cli.friction", "friction_cmd", "Hand edits of the bundle a verb could have done (telemetry; --issue, --clear)."),
     # work state: readers and writers
     "state": ("okfpro.cli.workstate", "state_cmd", "What is on the board, in one call (--full adds corpus-derived parts)."),

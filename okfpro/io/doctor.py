@@ -345,4 +345,7 @@ def diagnose(ws: Path) -> dict[str, Any]:
     checks.extend(precommit_checks(ws))
     checks.append(identity_check(ws))
     checks.append(memory_check(ws))
+    from okfpro.io.mergewiring import check as merge_driver_check
+
+    checks.append(merge_driver_check(ws))
     return {"root": str(ws), "hosts": hosts, "ok": all(c["ok"] for c in checks), "checks": checks}

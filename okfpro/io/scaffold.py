@@ -106,6 +106,7 @@ class Report:
     not_active: list[tuple[str, str]] = field(default_factory=list)  # (file, why): wiring that is off
     git_initialised: bool = False
     agents: tuple[str, ...] = ()
+    merge_driver: str = ""  # what registering `okfpro merge-file` did (okfpro/io/mergewiring.py)
 
     def as_json(self) -> dict:
         return {
@@ -120,6 +121,7 @@ class Report:
             "backups": self.backups,
             "not active": [{"path": rel, "reason": why} for rel, why in self.not_active],
             "git initialised": self.git_initialised,
+            "merge driver": self.merge_driver,
         }
 
 
@@ -371,7 +373,25 @@ def install(dest: str | os.PathLike, *, agents: tuple[str, ...] = (DEFAULT_AGENT
             staged_path.unlink()
         _write(target, staged, item.data, item.mode)
         report.staged.append(staged)
+    _register_merge_driver(target, report)
     return report
+
+
+def _register_merge_driver(dest: Path, report: Report) -> None:
+    """``.gitattributes`` routes the writer files to ``okfpro merge-file``; the repo's config names it."""
+    from okfpro.io.mergewiring import register
+
+    had = (dest / ".gitattributes").is_file()
+    added, changed, problem = register(dest)
+    if added:
+        (report.merged if had else report.written).append(".gitattributes")
+    elif had:
+        report.left_alone.append(".gitattributes")
+    if problem is not None:
+        report.not_active.append(("merge driver", problem))
+        report.merge_driver = f"not active: {problem}"
+    else:
+        report.merge_driver = "configured (merge.okfpro in .git/config)" if changed else "already configured"
 
 
 def _is_template_copy(path: Path) -> bool:
@@ -464,9 +484,12 @@ def render(report: Report) -> str:
         counts += f"{len(report.merged)} merged, "
     counts += f"{len(report.staged)} staged, {len(report.left_alone)} left alone"
     lines.append(counts)
-    if report.merged:
+    if report.merge_driver and not report.merge_driver.startswith("not active"):
+        lines.append(f"Merge driver {report.merge_driver}: board, log and journal merge line by line, nothing lost.")
+    wiring = [m for m in report.merged if m != ".gitattributes"]
+    if wiring:
         lines.append(
-            "Merged okfpro's hook entries into your " + ", ".join(report.merged) + ": every key and entry of yours "
+            "Merged okfpro's hook entries into your " + ", ".join(wiring) + ": every key and entry of yours "
             "is kept (the original is in the *.okfpro-backup beside it); a re-run changes nothing."
         )
     for rel, why in report.not_active:
