@@ -150,7 +150,10 @@ def test_outside_the_grammar_the_merge_declines_and_says_why() -> None:
     assert "NUL" in fm.merge(BOARD, a, a + "\x00", "board.md").reason
     swapped = BOARD.replace("## Inbox", "## TMP").replace("## Waiting", "## Inbox").replace("## TMP", "## Waiting")
     reordered = fm.merge(BOARD, swapped, BOARD.replace("## Backlog\n", "## Backlog\n- x\n"), "b/board.md")
-    assert "different orders" in reordered.reason
+    assert reordered.text == BOARD.replace("## Backlog\n", "## Backlog\n- x\n")  # the board's own order
+    journal = "# Day\n\n## One\n\n## Two\n"
+    flipped = fm.merge(journal, "# Day\n\n## Two\n\n## One\n", journal + "x\n", "journal/2026-12-01.md")
+    assert "different orders" in flipped.reason
 
 
 def test_a_section_dropped_on_one_side_and_changed_on_the_other_is_a_conflict() -> None:
@@ -257,3 +260,12 @@ def test_linemerge_keeps_everything_it_does_not_mark_and_is_symmetric(base, ours
     for side in (ours, theirs):
         added = Counter(side) - Counter(base)
         assert not (added - Counter(flat)), (base, ours, theirs, pieces)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([
+    "## In flight", "## In flight  ", "## Backlog", "## Foo", "- a", "- <!-- x -->b", "<!-- c -->- d", "  - e", "* f",
+    "- g <!--", "<!-- --> ## Backlog", "<!-- -->## In flight", "",
+]), max_size=15))
+def test_count_rows_counts_what_the_board_parser_counts(lines_) -> None:
+    assert _board.count_rows(lines_, "In flight") == _board.parse("\n".join(lines_) + "\n").count("In flight")

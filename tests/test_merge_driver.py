@@ -90,27 +90,25 @@ def lines_of(path: Path) -> Counter:
     return Counter(path.read_text(encoding="utf-8").splitlines())
 
 
+def work_a_day(ws: Path, captures: list[str], journal: str, close: str) -> None:
+    """Captures, today's journal opened and written in, a project closed (logged), the Snapshot pasted."""
+    for text in captures:
+        okfpro(ws, "capture", "--", text)
+    okfpro(ws, "journal", "open")
+    day = ws / ".okf" / "journal" / f"{DAY}.md"
+    day.write_text(day.read_text(encoding="utf-8") + f"\n{journal}\n", encoding="utf-8")
+    okfpro(ws, "close", close)
+    paste_snapshot(ws)
+    commit(ws, f"{ws.name}'s day")
+
+
 def test_two_clones_capture_journal_and_log_the_same_day_and_pull_merges_everything(clones) -> None:
     a, b = clones
     rels = (".okf/board.md", ".okf/log.md", f".okf/journal/{DAY}.md", ".okf/journal/index.md")
     base = {rel: lines_of(a / rel) if (a / rel).exists() else Counter() for rel in rels}
-    okfpro(a, "capture", "--", "call the insurer")
-    okfpro(a, "capture", "--", "book the hall")
-    okfpro(a, "journal", "open")
-    day_a = a / ".okf" / "journal" / f"{DAY}.md"
-    day_a.write_text(day_a.read_text(encoding="utf-8") + "\nAlice: the insurer wants the form.\n", encoding="utf-8")
-    okfpro(a, "close", "alpha")
-    paste_snapshot(a)
-    commit(a, "alice's day")
+    work_a_day(a, ["call the insurer", "book the hall"], "Alice: the insurer wants the form.", "alpha")
     git(a, "push", "-q", "origin", "HEAD")
-
-    okfpro(b, "capture", "--", "renew the domain")
-    okfpro(b, "journal", "open")
-    day_b = b / ".okf" / "journal" / f"{DAY}.md"
-    day_b.write_text(day_b.read_text(encoding="utf-8") + "\nBob: the domain renews in March.\n", encoding="utf-8")
-    okfpro(b, "close", "beta")
-    paste_snapshot(b)
-    commit(b, "bob's day")
+    work_a_day(b, ["renew the domain"], "Bob: the domain renews in March.", "beta")
     sides = {rel: (lines_of(a / rel), lines_of(b / rel)) for rel in rels}
 
     pull = git(b, "pull", "--no-rebase", "--no-edit", "origin", "HEAD", check=False)

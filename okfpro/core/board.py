@@ -224,6 +224,20 @@ def parse(text: str) -> Board:
     return Board(text, raw_lines, visible, passes, rows, headings, first_heading, header_index, declared, cap)
 
 
+def count_rows(lines: list[str], name: str) -> int:
+    """``parse(text).count(name)`` for lines already split (endings removed), without reading
+    dates and links: the merge driver counts In flight on every side of a large board."""
+    current: str | None = None
+    n = 0
+    for line in lines:
+        v = strip_comments(line)[0] if "<!--" in line else line
+        if v.startswith("## "):
+            current = v.rstrip()[3:]
+        elif current == name and v.startswith("- "):
+            n += 1
+    return n
+
+
 # --- findings -----------------------------------------------------------------
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from okfpro.core import linemerge
-from okfpro.core.board import HEADER, SECTIONS, parse_day
+from okfpro.core.board import HEADER, SECTIONS, count_rows, parse_day
 from okfpro.core.board_edit import JOURNAL_DAY_PLACEHOLDER, JOURNAL_PLACEHOLDER
 from okfpro.core.log import DAYISH, day_of, is_snapshot_line
 
@@ -186,7 +186,8 @@ def _rank(kind: str, key: tuple) -> tuple:
 
 def _order(kind: str, sides: list[list[tuple]], keys: set) -> list[tuple] | None:
     """The merged order of section keys: each side's order kept, free choices by the grammar's
-    rank; None when the sides order two sections in opposite ways."""
+    rank.  When the sides order two sections in opposite ways, the board's and the log's grammar
+    decide alone (fixed sections, days newest first); elsewhere None."""
     after: dict[tuple, set] = {k: set() for k in keys}
     before_count: dict[tuple, int] = {k: 0 for k in keys}
     for seq in sides:
@@ -205,23 +206,25 @@ def _order(kind: str, sides: list[list[tuple]], keys: set) -> list[tuple] | None
             if before_count[y] == 0:
                 ready.append(y)
         ready.sort(key=lambda k: _rank(kind, k))
-    return out if len(out) == len(keys) else None
+    if len(out) == len(keys):
+        return out
+    if kind in ("board", "log"):  # the sides disagree; the grammar has an order of its own
+        return sorted(keys, key=lambda k: _rank(kind, k))
+    return None
 
 
 # --- the board's header ---------------------------------------------------------------------
 
 
 def _in_flight(lines: list[str]) -> int:
-    from okfpro.core.board import parse
-
-    return parse("\n".join(lines) + "\n").count("In flight")
+    return count_rows(lines, "In flight")
 
 
 def _header_at(lines: list[str]) -> int | None:
     from okfpro.core.board import strip_comments
 
     for i, line in enumerate(lines):
-        if HEADER.match(strip_comments(line)[0]):
+        if HEADER.match(strip_comments(line)[0] if "<!--" in line else line):
             return i
     return None
 
