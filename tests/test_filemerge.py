@@ -269,3 +269,14 @@ def test_linemerge_keeps_everything_it_does_not_mark_and_is_symmetric(base, ours
 ]), max_size=15))
 def test_count_rows_counts_what_the_board_parser_counts(lines_) -> None:
     assert _board.count_rows(lines_, "In flight") == _board.parse("\n".join(lines_) + "\n").count("In flight")
+
+
+def test_huge_insertions_on_both_sides_at_one_place_stay_fast_and_whole() -> None:
+    base = "# Learnings\n\n"
+    a = base + "".join(f"* mine {i}\n\n" for i in range(6000))
+    b = base + "".join(f"* theirs {i}\n\n" for i in range(6000))
+    t = time.process_time()
+    merged = clean(base, a, b, "learnings/index.md")
+    assert time.process_time() - t < 20  # a guard against the quadratic path, not a benchmark
+    got = lines(merged)
+    assert all(got[f"* mine {i}"] == 1 and got[f"* theirs {i}"] == 1 for i in range(6000))

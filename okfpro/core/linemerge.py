@@ -56,6 +56,12 @@ class Edit:
         return (2 * self.start + 1, 2 * self.end - 1)
 
 
+def _big(a, b) -> bool:
+    """Past this size difflib skips lines that make up over 1% of a side (blank lines, mostly) as
+    anchors: the alignment may be less tight, the time stays near linear instead of quadratic."""
+    return len(a) * len(b) > 4_000_000
+
+
 def edits(base: list[str], side: list[str], which: int = 0) -> list[Edit]:
     """The side's change against ``base``: disjoint, non-adjacent edits in base order.
 
@@ -74,7 +80,7 @@ def edits(base: list[str], side: list[str], which: int = 0) -> list[Edit]:
     if not mid_base or not mid_side:
         return [Edit(head, n - tail, tuple(mid_side), which)]
     out: list[Edit] = []
-    matcher = difflib.SequenceMatcher(None, mid_base, mid_side, autojunk=len(mid_base) * len(mid_side) > 4_000_000)
+    matcher = difflib.SequenceMatcher(None, mid_base, mid_side, autojunk=_big(mid_base, mid_side))
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
@@ -127,7 +133,7 @@ def union(a: Iterable[str], b: Iterable[str], order: OrderKey | None = None) -> 
         return list(x or y)
     out: list[str] = []
     i = j = 0
-    for bi, bj, size in difflib.SequenceMatcher(None, x, y, autojunk=False).get_matching_blocks():
+    for bi, bj, size in difflib.SequenceMatcher(None, x, y, autojunk=_big(x, y)).get_matching_blocks():
         out.extend(_interleave(x[i:bi], y[j:bj], order))
         out.extend(x[bi : bi + size])
         i, j = bi + size, bj + size

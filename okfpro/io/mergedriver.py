@@ -23,7 +23,7 @@ Git's merge driver for okfpro's writer-owned files (board.md, log.md, journal da
 every line of both sides kept, sections in their grammar's order, a line edited two ways left
 as a conflict with standard markers. Writes the result into OURS; exit 0 clean, 1 conflicts,
 2 could not run (OURS untouched). `okfpro init` registers it:
-  git config merge.okfpro.driver "<python> -m okfpro merge-file --marker-size %L %O %A %B %P"
+  git config merge.okfpro.driver "<python> -P -m okfpro merge-file --marker-size %L %O %A %B %P"
 """
 
 

@@ -46,8 +46,10 @@ def attribute_lines() -> list[str]:
 
 
 def driver_command(python: str) -> str:
-    """What Git runs (through the shell): %O %A %B %P quoted by Git's own rules, %L a number."""
-    return f"{shlex.quote(python)} -m okfpro merge-file --marker-size %L %O %A %B %P"
+    """What Git runs (through the shell, from the top of the work tree): %O %A %B %P quoted by Git's
+    own rules, %L a number.  ``-P``, as the hook launchers: a directory called ``okfpro`` in the
+    work tree is never imported instead of the installed okfpro."""
+    return f"{shlex.quote(python)} -P -m okfpro merge-file --marker-size %L %O %A %B %P"
 
 
 def pinned_python(dest: Path) -> str:
@@ -146,10 +148,10 @@ def check(dest: Path) -> dict:
                                  "(run `okfpro upgrade`)"}
     python = shlex.split(command)[0]
     try:
-        probe = subprocess.run([python, "-m", "okfpro", "merge-file", "--help"], stdin=subprocess.DEVNULL,
+        probe = subprocess.run([python, "-P", "-m", "okfpro", "merge-file", "--help"], stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return {**row, "detail": f"the driver's interpreter {python} does not run ({exc})"}
     if probe.returncode != 0 or b"merge-file" not in probe.stdout:
-        return {**row, "detail": f"{python} -m okfpro merge-file does not answer: {probe.stderr.decode(errors='replace')[-200:]}"}
+        return {**row, "detail": f"{python} -P -m okfpro merge-file does not answer: {probe.stderr.decode(errors='replace')[-200:]}"}
     return {**row, "ok": True, "detail": f"{len(PATTERNS)} attribute lines route the writer files; {python} runs the driver"}
