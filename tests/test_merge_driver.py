@@ -147,6 +147,18 @@ def test_two_clones_capture_journal_and_log_the_same_day_and_pull_merges_everyth
     assert git(a, "rev-parse", "HEAD^{tree}").stdout == git(b, "rev-parse", "HEAD^{tree}").stdout
 
 
+def test_a_into_b_and_b_into_a_give_the_same_tree(clones) -> None:
+    a, b = clones
+    work_a_day(a, ["call the insurer", "book the hall"], "Alice: the insurer wants the form.", "alpha")
+    work_a_day(b, ["renew the domain"], "Bob: the domain renews in March.", "beta")
+    git(a, "branch", "alices-day")
+    git(b, "branch", "bobs-day")
+    git(a, "pull", "-q", "--no-rebase", "--no-edit", str(b), "bobs-day")
+    git(b, "pull", "-q", "--no-rebase", "--no-edit", str(a), "alices-day")
+    assert git(a, "rev-parse", "HEAD^{tree}").stdout == git(b, "rev-parse", "HEAD^{tree}").stdout
+    assert git(a, "rev-parse", "HEAD").stdout != git(b, "rev-parse", "HEAD").stdout  # two merges, one result
+
+
 def test_the_same_card_edited_two_ways_is_a_real_conflict(clones) -> None:
     a, b = clones
     for ws, words in ((a, "alpha work, this week"), (b, "alpha work, next month")):
