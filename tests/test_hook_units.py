@@ -48,8 +48,11 @@ def test_codex_apply_patch_split():
              "*** Delete File: c.md\n*** Update File: d.md\n*** Move to: e.md\n+moved\n*** End Patch")
     ev = parse(json.dumps({"cwd": "/w", "tool_name": "apply_patch", "tool_input": {"command": patch}}))
     out = adapters.normalize(ev, "codex")
+    # b.md does not exist here, so "-old" is found nowhere: its added lines are passed on; d.md's
+    # insertion applies to an empty text (Codex would refuse the missing file: no write either way)
     assert [(e.tool_name, e.file_path, e.added_text) for e in out] == [
-        ("Write", "/w/a.md", "verified: yes"), ("Edit", "/w/b.md", "new"), ("Write", "/w/e.md", "moved")]
+        ("Write", "/w/a.md", "verified: yes\n"), ("Edit", "/w/b.md", "new"), ("Write", "/w/c.md", ""),
+        ("Write", "/w/d.md", ""), ("Write", "/w/e.md", "moved\n")]
 
 
 def test_dialect_detection():

@@ -4,7 +4,8 @@
   ``hookSpecificOutput.permissionDecision``, SessionStart plain stdout).
 * **codex** — OpenAI Codex CLI speaks the same JSON.  Three differences matter:
   its edit tool is ``apply_patch`` (the patch text in ``tool_input.command`` /
-  ``input`` / ``patch``), which is split here into one Write/Edit event per file;
+  ``input`` / ``patch``), which is split here into one Write/Edit event per file,
+  holding the text Codex would leave there (``okfpro.core.patch``);
   its output schemas are strict, so context goes out as a ``hookSpecificOutput``
   object rather than plain text; and it has no "ask" — Codex 0.171 rejects
   ``permissionDecision: "ask"`` and then lets the tool run — so an ask goes out
@@ -30,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook path
     from typing import Any
@@ -64,8 +64,6 @@ CLAUDE_EVENT_NAMES = {
 }
 GEMINI_EVENT_NAMES = {v: k for k, v in GEMINI_EVENTS.items()}
 
-_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$")
-_PATCH_MOVE = re.compile(r"^\*\*\* Move to: (.+?)\s*$")
 
 
 def detect(event: Event, requested: str | None) -> str:
@@ -111,34 +109,52 @@ def _patch_text(tool_input: Any) -> str:
 
 
 def _split_patch(raw: dict[str, Any], dialect: str) -> list[Event]:
-    text = _patch_text(raw.get("tool_input"))
-    files: list[tuple[str, str, list[str]]] = []  # (op, path, added lines)
-    for line in text.splitlines():
-        m = _PATCH_FILE.match(line)
-        if m:
-            files.append((m.group(1), m.group(2), []))
-            continue
-        mv = _PATCH_MOVE.match(line)
-        if mv and files:
-            op, _, added = files[-1]
-            files[-1] = ("Add", mv.group(1), added)
-            continue
-        if files and line.startswith("+") and not line.startswith("+++"):
-            files[-1][2].append(line[1:])
-    out = []
+    """One Write/Edit event per file the patch writes or deletes, holding the text Codex would leave.
+
+    An Update's chunks are applied to the file's current text the way Codex applies them
+    (``okfpro.core.patch``) and passed as ``old_string`` (today's text) / ``new_string`` (the
+    result), so the guards judge the real edit — not the ``+`` lines, and not a hunk that
+    ``str.replace`` might land somewhere else than Codex's positional search does.  A Move is a
+    deletion of the source and a write of the destination; a Delete is a write of nothing.  When
+    the result is not knowable (the file unreadable, a chunk Codex would not find either), the
+    event carries the added lines only and the guards decide on those.  A text Codex would not
+    parse as a patch becomes no event: Codex refuses it and writes nothing.
+    """
+    from okfpro.core import patch
+
+    ops = patch.parse(_patch_text(raw.get("tool_input")))
+    if not ops:
+        return []
     cwd = raw.get("cwd") if isinstance(raw.get("cwd"), str) else os.getcwd()
-    for op, path, added in files:
-        if op == "Delete":
-            continue
-        full = path if os.path.isabs(path) else os.path.join(cwd, path)
+
+    def event(path: str, tool_input: dict[str, Any], tool: str) -> Event:
         sub = dict(raw)
-        if op == "Add":
-            sub["tool_name"] = "Write"
-            sub["tool_input"] = {"file_path": full, "content": "\n".join(added)}
+        sub["tool_name"] = tool
+        sub["tool_input"] = {"file_path": path if os.path.isabs(path) else os.path.join(cwd, path), **tool_input}
+        return Event(raw=sub, dialect=dialect)
+
+    out = []
+    for op in ops:
+        if op.op == "add":
+            out.append(event(op.path, {"content": op.content}, "Write"))
+            continue
+        if op.op == "delete":
+            out.append(event(op.path, {"content": ""}, "Write"))
+            continue
+        from okfpro.hooks.guards import current_text
+
+        full = op.path if os.path.isabs(op.path) else os.path.join(cwd, op.path)
+        now = current_text(full)
+        result = patch.apply(now, op.chunks) if now is not None else None
+        if result is not None:
+            change = {"old_string": now, "new_string": result}
         else:
-            sub["tool_name"] = "Edit"
-            sub["tool_input"] = {"file_path": full, "new_string": "\n".join(added)}
-        out.append(Event(raw=sub, dialect=dialect))
+            change = {"new_string": "\n".join(line for c in op.chunks for line in c.new)}
+        if op.move_to is not None:
+            out.append(event(op.path, {"content": ""}, "Write"))
+            out.append(event(op.move_to, {"content": result} if result is not None else change, "Write" if result is not None else "Edit"))
+        else:
+            out.append(event(op.path, change, "Edit"))
     return out
 
 

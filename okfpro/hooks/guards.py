@@ -35,7 +35,7 @@ def guard_verified(ctx: Ctx) -> Answer:
     return Answer.pass_()
 
 
-def _current(path: str) -> str | None:
+def current_text(path: str) -> str | None:
     """The file's text now ("" when it does not exist); None when it cannot be read as a file."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -63,7 +63,7 @@ def _changes_verified(path: str, rel: str, tool_input: dict, added: str) -> bool
     from okfpro.core import edits
     from okfpro.core.fence import block
 
-    current = _current(path)
+    current = current_text(path)
     outcomes = edits.outcomes(current or "", tool_input) if current is not None else None
     if outcomes is None:  # no way to know the result: decide on the added text
         return KEY_HINT.search(added) is not None
