@@ -156,6 +156,49 @@ def test_claude_commands_run_our_launcher_from_a_path_with_a_space_and_a_paren(h
     assert fire("Stop", {"hook_event_name": "Stop", "stop_hook_active": False}).returncode in (0, 2)
 
 
+def _claude_schema(hosts: Path, outputs: list[str], tmp: Path) -> list[dict]:
+    schema = tmp / "claude-hook-schema.js"
+    schema.write_text(hostkit.claude_hook_schema_js(hosts))
+    proc = subprocess.run(["node", str(Path(__file__).parent / "hosts" / "claude_schema.mjs"), str(hosts), str(schema)],
+                          input=json.dumps({"outputs": outputs}), capture_output=True, text=True, timeout=120)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, proc.stderr[-3000:]
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def test_claude_answers_parse_with_claude_codes_own_hook_output_schema(hosts, tmp_path):
+    """Claude Code ships no JSON Schema; its zod schema, cut out of the binary, is the oracle."""
+    ws = _commit(_init(tmp_path / "schema ws (claude)", "claude"))
+    settings = json.loads((ws / ".claude" / "settings.json").read_text())
+    env = dict(os.environ, CLAUDE_PROJECT_DIR=str(ws))
+
+    def fire(event: str, payload: dict) -> str:
+        for ev, _, hook in _entries(settings):
+            if ev == event:
+                proc = subprocess.run(["bash", "-c", hook["command"]], input=json.dumps({"cwd": str(ws), "session_id": "s1",
+                                      "hook_event_name": event, **payload}), capture_output=True, text=True, env=env, cwd=str(ws))
+                assert proc.returncode in (0, 2), proc.stderr
+                return proc.stdout
+        raise AssertionError(event)
+
+    (ws / ".okf" / "reference").mkdir(exist_ok=True)
+    outputs = [
+        fire("PreToolUse", _edit(ws, "reference/x.md", "---\nverified: yes\n---\n")),
+        fire("PreToolUse", _edit(ws, f"journal/{TODAY_PAST}.md", "x")),
+        fire("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "echo x >> .okf/board.md"}}),
+        fire("PreToolUse", {"tool_name": "PowerShell", "tool_input": {"command": "Set-Content .okf/log.md x"}}),
+        fire("UserPromptSubmit", {"prompt": "what is on the board roadmap"}),
+    ]
+    answers = [o for o in outputs if o.strip().startswith("{")]
+    assert len(answers) >= 4, outputs
+    results = _claude_schema(hosts, answers + ['{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"maybe"}}',
+                                               '{"hookSpecificOutput":{"hookEventName":"PreToolUse"},"verdict":"x"}'], tmp_path)
+    *ours, wrong, stray = results
+    for text, r in zip(answers, ours):
+        assert r["success"] and r["unrecognized"] == [], (text, r)
+    assert not wrong["success"] and stray["unrecognized"] == ["verdict"]  # the oracle can say no
+
+
 # --------------------------------------------------------------------------- Codex CLI
 
 

@@ -28,11 +28,11 @@ def places(tmp_path_factory):
     return ws, out
 
 
-def _decide(places, command: str, where: str) -> str:
+def _decide(places, command: str, where: str, tool: str = "Bash") -> str:
     ws, out = places
     cwd = {"ws": ws, "okf": ws / ".okf", "out": out}[where]
     text = command.replace("{ws}", str(ws)).replace("{out}", str(out))
-    event = {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": "Bash",
+    event = {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": tool,
              "tool_input": {"command": text}}
     proc = hookkit.hook("pre-tool-use", event=event)
     if proc.returncode != 0:
@@ -42,9 +42,9 @@ def _decide(places, command: str, where: str) -> str:
     return json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"]
 
 
-def _all(places, entries):
+def _all(places, entries, tool: str = "Bash"):
     with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda e: (e[0], _decide(places, *e)), entries))
+        return list(pool.map(lambda e: (e[0], _decide(places, *e, tool=tool)), entries))
 
 
 def test_every_write_into_the_bundle_is_asked(places):
@@ -59,3 +59,25 @@ def test_reads_pass(places):
     asked = [(c, r) for c, r in results if r != "pass"]
     print(f"shell guard: {len(asked)}/{len(results)} read-only commands asked (false positives)")
     assert not asked
+
+
+# PowerShell: Claude Code's PowerShell tool sends it as it is; Codex and Gemini CLI on Windows send it as
+# their one shell tool (read here as Bash), so both names see the same corpus.
+@pytest.mark.parametrize("tool", ["PowerShell", "Bash"])
+def test_every_powershell_write_into_the_bundle_is_asked(places, tool):
+    results = _all(places, corpus.PS_WRITES, tool)
+    missed = [(c, r) for c, r in results if r != "ask"]
+    print(f"shell guard ({tool}): {len(results) - len(missed)}/{len(results)} PowerShell bundle writes asked")
+    assert not missed
+
+
+def test_powershell_reads_pass(places):
+    results = _all(places, corpus.PS_READS, "PowerShell")
+    asked = [(c, r) for c, r in results if r != "pass"]
+    print(f"shell guard: {len(asked)}/{len(results)} PowerShell read-only commands asked (false positives)")
+    assert not asked
+
+
+def test_an_encoded_command_that_does_not_decode_is_asked_about(places):
+    assert _decide(places, "pwsh -EncodedCommand !!!notbase64!!!", "ws", "PowerShell") == "ask"
+    assert _decide(places, "pwsh -enc AAAA", "ws", "PowerShell") == "ask"  # decodes to NULs: not text

@@ -13,9 +13,9 @@ from collections import Counter
 from typing import Any, Iterable
 
 # Shell mutators (shared with the shell guard).  The redirection pattern must not
-# fire on reads: ``2>/dev/null`` (only the real sinks under /dev/ — ``/dev/../x`` is a
+# fire on reads: ``2>/dev/null`` or PowerShell's ``> $null`` (only the real sinks under /dev/ — ``/dev/../x`` is a
 # file), ``-->`` and ``=>`` (arrows), ``>&2`` (fd duplication).  ``>|`` and ``&>`` write.
-_SINK = r"/dev/(?:null|stdout|stderr|tty|fd/[0-9]+)(?![^\s|&;)<>])"
+_SINK = r"(?:/dev/(?:null|stdout|stderr|tty|fd/[0-9]+)|\$null)(?![^\s|&;)<>])"  # $null: PowerShell's sink
 REDIRECT = re.compile(r"(?<![-=])(?<![-=]>)>{1,2}\|?[ \t]*(?!" + _SINK + r")[^|&\s>]")
 REDIRECT_TARGET = re.compile(
     r"(?<![-=])(?<![-=]>)>{1,2}\|?[ \t]*(?!" + _SINK + r")(\"[^\"]*\"|'[^']*'|[^|&\s>;<()]+)"
@@ -49,7 +49,10 @@ MUTATORS = (
 
 
 def has_mutator(command: str) -> bool:
-    return any(p.search(command) for p in MUTATORS) or runs_writing_code(command)
+    """A write in POSIX shell words, inline interpreter code, or PowerShell/cmd.exe words (``okfpro.core.pwsh``)."""
+    from okfpro.core import pwsh
+
+    return any(p.search(command) for p in MUTATORS) or runs_writing_code(command) or pwsh.writes(command)
 
 
 def runs_writing_code(command: str) -> bool:
@@ -59,7 +62,9 @@ def runs_writing_code(command: str) -> bool:
 
 def only_redirects(command: str) -> bool:
     """Every write in the command is a plain redirection (so its targets say where it writes)."""
-    return not runs_writing_code(command) and not any(p.search(command) for p in MUTATORS[1:])
+    from okfpro.core import pwsh
+
+    return not runs_writing_code(command) and not any(p.search(command) for p in MUTATORS[1:]) and not pwsh.writes(command)
 
 
 def redirect_targets(command: str) -> list[str]:

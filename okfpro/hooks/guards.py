@@ -145,8 +145,8 @@ def _names_bundle(text: str, cwd: str, real_root: str | None) -> bool:
         is_md = token.lower().endswith(".md") and token.lower() != ".md"
         if is_md and not os.path.isabs(token) and real_root is not None:
             return True
-        if "/" not in token and not is_md:
-            continue
+        if "/" not in token and not is_md and not os.path.islink(os.path.join(cwd, token)):
+            continue  # a bare word: only a symlink beside cwd (``cp x jlink``) can lead into a bundle
         real = os.path.realpath(os.path.join(cwd, token))
         if real_root is not None and _inside(real, real_root):
             return True
@@ -168,14 +168,29 @@ def _touches_bundle(command: str, root: str | None, cwd: str) -> bool:
     return _names_bundle(command, cwd, real_root)
 
 
+OPAQUE_ASK = (
+    "This command hands PowerShell an encoded command that does not decode, so what it would run cannot be "
+    "read here: {shown}\nApprove only if you know what it does; otherwise deny, and let the agent run the "
+    "command in plain words (or use Edit or Write, which the guards can see)."
+)
+
+
 def shell_guard(ctx: Ctx) -> Answer:
-    from okfpro.core import friction
+    """Ask before a shell command that writes into a bundle: POSIX words, inline interpreter code, or
+    PowerShell/cmd.exe words — read on the command expanded by ``okfpro.core.pwsh`` (its -Command and
+    -EncodedCommand texts decoded, escapes and literal concatenations folded)."""
+    from okfpro.core import friction, pwsh
 
     command = ctx.event.command
-    if not command or not friction.has_mutator(command):
+    if not command:
         return Answer.pass_()
     root = ctx.enclosing()
-    if not _touches_bundle(command, root, ctx.event.cwd):
+    if root is not None and pwsh.opaque_encoded(command):
+        return Answer.ask(OPAQUE_ASK.format(shown=friction.detail_of(command)))
+    text = pwsh.expand(command)
+    if not friction.has_mutator(text):
+        return Answer.pass_()
+    if not _touches_bundle(text, root, ctx.event.cwd):
         return Answer.pass_()
     if root is not None and not friction.is_own_command(command):
         from okfpro.io import friction as friction_log
