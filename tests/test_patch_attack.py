@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hookkit as k  # noqa: E402
+import hookkit  # noqa: E402
 
 from okfpro.core import patch  # noqa: E402
 
@@ -33,20 +33,20 @@ FUZZY = ("---\ntype: Reference\ntitle: Ranking \u2014 recency\n---   \n\n# Ranki
          "---\n\nMore.\n")
 
 
-def P(*sections: str, eol: str = "\n") -> str:
+def wrap(*sections: str, eol: str = "\n") -> str:
     return ("*** Begin Patch\n" + "".join(sections) + "*** End Patch\n").replace("\n", eol)
 
 
 @pytest.fixture(scope="module")
 def places(tmp_path_factory):
     base = tmp_path_factory.mktemp("patch")
-    ws = k.make_workspace(base)
+    ws = hookkit.make_workspace(base)
     (ws / ".okf" / "reference").mkdir(exist_ok=True)
     (ws / ".okf" / "reference" / "ranking.md").write_text(CONCEPT)
     (ws / ".okf" / "reference" / "fuzzy.md").write_text(FUZZY)
     (ws / ".okf" / "reference" / "crlf.md").write_bytes(CONCEPT.replace("\n", "\r\n").encode())
-    k.git(ws, "add", "-A")
-    k.git(ws, "commit", "-qm", "fixtures")
+    hookkit.git(ws, "add", "-A")
+    hookkit.git(ws, "commit", "-qm", "fixtures")
     out = base / "outside"
     out.mkdir()
     (out / "jlink").symlink_to(ws / ".okf" / "journal")
@@ -60,47 +60,47 @@ def decide(places, text: str, where: str = "ws") -> str:
     event = {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": "apply_patch",
              "turn_id": "t", "tool_use_id": "u", "model": "m", "permission_mode": "default", "transcript_path": None,
              "tool_input": {"command": text}}
-    proc = k.hook("pre-tool-use", "--agent", "codex", event=event)
+    proc = hookkit.hook("pre-tool-use", "--agent", "codex", event=event)
     if proc.returncode == 2:
         return "block"
-    assert proc.returncode == 0, k.err_text(proc)
+    assert proc.returncode == 0, hookkit.err_text(proc)
     if not proc.stdout.strip():
         return "pass"
     return json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"]
 
 
-PAST = k.PAST
+PAST = hookkit.PAST
 REFUSED = [  # (why, patch, cwd): each must be refused (deny, or block by exit 2)
-    ("multi-file: a harmless file, then a past day", P("*** Add File: notes/ok.md\n+fine\n",
+    ("multi-file: a harmless file, then a past day", wrap("*** Add File: notes/ok.md\n+fine\n",
      f"*** Update File: .okf/journal/{PAST}.md\n@@\n+rewritten\n"), "ws"),
-    ("update of a past day", P(f"*** Update File: .okf/journal/{PAST}.md\n@@\n+more\n"), "ws"),
-    ("delete of a past day", P(f"*** Delete File: .okf/journal/{PAST}.md\n"), "ws"),
-    ("a past day moved away", P(f"*** Update File: .okf/journal/{PAST}.md\n*** Move to: notes/old.md\n@@\n+x\n"), "ws"),
-    ("a concept moved onto a new past day", P("*** Update File: .okf/reference/ranking.md\n"
+    ("update of a past day", wrap(f"*** Update File: .okf/journal/{PAST}.md\n@@\n+more\n"), "ws"),
+    ("delete of a past day", wrap(f"*** Delete File: .okf/journal/{PAST}.md\n"), "ws"),
+    ("a past day moved away", wrap(f"*** Update File: .okf/journal/{PAST}.md\n*** Move to: notes/old.md\n@@\n+x\n"), "ws"),
+    ("a concept moved onto a new past day", wrap("*** Update File: .okf/reference/ranking.md\n"
      "*** Move to: .okf/journal/2026-11-02.md\n@@\n # Ranking\n+moved\n"), "ws"),
-    ("creation of a past day", P("*** Add File: .okf/journal/2026-11-02.md\n+made up\n"), "ws"),
-    ("verified: as an added line", P("*** Update File: .okf/reference/ranking.md\n@@\n type: Reference\n+verified: yes\n"), "ws"),
+    ("creation of a past day", wrap("*** Add File: .okf/journal/2026-11-02.md\n+made up\n"), "ws"),
+    ("verified: as an added line", wrap("*** Update File: .okf/reference/ranking.md\n@@\n type: Reference\n+verified: yes\n"), "ws"),
     ("verified: made by deleting the closing fence (no + line at all)",
-     P("*** Update File: .okf/reference/ranking.md\n@@\n description: How we rank.\n----\n"), "ws"),
+     wrap("*** Update File: .okf/reference/ranking.md\n@@\n description: How we rank.\n----\n"), "ws"),
     ("the same, the fence found only after trimming trailing blanks",
-     P("*** Update File: .okf/reference/fuzzy.md\n@@\n title: Ranking \u2014 recency\n----\n"), "ws"),
+     wrap("*** Update File: .okf/reference/fuzzy.md\n@@\n title: Ranking \u2014 recency\n----\n"), "ws"),
     ("verified: key spelled with a dash Codex folds",
-     P("*** Update File: .okf/reference/fuzzy.md\n@@\n-title: Ranking - recency\n+title: R\n+verified: yes\n"), "ws"),
-    ("CRLF patch text", P("*** Update File: .okf/reference/ranking.md\n@@\n type: Reference\n+verified: yes\n", eol="\r\n"), "ws"),
-    ("CRLF patch text deleting a past day", P(f"*** Delete File: .okf/journal/{PAST}.md\n", eol="\r\n"), "ws"),
-    ("padded headers", P(f"   *** Delete File: .okf/journal/{PAST}.md   \n"), "ws"),
-    ("heredoc-wrapped patch", "<<'EOF'\n" + P(f"*** Delete File: .okf/journal/{PAST}.md\n") + "EOF\n", "ws"),
-    ("a past day through a symlinked directory", P(f"*** Update File: {{out}}/jlink/{PAST}.md\n@@\n+x\n"), "out"),
-    ("relative path through the symlink", P(f"*** Delete File: jlink/{PAST}.md\n"), "out"),
-    ("absolute path with ..", P(f"*** Update File: {{ws}}/notes/../.okf/journal/{PAST}.md\n@@\n+x\n"), "ws"),
+     wrap("*** Update File: .okf/reference/fuzzy.md\n@@\n-title: Ranking - recency\n+title: R\n+verified: yes\n"), "ws"),
+    ("CRLF patch text", wrap("*** Update File: .okf/reference/ranking.md\n@@\n type: Reference\n+verified: yes\n", eol="\r\n"), "ws"),
+    ("CRLF patch text deleting a past day", wrap(f"*** Delete File: .okf/journal/{PAST}.md\n", eol="\r\n"), "ws"),
+    ("padded headers", wrap(f"   *** Delete File: .okf/journal/{PAST}.md   \n"), "ws"),
+    ("heredoc-wrapped patch", "<<'EOF'\n" + wrap(f"*** Delete File: .okf/journal/{PAST}.md\n") + "EOF\n", "ws"),
+    ("a past day through a symlinked directory", wrap(f"*** Update File: {{out}}/jlink/{PAST}.md\n@@\n+x\n"), "out"),
+    ("relative path through the symlink", wrap(f"*** Delete File: jlink/{PAST}.md\n"), "out"),
+    ("absolute path with ..", wrap(f"*** Update File: {{ws}}/notes/../.okf/journal/{PAST}.md\n@@\n+x\n"), "ws"),
 ]
 ALLOWED = [
-    ("a file outside the bundle", P("*** Add File: notes/ok.md\n+fine\n"), "ws"),
-    ("a body edit of a concept", P("*** Update File: .okf/reference/ranking.md\n@@\n # Ranking\n+\n+We rank by recency.\n"), "ws"),
-    ("the body's own verified: line edited", P("*** Update File: .okf/reference/ranking.md\n@@\n-verified: 2026-11-01\n+verified: soon\n"), "ws"),
+    ("a file outside the bundle", wrap("*** Add File: notes/ok.md\n+fine\n"), "ws"),
+    ("a body edit of a concept", wrap("*** Update File: .okf/reference/ranking.md\n@@\n # Ranking\n+\n+We rank by recency.\n"), "ws"),
+    ("the body's own verified: line edited", wrap("*** Update File: .okf/reference/ranking.md\n@@\n-verified: 2026-11-01\n+verified: soon\n"), "ws"),
     # the reader reads no frontmatter in a CRLF file (okfpro.core.fence), so its body line is no key either way
-    ("a CRLF file's fence deleted", P("*** Update File: .okf/reference/crlf.md\n@@\n description: How we rank.\n----\n"), "ws"),
-    ("a new concept", P("*** Add File: .okf/reference/new.md\n+---\n+type: Reference\n+title: New\n+---\n+# New\n"), "ws"),
+    ("a CRLF file's fence deleted", wrap("*** Update File: .okf/reference/crlf.md\n@@\n description: How we rank.\n----\n"), "ws"),
+    ("a new concept", wrap("*** Add File: .okf/reference/new.md\n+---\n+type: Reference\n+title: New\n+---\n+# New\n"), "ws"),
 ]
 
 
@@ -125,23 +125,23 @@ def test_a_text_codex_would_not_parse_is_no_file_event():
 ORACLE_FILES = {"a.md": CONCEPT, "fuzzy.md": FUZZY, "crlf.md": CONCEPT.replace("\n", "\r\n"),
                 "twice.md": "x\nmark\ny\nmark\nz\n", "noeol.md": "one\ntwo"}
 ORACLE = [
-    P("*** Update File: a.md\n@@\n description: How we rank.\n----\n"),
-    P("*** Update File: a.md\n@@\n type: Reference\n+verified: yes\n"),
-    P("*** Update File: a.md\n@@ # Ranking\n+added at the end?\n"),
-    P("*** Update File: a.md\n+appended\n"),
-    P("*** Update File: fuzzy.md\n@@\n title: Ranking \u2014 recency\n----\n"),
-    P("*** Update File: fuzzy.md\n@@\n-title: Ranking - recency\n+title: R\n"),
-    P("*** Update File: crlf.md\n@@\n type: Reference\n+verified: yes\n"),
-    P("*** Update File: crlf.md\n@@\n type: Reference\n+verified: yes\n", eol="\r\n"),
-    P("*** Update File: twice.md\n@@ y\n-mark\n+second\n"),
-    P("*** Update File: twice.md\n@@\n-mark\n+first\n@@\n-mark\n+second\n"),
-    P("*** Update File: twice.md\n@@\n-mark\n+end\n z\n*** End of File\n"),
-    P("*** Update File: noeol.md\n@@\n-two\n+2\n"),
-    P("*** Update File: a.md\n@@\n-no such line\n+x\n"),
-    P("*** Update File: a.md\n*** Move to: b.md\n@@\n # Ranking\n+moved\n"),
-    P("*** Add File: new.md\n+one\n+two\n", "*** Update File: twice.md\n@@\n x\n+after x\n"),
-    "   " + P("  *** Update File: a.md\n@@\n # Ranking\n+padded\n"),
-    "<<'EOF'\n" + P("*** Update File: a.md\n@@\n # Ranking\n+heredoc\n") + "EOF\n",
+    wrap("*** Update File: a.md\n@@\n description: How we rank.\n----\n"),
+    wrap("*** Update File: a.md\n@@\n type: Reference\n+verified: yes\n"),
+    wrap("*** Update File: a.md\n@@ # Ranking\n+added at the end?\n"),
+    wrap("*** Update File: a.md\n+appended\n"),
+    wrap("*** Update File: fuzzy.md\n@@\n title: Ranking \u2014 recency\n----\n"),
+    wrap("*** Update File: fuzzy.md\n@@\n-title: Ranking - recency\n+title: R\n"),
+    wrap("*** Update File: crlf.md\n@@\n type: Reference\n+verified: yes\n"),
+    wrap("*** Update File: crlf.md\n@@\n type: Reference\n+verified: yes\n", eol="\r\n"),
+    wrap("*** Update File: twice.md\n@@ y\n-mark\n+second\n"),
+    wrap("*** Update File: twice.md\n@@\n-mark\n+first\n@@\n-mark\n+second\n"),
+    wrap("*** Update File: twice.md\n@@\n-mark\n+end\n z\n*** End of File\n"),
+    wrap("*** Update File: noeol.md\n@@\n-two\n+2\n"),
+    wrap("*** Update File: a.md\n@@\n-no such line\n+x\n"),
+    wrap("*** Update File: a.md\n*** Move to: b.md\n@@\n # Ranking\n+moved\n"),
+    wrap("*** Add File: new.md\n+one\n+two\n", "*** Update File: twice.md\n@@\n x\n+after x\n"),
+    "   " + wrap("  *** Update File: a.md\n@@\n # Ranking\n+padded\n"),
+    "<<'EOF'\n" + wrap("*** Update File: a.md\n@@\n # Ranking\n+heredoc\n") + "EOF\n",
 ]
 
 
