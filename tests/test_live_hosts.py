@@ -200,7 +200,7 @@ def test_gemini_refuses_a_blocked_call_and_never_runs_an_asked_one_in_a_live_tur
         {"name": "run_shell_command", "input": {"command": "echo ok > outside.txt"}},  # the control
         {"name": "run_shell_command", "input": {"command": "echo hi >> .okf/board.md"}},  # asked: see below
     ]
-    result = _live("gemini", str(hostkit.gemini_bundle(hosts) / "gemini.js"), ws, home, calls, args=["--yolo"], hang_grace=8)
+    result = _live("gemini", str(hostkit.gemini_bundle(hosts) / "gemini.js"), ws, home, calls, args=["--yolo"], hang_grace=15)
     answers = _answers(result, "gemini")
     assert len(answers) == 2, (answers, result["stderr"][-3000:])
     assert "Tool execution blocked" in answers[0] and f"journal/{PAST}.md records a past day" in answers[0], answers[0]
