@@ -22,8 +22,6 @@ relative Markdown, paths resolving into a bundle), on the expanded text.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 
 _CMDLETS = (  # unambiguous anywhere
@@ -48,11 +46,22 @@ WRITES = re.compile(
 )
 
 _SHELL = re.compile(r"(?<![\w-])(?:pwsh|powershell|cmd)(?:\.exe)?(?![\w-])", re.I)
-_ENCODED = re.compile(r"(?:^|\s)(?:--?|/)(?:e|ec|en[a-z]*)\s+['\"]?([^\s'\"]+)['\"]?", re.I)
-_ARGS_END = re.compile(r"\s(?:--?|/)(?:c|co|com|comm|comma|comman|command|f|fi|fil|file)\s|[;|&\n]", re.I)
-_COMMAND = re.compile(r"(?:^|\s)(?:--?|/)(?:k|c|co|com|comm|comma|comman|command)\s+"
-                      r"(\"(?:[^\"`]|`.)*\"|'(?:[^']|'')*'|.+)", re.I | re.S)
-_FROM_B64 = re.compile(r"frombase64string\s*\(\s*['\"]([A-Za-z0-9+/=\s]{4,})['\"]\s*\)", re.I)
+# compiled on first use: most commands name no PowerShell and hold no base64 (the hook path stays light)
+_PATTERNS = {
+    "encoded": (r"(?:^|\s)(?:--?|/)(?:e|ec|en[a-z]*)\s+['\"]?([^\s'\"]+)['\"]?", re.I),
+    "args_end": (r"\s(?:--?|/)(?:c|co|com|comm|comma|comman|command|f|fi|fil|file)\s|[;|&\n]", re.I),
+    "command": (r"(?:^|\s)(?:--?|/)(?:k|c|co|com|comm|comma|comman|command)\s+(\"(?:[^\"`]|`.)*\"|'(?:[^']|'')*'|.+)",
+                re.I | re.S),
+    "from_b64": (r"frombase64string\s*\(\s*['\"]([A-Za-z0-9+/=\s]{4,})['\"]\s*\)", re.I),
+}
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def _rx(name: str) -> re.Pattern[str]:
+    if name not in _COMPILED:
+        _COMPILED[name] = re.compile(*_PATTERNS[name])
+    return _COMPILED[name]
+
 _CONCAT = re.compile(r"(['\"])\s*\+\s*(['\"])")
 _BACKTICK = re.compile(r"`(?=[^\n])")
 DEPTH = 3
@@ -60,6 +69,9 @@ LIMIT = 256 * 1024
 
 
 def _decode(data: str) -> str | None:
+    import base64
+    import binascii
+
     try:
         raw = base64.b64decode(re.sub(r"\s", "", data) + "===", validate=False)
     except (binascii.Error, ValueError):
@@ -94,7 +106,7 @@ def expand(command: str) -> str:
             seen.append(text)
             found.append(_BACKTICK.sub("", text))
             found.append(_CONCAT.sub("", text))
-            for m in _FROM_B64.finditer(text):
+            for m in _rx("from_b64").finditer(text) if "frombase64string" in text.lower() else ():
                 decoded = _decode(m.group(1))
                 if decoded is not None:
                     found.append(decoded)
@@ -103,7 +115,7 @@ def expand(command: str) -> str:
                 if decoded is not None:
                     found.append(decoded)
             if _SHELL.search(text):
-                for m in _COMMAND.finditer(text):
+                for m in _rx("command").finditer(text):
                     found.append(_unquote(m.group(1)))
         todo = [t for t in found if t not in seen]
         if not todo:
@@ -116,8 +128,8 @@ def _encoded_args(text: str) -> list[str]:
     out = []
     for shell in _SHELL.finditer(text):
         rest = text[shell.end():]
-        end = _ARGS_END.search(rest)
-        out.extend(m.group(1) for m in _ENCODED.finditer(rest[:end.start() if end else len(rest)]))
+        end = _rx("args_end").search(rest)
+        out.extend(m.group(1) for m in _rx("encoded").finditer(rest[:end.start() if end else len(rest)]))
     return out
 
 
