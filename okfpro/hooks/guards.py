@@ -184,12 +184,12 @@ def shell_guard(ctx: Ctx) -> Answer:
     command = ctx.event.command
     if not command:
         return Answer.pass_()
-    root = ctx.enclosing()
-    if root is not None and pwsh.opaque_encoded(command):
+    if pwsh.opaque_encoded(command) and ctx.enclosing() is not None:
         return Answer.ask(OPAQUE_ASK.format(shown=friction.detail_of(command)))
     text = pwsh.expand(command)
     if not friction.has_mutator(text):
         return Answer.pass_()
+    root = ctx.enclosing()
     if not _touches_bundle(text, root, ctx.event.cwd):
         return Answer.pass_()
     if root is not None and not friction.is_own_command(command):
