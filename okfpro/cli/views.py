@@ -47,7 +47,7 @@ def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> Opened:
     return Opened(at, bundle)
 
 
-def parse_projection(fields: str | None, exclude: str | None, known) -> Callable[[dict], dict]:
+def parse_projection(fields: str | None, exclude: str | None, known: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any]]:
     try:
         return _views.projection(fields, exclude, known)
     except _views.ProjectionError as exc:
@@ -55,10 +55,23 @@ def parse_projection(fields: str | None, exclude: str | None, known) -> Callable
         raise
 
 
-def project_rows(payload: dict[str, Any], key: str, fields: str | None, exclude: str | None, known) -> dict[str, Any]:
+class Listed:
+    """A list view's answer: the bundle it read, its rows before projection, and the printed data."""
+
+    def __init__(self, opened: Opened, rows: list[dict[str, Any]], data: dict[str, Any]) -> None:
+        self.opened, self.rows, self.data = opened, rows, data
+
+
+def list_view(dir_arg: str | None, bundle_opt: str | None, fields: str | None, exclude: str | None,
+              key: str, known: tuple[str, ...], build: Callable[[Opened], dict[str, Any]]) -> Listed:
+    """Every list view's one path: the projection checked before anything is read, the bundle
+    opened, ``build`` (a call of a pure builder of :mod:`okfpro.core.views`) run on it, and the rows
+    under ``key`` projected into the envelope."""
     project = parse_projection(fields, exclude, known)
-    payload[key] = [project(r) for r in payload[key]]
-    return payload
+    opened = open_bundle(dir_arg, bundle_opt)
+    payload = build(opened)
+    rows = payload[key]
+    return Listed(opened, rows, {**opened.head(), **payload, key: [project(r) for r in rows]})
 
 
 def output_options(list_view: bool = False, positional: bool = True) -> Callable:
@@ -260,11 +273,8 @@ def _names_a_bundle_dir(arg: str) -> bool:
 @filter_options("type", "dir", "tag", "status", "trust")
 def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> None:
     """Every concept with its metadata, trust, status and link counts (sorted by id)."""
-    parse_projection(fields, exclude, _views.CATALOG_ROW)
-    opened = open_bundle(dir_arg, bundle_opt)
-    bundle = opened.bundle
-    payload = _views.catalog(bundle, _where(bundle, kw))
-    data = {**opened.head(), **project_rows(payload, "concepts", fields, exclude, _views.CATALOG_ROW)}
+    data = list_view(dir_arg, bundle_opt, fields, exclude, "concepts", _views.CATALOG_ROW,
+                     lambda o: _views.catalog(o.bundle, _where(o.bundle, kw))).data
 
     def text() -> None:
         for r in data["concepts"]:
@@ -282,11 +292,8 @@ def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> 
 @filter_options("type", "dir", "tag", "status", "trust")
 def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> None:
     """Concept files: path, id, dir, type, title, description (by id)."""
-    parse_projection(fields, exclude, _views.FILES_ROW)
-    opened = open_bundle(dir_arg, bundle_opt)
-    bundle = opened.bundle
-    payload = _views.files(bundle, _where(bundle, kw))
-    data = {**opened.head(), **project_rows(payload, "files", fields, exclude, _views.FILES_ROW)}
+    data = list_view(dir_arg, bundle_opt, fields, exclude, "files", _views.FILES_ROW,
+                     lambda o: _views.files(o.bundle, _where(o.bundle, kw))).data
     emit(data, as_json, pretty, lambda: [click.echo(f"{r.get('path', '')}  {r.get('title', '')}") for r in data["files"]])
 
 
@@ -300,11 +307,8 @@ def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> No
 def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by, **kw) -> None:
     """Tags with their concepts, by count (optionally within each type or dir)."""
     if by is None:
-        known: tuple[str, ...] = ("tag", "count", "concepts")
-        parse_projection(fields, exclude, known)
-        opened = open_bundle(dir_arg, bundle_opt)
-        payload = _views.tags(opened.bundle, _where(opened.bundle, kw))
-        data = {**opened.head(), **project_rows(payload, "tags", fields, exclude, known)}
+        data = list_view(dir_arg, bundle_opt, fields, exclude, "tags", ("tag", "count", "concepts"),
+                         lambda o: _views.tags(o.bundle, _where(o.bundle, kw))).data
         emit(data, as_json, pretty,
              lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('tag', '')}") for r in data["tags"]])
         return
@@ -329,11 +333,8 @@ def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by, **kw) ->
 @filter_options("dir", "tag", "status", "trust")
 def types_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> None:
     """Concept types with their concepts, by count (a blank type counts as Untyped)."""
-    known = ("type", "count", "concepts")
-    parse_projection(fields, exclude, known)
-    opened = open_bundle(dir_arg, bundle_opt)
-    bundle = opened.bundle
-    data = {**opened.head(), **project_rows(_views.types(bundle, _where(bundle, kw)), "types", fields, exclude, known)}
+    data = list_view(dir_arg, bundle_opt, fields, exclude, "types", ("type", "count", "concepts"),
+                     lambda o: _views.types(o.bundle, _where(o.bundle, kw))).data
     emit(data, as_json, pretty,
          lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('type', '')}") for r in data["types"]])
 
@@ -362,20 +363,17 @@ def _note_unknown_dirs(bundle: Bundle, wanted) -> None:
 @_dir_options
 def dirs_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors) -> None:
     """Directories: concepts directly inside (count) and at or below (subtree)."""
-    parse_projection(fields, exclude, _views.DIRS_ROW)
-    opened = open_bundle(dir_arg, bundle_opt)
-    bundle = opened.bundle
-    payload = _views.dirs(bundle, list(dirs_) or None, depth, ancestors)
-    _note_unknown_dirs(bundle, dirs_)
-    rows = payload["dirs"]
-    data = {**opened.head(), **project_rows(payload, "dirs", fields, exclude, _views.DIRS_ROW)}
+    listed = list_view(dir_arg, bundle_opt, fields, exclude, "dirs", _views.DIRS_ROW,
+                       lambda o: _views.dirs(o.bundle, list(dirs_) or None, depth, ancestors))
+    _note_unknown_dirs(listed.opened.bundle, dirs_)
+    rows, data = listed.rows, listed.data
 
     def text() -> None:
         click.echo(f"{'dir':<40} {'count':>7} {'subtree':>8}")
         for r in rows:
             label = ("↑ " if r["ancestor"] else "") + _label(r["dir"])
             click.echo(f"{label:<40} {r['count']:>7} {r['subtree']:>8}")
-        click.echo(f"{len(rows)} dir(s) · {payload['total']} concept(s)")
+        click.echo(f"{len(rows)} dir(s) · {data['total']} concept(s)")
 
     emit(data, as_json, pretty, text)
 
@@ -443,10 +441,8 @@ def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) 
 @output_options(list_view=True)
 def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Concepts with no link in or out (an index listing is not a link)."""
-    parse_projection(fields, exclude, _views.LOOSE_ROW)
-    opened = open_bundle(dir_arg, bundle_opt)
-    bundle = opened.bundle
-    data = {**opened.head(), **project_rows(_views.loose(bundle), "loose", fields, exclude, _views.LOOSE_ROW)}
+    data = list_view(dir_arg, bundle_opt, fields, exclude, "loose", _views.LOOSE_ROW,
+                     lambda o: _views.loose(o.bundle)).data
     emit(data, as_json, pretty, lambda: [click.echo(r.get("id", "")) for r in data["loose"]])
 
 
@@ -472,12 +468,9 @@ def reference_files(root: Path) -> list[str]:
 @output_options(list_view=True)
 def references_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Files under references/ and who cites them; pointers into references/ that resolve to nothing."""
-    parse_projection(fields, exclude, _views.REFERENCE_ROW)
-    opened = open_bundle(dir_arg, bundle_opt)
-    root, bundle = opened.root, opened.bundle
-    payload = _views.references(bundle, reference_files(root))
-    dangling = payload["dangling"]
-    data = {**opened.head(), **project_rows(payload, "references", fields, exclude, _views.REFERENCE_ROW)}
+    data = list_view(dir_arg, bundle_opt, fields, exclude, "references", _views.REFERENCE_ROW,
+                     lambda o: _views.references(o.bundle, reference_files(o.root))).data
+    dangling = data["dangling"]
 
     def text() -> None:
         rows = data["references"]
@@ -530,15 +523,13 @@ def render_index(rows: list[dict[str, Any]]) -> str:
 @click.option("--body/--no-body", default=True, help="Include each authored index's prose (default: yes).")
 def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors, body) -> None:
     """The bundle map (§8): per directory, its index.md or a synthesized listing, types and tags."""
-    parse_projection(fields, exclude, _views.INDEX_ROW)
     if not body and fields and "body" in [f.strip().lower() for f in fields.split(",")]:
+        parse_projection(fields, exclude, _views.INDEX_ROW)  # an unknown field is named first
         fail("--no-body and --fields body contradict each other: drop one")
-    opened = open_bundle(dir_arg, bundle_opt)
-    bundle = opened.bundle
-    payload = _views.index(bundle, list(dirs_) or None, depth, ancestors, body=body)
-    _note_unknown_dirs(bundle, dirs_)
-    data = {**opened.head(), **project_rows(payload, "directories", fields, exclude, _views.INDEX_ROW)}
-    emit(data, as_json, pretty, lambda: click.echo(render_index(payload["directories"])))
+    listed = list_view(dir_arg, bundle_opt, fields, exclude, "directories", _views.INDEX_ROW,
+                       lambda o: _views.index(o.bundle, list(dirs_) or None, depth, ancestors, body=body))
+    _note_unknown_dirs(listed.opened.bundle, dirs_)
+    emit(listed.data, as_json, pretty, lambda: click.echo(render_index(listed.data["directories"])))
 
 
 # --------------------------------------------------------------------------- read
