@@ -16,6 +16,7 @@ import uuid
 import pytest
 
 from okfpro.core import redact as _redact
+from okfpro.core import sanitise as _sanitise
 
 RNG = random.Random(20261130)
 ALNUM = string.ascii_letters + string.digits
@@ -277,14 +278,14 @@ def test_strip_recall_removes_our_own_blocks():
     ],
 )
 def test_refusals(reason, text):
-    assert _redact.refusal(text) == reason
-    assert _redact.sanitise(text).refused == reason
-    assert _redact.sanitise(text).text == ""
+    assert _sanitise.refusal(text) == reason
+    assert _sanitise.sanitise(text).refused == reason
+    assert _sanitise.sanitise(text).text == ""
 
 
 def test_ordinary_text_is_not_refused():
     for text in ["We ship on Fridays.", "KEY=value is how dotenv lines look", "see the `ls -l` output above"]:
-        assert _redact.refusal(text) is None
+        assert _sanitise.refusal(text) is None
 
 
 def test_entropy():
@@ -349,7 +350,7 @@ def test_two_step_keyword_scan_agrees_with_the_one_step_regex():
     one = _re.compile(_redact._KEYWORD_ASSIGN_RE)
 
     def cls(kw):
-        return "password" if _re.fullmatch(_redact._PASSWORD_WORDS, kw.lower()) else "secret"
+        return "password" if _re.fullmatch(_redact.PASSWORD_WORDS, kw.lower()) else "secret"
 
     texts = prose_lines() + [t.format(s=s) for _, s, t in CORPUS] + [
         "Api-Key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "cache_key = 1234", "PASSWORD is Tr0ub4dor&3"]  # okfpro:allow-secret

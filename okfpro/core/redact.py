@@ -10,12 +10,11 @@ Pure (no I/O).  Three kinds of protection, applied before captured text goes any
   values need length and Shannon entropy, and UUIDs, templates (``$VAR``, ``${X}``,
   ``<x>``, ``{{x}}``), paths and plain words are left alone.  A line carrying the inline
   marker ``okfpro:allow-secret`` is exempt from tier B (never from tier A).
-* **Refusal** — text that *is* a credential file (dotenv, ``.aws/credentials``, ``.netrc``,
-  ``.pgpass``, a private key, a kubeconfig, a Docker auth file) or raw shell output
-  (terminal escape codes, an environment dump, a long ``ls -l`` listing) is not stored at
-  all: :func:`refusal` names the reason.
+* **Refusal** — text that *is* a credential file or raw shell output is not stored at all:
+  :func:`okfpro.core.sanitise.refusal` names the reason, and :func:`okfpro.core.sanitise.sanitise`
+  is the whole layer as capture runs it.
 
-Both tiers also read the text as a person would see it (see *Evasions* below): normalised
+Both tiers also read the text as a person would see it (:mod:`okfpro.core.textview`): normalised
 (NFKC, format characters dropped, lookalike letters mapped), with line-broken tokens joined,
 and with base64/hex runs decoded; a finding there redacts the original span.  A bare
 40-character AWS secret is found without a keyword when an AWS key id or ``aws`` is near.
@@ -35,9 +34,10 @@ import bisect
 import hashlib
 import math
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
+
+from okfpro.core import textview
 
 # --------------------------------------------------------------------------------------
 # Recall framing: one definition, shared with okfpro.core.budget (which renders it).
@@ -215,13 +215,13 @@ _KEYWORD_HINTS = ("pass", "secret", "token", "key", "credential")
 
 # --------------------------------------------------------------------------------------
 # Tier B: keyword-gated assignments.
-_PASSWORD_WORDS = r"password|passwd|passphrase|passcode|pass_?word"
-_SECRET_WORDS = (
+PASSWORD_WORDS = r"password|passwd|passphrase|passcode|pass_?word"
+SECRET_WORDS = (
     r"secret|token|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|client[_\-]?secret"
     r"|credentials?|auth[_\-]?key|session[_\-]?key|signing[_\-]?key|encryption[_\-]?key|master[_\-]?key"
 )
 _KEYWORD_ASSIGN_RE = (
-    r"(?i)(?P<kw>" + _PASSWORD_WORDS + "|" + _SECRET_WORDS + r")" + r"(?P<tail>"
+    r"(?i)(?P<kw>" + PASSWORD_WORDS + "|" + SECRET_WORDS + r")" + r"(?P<tail>"
     r"[A-Za-z0-9_.\-]{0,24}[\"'`]?\s*(?P<sep>:=|=>|->|=|:|\bis\b|\bwas\b)\s*"
     r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;<>\\]{1,256}))"
 )
@@ -338,7 +338,7 @@ def tier_b_accepts(keyword: str, value: str) -> bool:
     if _UUID.match(value):
         return False
     kw = keyword.lower()
-    if re.fullmatch(_PASSWORD_WORDS, kw):
+    if re.fullmatch(PASSWORD_WORDS, kw):
         # people choose passwords: low entropy, but a mixed shape
         if len(value) < 6:
             return False
@@ -436,7 +436,7 @@ def _raw_hits(text: str, lowered: str, keywords: bool = True) -> list[_Hit]:
         value = value.rstrip(_TRAILING)
         if not tier_b_accepts(kw, value):
             continue
-        rule_id = "generic-password" if re.fullmatch(_PASSWORD_WORDS, kw.lower()) else "generic-secret"
+        rule_id = "generic-password" if re.fullmatch(PASSWORD_WORDS, kw.lower()) else "generic-secret"
         raw.append(_Hit(start, start + len(value), rule_id, value, order, "B"))
     order += 1
     raw.extend(_bare_aws_secrets(text, lowered, raw, order))
@@ -475,142 +475,12 @@ def _bare_aws_secrets(text: str, lowered: str, found: list[_Hit], order: int) ->
     return out
 
 
-# --------------------------------------------------------------------------------------
-# Evasions: the text as a reader would see it.  A secret hidden from the rules by its
-# spelling is found in a *view* of the text and redacted at the original span:
-#   * normalised: NFKC (fullwidth letters), compatibility decomposition with combining
-#     marks dropped, format characters removed (zero-width space/joiner, soft hyphen,
-#     bidi marks, BOM), lookalike letters mapped to ASCII (U+0261 for g, Cyrillic and
-#     Greek homoglyphs);
-#   * joined: a token broken over lines (token characters on both sides of a line break,
-#     an optional trailing backslash, indentation or a quote/comment lead on the next line);
-#   * decoded: base64 / base64url / hex runs that decode to text are scanned once more
-#     (two levels deep); a secret inside makes the whole encoded run a secret.
-# Every view carries, for each of its characters, the index of the original character
-# it came from, so a match maps back to the exact original span.
-_CONFUSABLES = str.maketrans({
-    # Latin extensions and IPA
-    "\u0261": "g", "\u0251": "a", "\u0131": "i", "\u0237": "j", "\u01c0": "l", "\u0269": "i", "\u028b": "v",
-    "\u0252": "a", "\u025b": "e", "\u0254": "o", "\u01bf": "p",
-    # Cyrillic
-    "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0443": "y", "\u0445": "x",
-    "\u0456": "i", "\u0458": "j", "\u0455": "s", "\u0501": "d", "\u04bb": "h", "\u043a": "k", "\u0432": "b",
-    "\u043c": "m", "\u043d": "h", "\u0442": "t", "\u051b": "q", "\u051d": "w", "\u0475": "v",
-    "\u0410": "A", "\u0412": "B", "\u0415": "E", "\u041a": "K", "\u041c": "M", "\u041d": "H", "\u041e": "O",
-    "\u0420": "P", "\u0421": "C", "\u0422": "T", "\u0425": "X", "\u04ae": "Y", "\u0406": "I", "\u0408": "J",
-    "\u0405": "S", "\u0417": "3", "\u0411": "b",
-    # Greek
-    "\u03bf": "o", "\u03b1": "a", "\u03bd": "v", "\u03c1": "p", "\u03c5": "u", "\u03ba": "k", "\u03b9": "i",
-    "\u03c4": "t", "\u03c7": "x", "\u03b5": "e",
-    "\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0396": "Z", "\u0397": "H", "\u0399": "I", "\u039a": "K",
-    "\u039c": "M", "\u039d": "N", "\u039f": "O", "\u03a1": "P", "\u03a4": "T", "\u03a5": "Y", "\u03a7": "X",
-    # Armenian, Cherokee and others that pass for ASCII
-    "\u0585": "o", "\u0578": "n", "\u057d": "u", "\u0566": "q", "\u13a0": "D", "\u13a1": "R", "\u13a2": "T",
-    "\u13a9": "Y", "\u13aa": "A", "\u13ab": "J", "\u13ac": "E", "\u13b3": "W", "\u13b7": "M", "\u13bb": "H",
-    "\u13c0": "G", "\u13c2": "h", "\u13c3": "Z", "\u13cf": "b", "\u13d2": "R", "\u13da": "S", "\u13de": "L",
-    "\u13df": "C", "\u13e2": "P", "\u13e6": "K",
-    # dashes and underscores that read as '-' / '_'
-    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-", "\u02cd": "_",
-})
-_TOKEN_CHARS = "A-Za-z0-9+/=_.~\\-"
-_LINE_JOIN = (
-    r"(?<=[" + _TOKEN_CHARS + r"])\\?[ \t]*\r?\n[ \t]*(?:(?:#|//|>|\*|--)[ \t]*)?[\"']?(?=[" + _TOKEN_CHARS + r"])"
-)
-_B64_RUN = r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}"
-_HEX_RUN = r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){16,}(?![0-9A-Fa-f])"
-
-
-def _normalise(text: str) -> tuple[str, list[int]] | None:
-    """The normalised view and its origin map, or None when it equals ``text``."""
-    if text.isascii():
-        return None
-    parts: list[str] = []
-    origin: list[int] = []
-    pos = 0
-    changed = False
-    for m in _compiled(r"[^\x00-\x7f]").finditer(text):
-        i = m.start()
-        if i > pos:
-            parts.append(text[pos:i])
-            origin.extend(range(pos, i))
-        ch = text[i]
-        pos = i + 1
-        if unicodedata.category(ch) == "Cf":
-            changed = True
-            continue
-        mapped = unicodedata.normalize("NFKD", ch)
-        mapped = "".join(c for c in mapped if not unicodedata.combining(c))
-        mapped = unicodedata.normalize("NFKC", mapped).translate(_CONFUSABLES)
-        if mapped != ch:
-            changed = True
-        parts.append(mapped)
-        origin.extend([i] * len(mapped))
-    if not changed:
-        return None
-    parts.append(text[pos:])
-    origin.extend(range(pos, len(text)))
-    return "".join(parts), origin
-
-
-def _join(text: str, origin: list[int] | None) -> tuple[str, list[int]] | None:
-    """Line-broken tokens joined (view + origin map), or None when nothing joins."""
-    if "\n" not in text:
-        return None
-    cuts = [m.span() for m in _compiled(_LINE_JOIN).finditer(text)]
-    if not cuts:
-        return None
-    base = origin if origin is not None else range(len(text))
-    parts: list[str] = []
-    out: list[int] = []
-    pos = 0
-    for a, b in cuts:
-        parts.append(text[pos:a])
-        out.extend(base[pos:a])
-        pos = b
-    parts.append(text[pos:])
-    out.extend(base[pos:])
-    return "".join(parts), out
-
-
-def _decoded(run: str) -> str | None:
-    """The text a base64/base64url/hex run encodes, when it is text; else None."""
-    import base64
-    import binascii
-
-    data: bytes | None = None
-    if len(run) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in run):
-        try:
-            data = binascii.unhexlify(run)
-        except (binascii.Error, ValueError):
-            data = None
-    if data is None:
-        body = run.rstrip("=")
-        if len(body) % 4 == 1:
-            return None
-        padded = body + "=" * (-len(body) % 4)
-        try:
-            if "-" in body or "_" in body:
-                data = base64.urlsafe_b64decode(padded)
-            else:
-                data = base64.b64decode(padded, validate=True)
-        except (binascii.Error, ValueError):
-            return None
-    if len(data) < 12:
-        return None
-    try:
-        decoded = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    printable = sum(1 for c in decoded if c.isprintable() or c in "\n\r\t")
-    return decoded if printable * 20 >= len(decoded) * 19 else None
-
-
 def _decoded_hits(text: str, depth: int = 2) -> list[tuple[int, int, str]]:
     """(start, end, rule) of encoded runs in ``text`` whose decoded text holds a secret."""
     out = []
-    for pattern in (_HEX_RUN, _B64_RUN):
+    for pattern in (textview.HEX_RUN, textview.B64_RUN):
         for m in _compiled(pattern).finditer(text):
-            decoded = _decoded(m.group())
+            decoded = textview.decoded(m.group())
             if decoded is None:
                 continue
             inner = _view_hits(decoded)
@@ -627,9 +497,9 @@ def _decoded_hits(text: str, depth: int = 2) -> list[tuple[int, int, str]]:
 def _view_hits(text: str) -> list[_Hit]:
     """Hits in ``text`` and in its normalised/joined views, in ``text``'s coordinates."""
     raw = _raw_hits(text, text.lower())
-    norm = _normalise(text)
+    norm = textview.normalise(text)
     vt, origin = norm if norm is not None else (text, None)
-    joined = _join(vt, origin)
+    joined = textview.join(vt, origin)
     views = [(v, v is joined) for v in (norm, joined) if v is not None]
     for (view_text, view_origin), is_joined in views:
         for h in _raw_hits(view_text, view_text.lower()):
@@ -663,9 +533,9 @@ def _split_value(text: str, start: int, end: int) -> bool:
 
 def _hits(text: str) -> list[_Hit]:
     raw = _view_hits(text)
-    norm = _normalise(text)
+    norm = textview.normalise(text)
     vt, origin = norm if norm is not None else (text, None)
-    joined = _join(vt, origin)
+    joined = textview.join(vt, origin)
     scan_text, scan_origin = joined if joined is not None else (vt, origin)
     for start, end, rule in _decoded_hits(scan_text):
         secret = scan_text[start:end]
@@ -744,85 +614,6 @@ def strip_recall(text: str) -> str:
     out = _BLOCK_SPAN.sub("", out)
     out = out.replace(RECALL_END, "")
     return re.sub(r"\n{3,}", "\n\n", out).strip("\n")
-
-
-# --------------------------------------------------------------------------------------
-# Refusal: credential files and raw shell output
-
-_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-_SECRETISH_NAME = re.compile(r"(?i)(" + _PASSWORD_WORDS + "|" + _SECRET_WORDS + r"|dsn|database_url|auth)")
-_AWS_SECTION = re.compile(r"(?m)^\s*\[[^\]\n]+\]\s*$")
-_AWS_KEYS = re.compile(r"(?mi)^\s*(aws_access_key_id|aws_secret_access_key|aws_session_token)\s*=")
-_NETRC = re.compile(r"(?m)^\s*(?:machine\s+\S+|default)\b.*\bpassword\s+\S+|^\s*password\s+\S+\s*$")
-_NETRC_MACHINE = re.compile(r"(?m)^\s*machine\s+\S+")
-_PGPASS = re.compile(r"(?m)^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:\S+$")
-_KUBECONFIG = re.compile(r"(?m)^\s*(client-key-data|client-certificate-data|token|password):\s*\S+")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_LS_LONG = re.compile(r"(?m)^[dlcbps\-][rwxsStT\-]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+\d+\s")
-_ENV_DUMP_NAMES = {"PATH", "HOME", "SHELL", "USER", "PWD", "LANG", "TERM", "HOSTNAME", "LOGNAME", "SHLVL", "OLDPWD"}
-
-
-def refusal(text: str) -> str | None:
-    """The reason ``text`` must not be captured at all, or None.
-
-    Reasons are rule ids: ``credential-file:<kind>`` or ``shell-output:<kind>``.
-    """
-    if not text:
-        return None
-    if re.search(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY", text):
-        return "credential-file:private-key"
-    if _AWS_SECTION.search(text) and len(_AWS_KEYS.findall(text)) >= 1 and re.search(
-        r"(?mi)^\s*aws_(secret_access_key|session_token)\s*=", text
-    ):
-        return "credential-file:aws-credentials"
-    if _NETRC_MACHINE.search(text) and _NETRC.search(text):
-        return "credential-file:netrc"
-    if len(_PGPASS.findall(text)) >= 1 and all(
-        _PGPASS.match(line) or not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
-    ):
-        return "credential-file:pgpass"
-    if re.search(r"(?m)^kind:\s*Config\s*$", text) and re.search(r"(?m)^(clusters|users):", text) and _KUBECONFIG.search(
-        text
-    ):
-        return "credential-file:kubeconfig"
-    if re.search(r"\"auths\"\s*:\s*\{", text) and re.search(r"\"auth\"\s*:\s*\"[A-Za-z0-9+/=]{8,}\"", text):
-        return "credential-file:docker-config"
-    if _ANSI.search(text):
-        return "shell-output:ansi-escapes"
-    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    env_lines = [m for m in (_ENV_LINE.match(line) for line in lines) if m]
-    if len(env_lines) >= 3 and len(env_lines) * 10 >= len(lines) * 6:
-        names = {m.group(1) for m in env_lines}
-        if len(names & _ENV_DUMP_NAMES) >= 3:
-            return "shell-output:env-dump"
-        if any(_SECRETISH_NAME.search(name) and m.group(2).strip() for name, m in ((m.group(1), m) for m in env_lines)):
-            return "credential-file:dotenv"
-    if len(_LS_LONG.findall(text)) >= 5:
-        return "shell-output:directory-listing"
-    return None
-
-
-# --------------------------------------------------------------------------------------
-# The whole layer, as capture uses it
-
-
-@dataclass
-class Sanitised:
-    text: str
-    findings: list[tuple[str, int]]
-    refused: str | None = None
-    stripped_recall: bool = False
-
-
-def sanitise(text: str) -> Sanitised:
-    """strip our recall blocks, refuse credential files / shell output, then redact."""
-    stripped = strip_recall(text)
-    did_strip = stripped != text
-    reason = refusal(stripped)
-    if reason is not None:
-        return Sanitised("", [], reason, did_strip)
-    red = redact(stripped)
-    return Sanitised(red.text, red.findings, None, did_strip)
 
 
 RULE_IDS: tuple[str, ...] = tuple(sorted({r.id for r in TIER_A} | {"generic-password", "generic-secret"}))

@@ -193,7 +193,7 @@ def capture_from_event(event: Mapping[str, Any] | Any, workspace: str | os.PathL
 
 
 def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
-    from okfpro.core.redact import sanitise
+    from okfpro.core.sanitise import sanitise
     from okfpro.io import config as config_mod
     from okfpro.io.identity import identity_hash, resolve
     from okfpro.memory import telemetry

@@ -180,7 +180,7 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
         audit_root: Any = None, progress: bool = True) -> ImportResult:
     """Import ``items`` into ``scope``: safety layer, duplicate check against the index and
     the batch itself, then one :meth:`write_many` (one commit) per tier."""
-    from okfpro.core.redact import sanitise
+    from okfpro.core.sanitise import sanitise
     from okfpro.io.cache import _Progress
     from okfpro.memory.index import norm_digest, opened
 

@@ -104,7 +104,7 @@ def remember(
     actor: str | None = None,
 ) -> RememberResult:
     """Reconcile ``text`` with the scope's memories in ``tier`` and append what the decision says."""
-    from okfpro.core.redact import sanitise
+    from okfpro.core.sanitise import sanitise
 
     start = time.perf_counter()
     today = today or clock.today()
