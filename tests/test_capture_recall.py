@@ -2,7 +2,7 @@
 
 Each hook runs as its own ``python`` process fed the JSON event on stdin, calling the two
 entry points the ``okfpro hook stop`` / ``okfpro hook user-prompt-submit`` door wires:
-``capture_from_event(event, workspace)`` and ``recall_for_prompt(event, workspace)``.
+``capture_from_event(event, start)`` and ``recall_for_prompt(event, start)`` (``start``: the event's ``cwd``).
 """
 
 from __future__ import annotations

@@ -22,20 +22,19 @@ from okfpro.cli.common import dumps, fail
     "--workspace",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Workspace directory (default: the nearest okfpro.toml above the current directory).",
+    help="Workspace directory (default: as the memory verbs and hooks find it, from the current directory).",
 )
 def whoami_cmd(as_json: bool, session_id: str | None, workspace: Path | None) -> int:
     """Show the resolved memory scope and the provenance of each part (no secrets)."""
-    from okfpro.io import config as config_mod
-    from okfpro.io.identity import describe, resolve
+    from okfpro.io.identity import describe
+    from okfpro.memory.door import DoorError, open_door
 
-    ws = workspace or config_mod.find_workspace(Path.cwd()) or Path.cwd()
-    try:
-        config_mod.load(ws)
-    except (config_mod.ConfigError, OSError) as exc:
-        fail(str(exc))
     event = {"session_id": session_id} if session_id else None
-    res = resolve(ws, event, env=os.environ, bind=False)
+    try:
+        door = open_door(event=event, workspace=workspace, bind=False, env=os.environ)
+    except DoorError as exc:
+        fail(str(exc))
+    res = door.identity
     if as_json:
         click.echo(dumps(res.to_json()))
     else:

@@ -21,29 +21,18 @@ from okfpro.core.scope import TIERS, Scope
 
 
 
-def resolution_for(workspace: Path, config):
-    """The CLI's identity: the same resolution the hooks use (okfpro/io/identity.py).
+class _Ctx:
+    """The memory verbs' door (okfpro/memory/door.py), opened as the hooks open it.
 
-    Host resolver, configuration, environment (``OKFPRO_TENANT`` / ``_USER`` / ``_AGENT`` /
-    ``_SESSION``), then the labelled development fallback — never the text being remembered.
-    In ``multi-user`` mode an unresolved identity is refused (exit 2), never the local scope.
+    The identity is the hooks' resolution (okfpro/io/identity.py): host resolver,
+    configuration, environment (``OKFPRO_TENANT`` / ``_USER`` / ``_AGENT`` / ``_SESSION``),
+    then the labelled development fallback — never the text being remembered.  In
+    ``multi-user`` mode an unresolved identity is refused (exit 2), never the local scope.
     The CLI does not bind a session: binding is the agent session's business.
     """
-    from okfpro.io.identity import resolve
 
-    res = resolve(workspace, None, config=config, bind=False)
-    if res.scope is None:
-        fail(res.reason or "no identity resolved")
-    return res
-
-
-def scope_for(workspace: Path, config) -> Scope:
-    return resolution_for(workspace, config).scope
-
-
-class _Ctx:
-    def __init__(self, workspace: Path) -> None:
-        self.workspace = workspace
+    def __init__(self, workspace: Path | None) -> None:
+        self.named = workspace  # --workspace, else the one rule from the working directory
 
     def open(self):
         store, res, _cfg = self.open_as()
@@ -51,18 +40,18 @@ class _Ctx:
 
     def open_as(self):
         """(store, identity resolution, configuration) — for verbs that ask who is acting."""
-        from okfpro.io import config as config_mod
-        from okfpro.memory.store import MemoryStore
+        from okfpro.memory.door import DoorError, open_door
 
         try:
-            cfg = config_mod.load(self.workspace)
-        except (config_mod.ConfigError, OSError) as exc:
+            door = open_door(workspace=self.named, bind=False)
+        except DoorError as exc:
             fail(str(exc))
-        res = resolution_for(self.workspace, cfg)
-        store, err = MemoryStore.for_workspace(self.workspace, cfg)
-        if store is None:
-            fail(err or "memory store unavailable")
-        return store, res, cfg
+        res = door.identity
+        if res.scope is None:
+            fail(res.reason or "no identity resolved")
+        if door.store is None:
+            fail(door.problem or "memory store unavailable")
+        return door.store, res, door.config
 
 
 def _actor(scope: Scope) -> str:
@@ -74,16 +63,13 @@ def _actor(scope: Scope) -> str:
     "--workspace",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Workspace directory (default: nearest directory holding okfpro.toml, else the current one).",
+    help="Workspace directory (default: the nearest directory holding okfpro.toml, else the enclosing "
+         "bundle's workspace, else the Git repository, else the current directory).",
 )
 @click.pass_context
 def memory_cmd(ctx: click.Context, workspace: Path | None) -> None:
     """Scoped memory: remember, recall, list, log, forget (scope from env / okfpro.toml)."""
-    from okfpro.io.config import find_workspace
-
-    if workspace is None:
-        workspace = find_workspace(Path.cwd()) or Path.cwd()
-    ctx.obj = _Ctx(Path(workspace))
+    ctx.obj = _Ctx(workspace)
 
 
 _tier_choice = click.Choice(list(TIERS))

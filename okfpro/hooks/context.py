@@ -1,8 +1,8 @@
 """What every check of one event shares: the event, today, the bundles it touches.
 
 Everything is computed lazily and at most once per event: the edited file's
-bundle (``target``), the session's bundle (``enclosing``), the workspace, one
-bundle read per root, today's date.
+bundle (``target``), the session's bundle (``enclosing``), one bundle read per
+root, today's date.  (The memory checks find their workspace through the memory door.)
 """
 
 from __future__ import annotations
@@ -107,18 +107,6 @@ class Ctx:
             root = enclosing(self.event.cwd)
             self._enclosing = os.fspath(root) if root is not None else None
         return self._enclosing
-
-    def workspace(self) -> str:
-        """The workspace directory: the enclosing bundle's workspace, else the Git repository, else cwd."""
-        from pathlib import Path
-
-        from okfpro.io.roots import git_fence, repo_of
-
-        root = self.enclosing()
-        if root is not None:
-            return os.fspath(repo_of(Path(root)))
-        fence = git_fence(Path(os.path.abspath(self.event.cwd)))
-        return os.fspath(fence) if fence is not None else self.event.cwd
 
     def bundle(self, root: str) -> Any:
         if root not in self._bundles:

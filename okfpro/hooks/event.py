@@ -69,6 +69,15 @@ class Event:
     def stop_hook_active(self) -> bool:
         return self.raw.get("stop_hook_active") is True
 
+    @property
+    def last_assistant_message(self) -> str | None:
+        """The host's final assistant text of the turn (Stop), when it sends one."""
+        return self._text("last_assistant_message") or None
+
+    @property
+    def transcript_path(self) -> str | None:
+        return self._text("transcript_path") or None
+
     # -- tool input ----------------------------------------------------
     @property
     def file_path(self) -> str | None:
@@ -112,6 +121,18 @@ class Event:
     @property
     def is_shell(self) -> bool:
         return self.tool_name in SHELL_TOOLS
+
+
+def as_event(value: Event | dict[str, Any] | Any) -> Event:
+    """The one event type: an :class:`Event` as it is; a mapping (a test's, the CLI's
+    ``--session-id``) wrapped once; anything else an empty event."""
+    if isinstance(value, Event):
+        return value
+    if isinstance(value, dict):
+        return Event(raw=value)
+    from collections.abc import Mapping
+
+    return Event(raw=dict(value)) if isinstance(value, Mapping) else Event()
 
 
 def parse(data: bytes | str) -> Event:

@@ -1,4 +1,7 @@
-"""The memory checks: recall on UserPromptSubmit, capture on Stop, session cleanup on SessionEnd."""
+"""The memory checks: recall on UserPromptSubmit, capture on Stop, session cleanup on SessionEnd.
+
+Each opens the workspace's memory through the one door (:mod:`okfpro.memory.door`) from the
+event's ``cwd``, as the CLI does from its working directory."""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ def memory_recall(ctx: Ctx) -> Answer:
     """UserPromptSubmit: knowledge + scoped memory under the budget, as additionalContext."""
     from okfpro.memory.recall import recall_for_prompt
 
-    result = recall_for_prompt(ctx.event, ctx.workspace())
+    result = recall_for_prompt(ctx.event, ctx.event.cwd)
     if result.text:
         return Answer.context(result.text)
     _note_unless_quiet(ctx, "memory-recall", result.reason)
@@ -34,7 +37,7 @@ def memory_capture(ctx: Ctx) -> Answer:
     """Stop: capture the turn (when ``[memory] capture = true``), redacted before it touches disk."""
     from okfpro.memory.capture import capture_from_event
 
-    result = capture_from_event(ctx.event, ctx.workspace())
+    result = capture_from_event(ctx.event, ctx.event.cwd)
     if not result.written:
         _note_unless_quiet(ctx, "memory-capture", result.reason)
     return Answer.pass_()
@@ -44,7 +47,7 @@ def memory_session_end(ctx: Ctx) -> Answer:
     """SessionEnd: delete the session tier's memory (``[memory] session_cleanup``, default on)."""
     from okfpro.memory.capture import end_session
 
-    result = end_session(ctx.event, ctx.workspace())
+    result = end_session(ctx.event, ctx.event.cwd)
     if not result.written:
         _note_unless_quiet(ctx, "memory-session-end", result.reason)
     return Answer.pass_()

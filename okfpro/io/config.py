@@ -63,6 +63,28 @@ def find_workspace(start: str | os.PathLike) -> Path | None:
     return None
 
 
+def workspace_for(start: str | os.PathLike[str]) -> Path:
+    """The workspace of ``start``, by the one rule every door uses (hooks from the event's
+    ``cwd``, the CLI from the working directory, MCP from the served bundle): the nearest
+    directory at or above ``start`` holding ``okfpro.toml``; else the workspace of the bundle
+    enclosing ``start`` (the parent of ``.okf``); else the Git repository holding it; else
+    ``start`` itself."""
+    from okfpro.io.roots import enclosing, git_fence, repo_of
+
+    here = Path(os.path.abspath(start))
+    try:
+        found = find_workspace(here)
+    except OSError:
+        found = None
+    if found is not None:
+        return found
+    root = enclosing(here)
+    if root is not None:
+        return repo_of(Path(root))
+    fence = git_fence(here)
+    return fence if fence is not None else here
+
+
 def load(workspace: str | os.PathLike) -> Config:
     """Read ``<workspace>/okfpro.toml`` over the defaults; a missing file means defaults."""
     import tomllib

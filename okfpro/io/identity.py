@@ -32,10 +32,13 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from okfpro.core.scope import LOCAL, Scope, ScopeError, encode_segment, segment_problem
 from okfpro.io.clock import utcnow
+
+if TYPE_CHECKING:
+    from okfpro.hooks.event import Event
 
 ENTRY_POINT_GROUP = "okfpro.identity"
 PARTS = ("tenant", "user", "agent")
@@ -189,7 +192,7 @@ def _same(binding: Mapping[str, Any], parts: Mapping[str, str | None]) -> bool:
 
 def resolve(
     workspace: str | os.PathLike,
-    event: Mapping[str, Any] | None = None,
+    event: Event | Mapping[str, Any] | None = None,
     *,
     env: Mapping[str, str] | None = None,
     config: Any = None,
@@ -200,8 +203,9 @@ def resolve(
 
     ws = Path(workspace)
     env = os.environ if env is None else env
-    if event is not None and not isinstance(event, Mapping):
-        event = getattr(event, "raw", None) if isinstance(getattr(event, "raw", None), Mapping) else None
+    from okfpro.hooks.event import as_event
+
+    event = as_event(event).raw  # the one event type (a test's or the CLI's mapping is wrapped once)
     try:
         cfg = config if config is not None else config_mod.load(ws)
     except (config_mod.ConfigError, OSError) as exc:
@@ -222,9 +226,9 @@ def resolve(
     if resolvers:
         name, ep = resolvers[0]
         context = {
-            "event": dict(event) if isinstance(event, Mapping) else {},
+            "event": dict(event),
             "session_id": session_id,
-            "cwd": (event or {}).get("cwd") if isinstance((event or {}).get("cwd"), str) else str(ws),
+            "cwd": event.get("cwd") if isinstance(event.get("cwd"), str) else str(ws),
             "workspace": str(ws),
             "env": dict(env),
         }

@@ -16,12 +16,10 @@ class ServeError(Exception):
 
 
 def workspace_of(root: Path) -> Path:
-    from okfpro.io.config import find_workspace
+    """The served bundle's workspace, by the rule every door uses (okfpro.io.config.workspace_for)."""
+    from okfpro.io.config import workspace_for
 
-    found = find_workspace(root)
-    if found is not None:
-        return found
-    return root.parent if root.name == ".okf" else root
+    return workspace_for(root)
 
 
 def bundle_name(workspace: Path) -> str:
@@ -45,9 +43,12 @@ def host_scope(workspace: Path):
     so an edit of okfpro.toml is seen; nothing a client sends takes part."""
 
     def source() -> tuple[Any, str | None]:
-        from okfpro.io.identity import resolve
+        from okfpro.memory.door import DoorError, open_door
 
-        res = resolve(workspace, None, bind=False)
+        try:
+            res = open_door(workspace=workspace, bind=False).identity
+        except DoorError as exc:
+            return None, f"identity: cannot read okfpro.toml ({exc})"
         return res.scope, res.reason
 
     return source

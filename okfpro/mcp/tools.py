@@ -401,12 +401,15 @@ def _close(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _store(host: Host):
-    from okfpro.memory.store import MemoryStore
+    from okfpro.memory.door import DoorError, open_door
 
-    store, err = MemoryStore.for_workspace(host.workspace)
-    if store is None:
-        raise ToolFailure(f"memory unavailable: {err}")
-    return store
+    try:
+        door = open_door(workspace=host.workspace, bind=False)
+    except DoorError as exc:
+        raise ToolFailure(f"memory unavailable: {exc}") from None
+    if door.store is None:
+        raise ToolFailure(f"memory unavailable: {door.problem}")
+    return door.store
 
 
 def _actor(scope) -> str:

@@ -26,8 +26,11 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:
+    from okfpro.hooks.event import Event
+    from okfpro.memory.door import MemoryDoor
 
 MAX_SIDE_CHARS = 4000
 TRANSCRIPT_TAIL_BYTES = 4 * 1024 * 1024
@@ -166,55 +169,42 @@ def _clean_host(text: str | None) -> str | None:
 # ------------------------------------------------------------------------------ the door
 
 
-def _workspace(start: str | os.PathLike) -> Path:
-    """The workspace holding ``start`` (the nearest okfpro.toml above it), else ``start``."""
-    from okfpro.io.config import find_workspace
-
-    path = Path(start)
-    try:
-        return find_workspace(path) or path
-    except OSError:
-        return path
-
-
 def _flag(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in ("1", "true", "yes", "on")
     return value is True
 
 
-def capture_from_event(event: Mapping[str, Any] | Any, workspace: str | os.PathLike) -> CaptureResult:
-    """Capture the turn of a Stop event into the scope's memory.  Never raises."""
-    start = time.perf_counter()
+def capture_from_event(event: Event | Mapping[str, Any], start: str | os.PathLike[str]) -> CaptureResult:
+    """Capture the turn of a Stop event into the memory of the workspace holding ``start``
+    (the event's ``cwd``).  Never raises."""
+    begun = time.perf_counter()
     try:
-        return _capture(event, _workspace(workspace), start)
+        from okfpro.memory.door import DoorError, open_door
+
+        try:
+            door = open_door(start, event)
+        except DoorError as exc:
+            return CaptureResult(False, f"memory capture skipped: {exc}")
+        return _capture(door, begun)
     except Exception as exc:  # noqa: BLE001 - a hook must never fail the agent
         return CaptureResult(False, f"memory capture failed ({exc.__class__.__name__}); nothing was written")
 
 
-def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
+def _capture(door: MemoryDoor, start: float) -> CaptureResult:
     from okfpro.core.sanitise import sanitise
-    from okfpro.io import config as config_mod
-    from okfpro.io.identity import identity_hash, resolve
+    from okfpro.io.identity import identity_hash
     from okfpro.memory import telemetry
 
-    if not isinstance(event, Mapping):
-        raw = getattr(event, "raw", None)
-        event = raw if isinstance(raw, Mapping) else {}
-    try:
-        cfg = config_mod.load(workspace)
-    except (config_mod.ConfigError, OSError) as exc:
-        return CaptureResult(False, f"memory capture skipped: {exc}")
-    if not _flag(cfg.get("memory", "capture", False)):
+    event = door.event
+    if not _flag(door.setting("memory", "capture", False)):
         return CaptureResult(False, "memory capture is off ([memory] capture = false)")
-    tier = cfg.get("memory", "capture_tier", "user")
+    tier = door.setting("memory", "capture_tier", "user")
 
-    from okfpro.memory.store import MemoryStore
-
-    store, problem = MemoryStore.for_workspace(workspace, cfg)
+    store, problem = door.store, door.problem
     audit_root = store.root if store is not None else None
 
-    ident = resolve(workspace, event, config=cfg)
+    ident = door.identity
     if not ident.capture_allowed:
         if audit_root is not None:
             telemetry.record(audit_root, "extraction", tier=str(tier), outcome="refused", reason_code="identity",
@@ -226,13 +216,12 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
     assert scope is not None
     who = identity_hash(scope)
 
-    agent = event.get("last_assistant_message")
-    agent = agent if isinstance(agent, str) and agent.strip() else None
+    agent = event.last_assistant_message
+    agent = agent if agent and agent.strip() else None
     from okfpro.io.tail import Unreadable
 
     try:
-        t_user, t_agent = read_turn(event.get("transcript_path") if isinstance(event.get("transcript_path"), str)
-                                    else None)
+        t_user, t_agent = read_turn(event.transcript_path)
     except Unreadable as exc:  # a hostile or foreign transcript_path: capture nothing, say why once
         telemetry.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="refused",
                      reason_code="transcript", latency_ms=(time.perf_counter() - start) * 1000)
@@ -268,7 +257,7 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
                  accepted_count=1, redaction_count=sum(findings.values()), redactions=findings,
                  latency_ms=(time.perf_counter() - start) * 1000)
 
-    if event.get("stop_hook_active") is True:
+    if event.stop_hook_active:
         # the host re-ran Stop after another hook kept the turn going: the same turn, once
         from okfpro.memory.index import last_entry
 
@@ -294,28 +283,22 @@ def _capture(event: Any, workspace: Path, start: float) -> CaptureResult:
 # ------------------------------------------------------------------------------ session end
 
 
-def end_session(event: Mapping[str, Any] | Any, workspace: str | os.PathLike) -> CaptureResult:
+def end_session(event: Event | Mapping[str, Any], start: str | os.PathLike[str]) -> CaptureResult:
     """SessionEnd: delete the session tier of this session's scope when ``[memory]
     session_cleanup`` is on (the default).  Never raises; ``written`` is True when a
     session subtree was removed."""
     try:
-        from okfpro.io import config as config_mod
-        from okfpro.io.identity import identity_hash, resolve
+        from okfpro.io.identity import identity_hash
         from okfpro.memory import telemetry
+        from okfpro.memory.door import open_door
 
-        ws = _workspace(workspace)
-        if not isinstance(event, Mapping):
-            raw = getattr(event, "raw", None)
-            event = raw if isinstance(raw, Mapping) else {}
-        cfg = config_mod.load(ws)
-        if not _flag(cfg.get("memory", "session_cleanup", True)):
+        door = open_door(start, event, bind=False)
+        if not _flag(door.setting("memory", "session_cleanup", True)):
             return CaptureResult(False, "session memory kept ([memory] session_cleanup = false)")
-        ident = resolve(ws, event, config=cfg, bind=False)
+        ident = door.identity
         if ident.scope is None or ident.scope.session is None:
             return CaptureResult(False, f"no session memory to delete ({ident.reason or 'no session id'})")
-        from okfpro.memory.store import MemoryStore
-
-        store, problem = MemoryStore.for_workspace(ws, cfg)
+        store, problem = door.store, door.problem
         if store is None:
             return CaptureResult(False, f"session memory not deleted: {problem}")
         if "session" not in store.tiers:

@@ -24,7 +24,11 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+if TYPE_CHECKING:
+    from okfpro.hooks.event import Event
+    from okfpro.memory.door import MemoryDoor
 
 KNOWLEDGE_LIMIT = 8
 MEMORY_LIMIT = 12
@@ -105,42 +109,40 @@ def bundle_search(workspace: Path, cfg: Any) -> KnowledgeSearch | None:
 
 
 def recall_for_prompt(
-    event: Mapping[str, Any] | Any,
-    workspace: str | os.PathLike,
+    event: Event | Mapping[str, Any],
+    start: str | os.PathLike[str],
     knowledge_search: KnowledgeSearch | None = None,
     *,
     include_hidden: bool = False,
 ) -> RecallResult:
-    """The additionalContext for a UserPromptSubmit event.  Never raises."""
-    start = time.perf_counter()
+    """The additionalContext for a UserPromptSubmit event, from the memory of the workspace
+    holding ``start`` (the event's ``cwd``).  Never raises."""
+    begun = time.perf_counter()
     try:
-        from okfpro.memory.capture import _workspace
+        from okfpro.hooks.event import as_event
+        from okfpro.memory.door import DoorError, open_door
 
-        return _recall(event, _workspace(workspace), knowledge_search, include_hidden, start)
+        prompt = as_event(event).prompt
+        if not prompt.strip():
+            return RecallResult("", "no prompt to recall for")
+        try:
+            door = open_door(start, event)
+        except DoorError as exc:
+            return RecallResult("", f"recall skipped: {exc}")
+        return _recall(door, prompt, knowledge_search, include_hidden, begun)
     except Exception as exc:  # noqa: BLE001 - a hook must never fail the agent
         return RecallResult("", f"recall failed ({exc.__class__.__name__}); no context added")
 
 
-def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | None, include_hidden: bool,
+def _recall(door: MemoryDoor, prompt: str, knowledge_search: KnowledgeSearch | None, include_hidden: bool,
             start: float) -> RecallResult:
     from okfpro.core import budget as _budget
     from okfpro.core.redact import redact
     from okfpro.io import clock
-    from okfpro.io import config as config_mod
-    from okfpro.io.identity import identity_hash, resolve
+    from okfpro.io.identity import identity_hash
 
-    if not isinstance(event, Mapping):
-        raw = getattr(event, "raw", None)
-        event = raw if isinstance(raw, Mapping) else {}
-    prompt = event.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
-        return RecallResult("", "no prompt to recall for")
-    try:
-        cfg = config_mod.load(workspace)
-    except (config_mod.ConfigError, OSError) as exc:
-        return RecallResult("", f"recall skipped: {exc}")
-
-    ident = resolve(workspace, event, config=cfg)
+    workspace, cfg = door.workspace, door.config
+    ident = door.identity
     if not ident.recall_allowed:
         return RecallResult("", f"recall refused: {ident.reason}")
     scope = ident.scope
@@ -180,9 +182,7 @@ def _recall(event: Any, workspace: Path, knowledge_search: KnowledgeSearch | Non
 
     # memory
     mblocks: list[_budget.Block] = []
-    from okfpro.memory.store import MemoryStore
-
-    store, problem = MemoryStore.for_workspace(workspace, cfg)
+    store = door.store
     if store is None:
         degraded.append("memory (store unavailable)")
     else:
