@@ -329,7 +329,7 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> int:
     store, res, cfg = obj.open_as()
     scope = res.scope
     shared = tier in ("tenant", "agent")
-    if shared:
+    if tier in ("tenant", "agent"):
         problem = maintainer_problem(res, cfg, tier)
         if problem is not None:
             fail(f"refusing to forget the shared {tier} tier: {problem}")

@@ -71,7 +71,7 @@ def list_cmd(as_json: bool = False, pretty: bool = False) -> None:
     if not rows:
         click.echo(f"no bundles registered in {reg.path()} (okfpro registry set SLUG DIR)")
         return
-    width = max(len(r["slug"]) for r in rows) + 1
+    width = max(len(str(r["slug"])) for r in rows) + 1
     for r in rows:
         gone = "  (missing)" if r["missing"] else ""
         click.echo(f"@{r['slug']:<{width}} {r['dir']}{gone}")

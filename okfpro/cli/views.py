@@ -117,6 +117,12 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _each(rows: list[dict[str, Any]], line: Callable[[dict[str, Any]], Any]) -> None:
+    """One printed line per row (the text form of a list view)."""
+    for r in rows:
+        click.echo(line(r))
+
+
 def _label(d: str, slash: bool = False) -> str:
     if d in (".", "(root)"):
         return "(root)"
@@ -294,7 +300,7 @@ def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> No
     """Concept files: path, id, dir, type, title, description (by id)."""
     data = list_view(dir_arg, bundle_opt, fields, exclude, "files", _views.FILES_ROW,
                      lambda o: _views.files(o.bundle, _where(o.bundle, kw))).data
-    emit(data, as_json, pretty, lambda: [click.echo(f"{r.get('path', '')}  {r.get('title', '')}") for r in data["files"]])
+    emit(data, as_json, pretty, lambda: _each(data["files"], lambda r: f"{r.get('path', '')}  {r.get('title', '')}"))
 
 
 # --------------------------------------------------------------------------- tags / types / dirs / stats
@@ -310,7 +316,7 @@ def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by, **kw) ->
         data = list_view(dir_arg, bundle_opt, fields, exclude, "tags", ("tag", "count", "concepts"),
                          lambda o: _views.tags(o.bundle, _where(o.bundle, kw))).data
         emit(data, as_json, pretty,
-             lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('tag', '')}") for r in data["tags"]])
+             lambda: _each(data["tags"], lambda r: f"{r.get('count', ''):>6}  {r.get('tag', '')}"))
         return
     if fields or exclude:
         fail("--fields/--except do not apply to tags --by (the rows are nested in groups)")
@@ -336,7 +342,7 @@ def types_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> No
     data = list_view(dir_arg, bundle_opt, fields, exclude, "types", ("type", "count", "concepts"),
                      lambda o: _views.types(o.bundle, _where(o.bundle, kw))).data
     emit(data, as_json, pretty,
-         lambda: [click.echo(f"{r.get('count', ''):>6}  {r.get('type', '')}") for r in data["types"]])
+         lambda: _each(data["types"], lambda r: f"{r.get('count', ''):>6}  {r.get('type', '')}"))
 
 
 def _dir_options(func: Callable) -> Callable:
@@ -443,7 +449,7 @@ def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
     """Concepts with no link in or out (an index listing is not a link)."""
     data = list_view(dir_arg, bundle_opt, fields, exclude, "loose", _views.LOOSE_ROW,
                      lambda o: _views.loose(o.bundle)).data
-    emit(data, as_json, pretty, lambda: [click.echo(r.get("id", "")) for r in data["loose"]])
+    emit(data, as_json, pretty, lambda: _each(data["loose"], lambda r: r.get("id", "")))
 
 
 # --------------------------------------------------------------------------- references

@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 SECTIONS: tuple[str, ...] = ("In flight", "Backlog", "Waiting", "Inbox", "To read", "Deadlines")
 DATED_SECTIONS = ("Inbox", "Deadlines")
@@ -107,7 +108,7 @@ class Row:
         day = parse_day(self.date)
         return None if day is None else (today - day).days
 
-    def as_json(self, today: _dt.date) -> dict:
+    def as_json(self, today: _dt.date) -> dict[str, Any]:
         return {
             "section": self.section,
             "text": self.text,
@@ -310,12 +311,12 @@ def cap_check(board: Board | str) -> list[str]:
 # --- counters ----------------------------------------------------------------
 
 
-def counters(b: Board, today: _dt.date) -> dict:
+def counters(b: Board, today: _dt.date) -> dict[str, Any]:
     """The board-side values ``state`` shows (the ``board`` object of its JSON)."""
     inbox = b.section("Inbox")
-    ages = [r.age(today) for r in inbox if r.date is not None]
+    ages = [age for r in inbox if r.date is not None and (age := r.age(today)) is not None]
     waiting = b.section("Waiting")
-    past = sum(1 for r in waiting if r.chase is not None and parse_day(r.chase) < today)
+    past = sum(1 for r in waiting if r.chase is not None and (chase := parse_day(r.chase)) is not None and chase < today)
     return {
         "in flight": b.count("In flight"),
         "cap": b.cap,
@@ -348,5 +349,5 @@ def deadlines_at_risk(b: Board, today: _dt.date, window: int = 7) -> list[Row]:
     return out
 
 
-def rows_json(b: Board, today: _dt.date, section: str | None = None) -> list[dict]:
+def rows_json(b: Board, today: _dt.date, section: str | None = None) -> list[dict[str, Any]]:
     return [r.as_json(today) for r in b.rows if section is None or r.section == section]

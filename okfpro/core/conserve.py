@@ -15,7 +15,7 @@ from typing import Iterable
 from okfpro.core.board import chomp, split_lines
 
 
-def line_multiset(text: str) -> Counter:
+def line_multiset(text: str) -> Counter[str]:
     return Counter(chomp(line) for line in split_lines(text))
 
 

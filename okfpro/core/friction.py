@@ -150,10 +150,11 @@ def summarize(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows ``{via, what, count, "covered by"}``, most frequent first."""
     counts: Counter[tuple[str, str]] = Counter()
     for ev in events:
-        via = ev.get("via") if isinstance(ev.get("via"), str) else "?"
-        what = ev.get("what") if isinstance(ev.get("what"), str) else "?"
+        via, what = ev.get("via"), ev.get("what")
+        via = via if isinstance(via, str) else "?"
+        what = what if isinstance(what, str) else "?"
         counts[(via, what)] += 1
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"via": via, "what": what, "count": n, "covered by": covered_by(via, what)}
         for (via, what), n in counts.items()
     ]

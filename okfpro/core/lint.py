@@ -28,7 +28,7 @@ from okfpro.core.concept import TRUST_TIERS, Bundle, Concept, Entry, citations_t
 from okfpro.core.validate import is_attested_computation, log_headings
 from okfpro.core.yamlsafe import is_blank, to_text
 
-Finding = tuple  # (path | None, message, metric | None)
+Finding = tuple[Any, ...]  # (path | None, message, metric | None)
 
 # --- actors (§7) -----------------------------------------------------------------
 _AGENT = re.compile(r"\A\S+/\S+\Z")
@@ -530,7 +530,7 @@ def select(only: Iterable[str] | str | None = None, except_: Iterable[str] | str
 
 def parse_today(value: _dt.date | str | None) -> _dt.date | None:
     if value is None or isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
-        return value  # type: ignore[return-value]
+        return value
     if isinstance(value, _dt.datetime):
         return value.date()
     text = str(value).strip()

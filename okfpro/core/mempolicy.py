@@ -345,7 +345,7 @@ def effective_status(rec: MemoryRecord, today: _dt.date) -> str:
 
 
 def review_due(rec: MemoryRecord, today: _dt.date) -> bool:
-    return bool(rec.review_at) and rec.review_at <= today.isoformat()
+    return rec.review_at is not None and bool(rec.review_at) and rec.review_at <= today.isoformat()
 
 
 def visible(rec: MemoryRecord, today: _dt.date, include_hidden: bool = False) -> bool:

@@ -62,7 +62,7 @@ def _basename_of(bundle: Any, row: dict[str, Any]) -> str:
 def _status_of(bundle: Any, row: dict[str, Any]) -> str:
     concept = bundle.by_id.get(row.get("id"))
     if concept is not None:
-        return concept.status
+        return str(concept.status)
     return str(row.get("status") or "stable").lower()
 
 

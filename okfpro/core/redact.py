@@ -36,6 +36,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from okfpro.core import textview
 
@@ -238,7 +239,7 @@ _TAIL_RE = (
 _BARE_PASSWORD_RE = r"[ \t]+(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;<>\\]{6,256})"
 
 
-def _keyword_assignments(text: str, lowered: str):
+def _keyword_assignments(text: str, lowered: str) -> Iterator[tuple[str, str, int]]:
     """(keyword, value, value start) for every keyword-gated assignment in ``text``."""
     if not any(h in lowered for h in _KEYWORD_HINTS):
         return
@@ -255,9 +256,9 @@ def _keyword_assignments(text: str, lowered: str):
             if before is None:
                 continue
             kw = lowered[before.start() : root.end()]
-        m = tail.match(text, root.end())
-        if m is not None:
-            yield kw, m.group("value"), m.start("value")
+        assignment = tail.match(text, root.end())
+        if assignment is not None:
+            yield kw, assignment.group("value"), assignment.start("value")
         elif kw.startswith("pass"):
             # "the password hunter2-XYZ": a password word followed by a bare value, accepted only  okfpro:allow-secret
             # when the value mixes letters and digits ("password reset", "password manager" are prose)

@@ -38,7 +38,7 @@ def layout(bundle: Bundle) -> dict[str, Any]:
     by_dir: dict[str, list[str]] = {}
     for cid in g.ids:
         by_dir.setdefault(posixpath.dirname(g.concepts[cid].path) or ".", []).append(cid)
-    clusters = []
+    clusters: list[dict[str, Any]] = []
     for d, ids in by_dir.items():
         ids.sort(key=lambda i: (-g.in_degree(i), i))  # hubs in the middle of their cluster
         radius = NODE_GAP * math.sqrt(len(ids)) + CLUSTER_PAD
@@ -49,7 +49,7 @@ def layout(bundle: Bundle) -> dict[str, Any]:
         c["x"], c["y"] = _place(c["r"], placed)
         placed.append(c)
     index: dict[str, int] = {}
-    nodes = []
+    nodes: list[dict[str, Any]] = []
     for ci, c in enumerate(clusters):
         for k, cid in enumerate(c["ids"]):
             dist = NODE_GAP * math.sqrt(k + 0.5) if len(c["ids"]) > 1 else 0.0

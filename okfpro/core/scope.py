@@ -113,7 +113,7 @@ LOCAL_SCOPE = Scope()
 def check_tier(tier: object) -> str:
     if tier not in _TIER_PARTS:
         raise ScopeError(f"unknown memory tier {tier!r} (expected one of {', '.join(TIERS)})")
-    return tier  # type: ignore[return-value]
+    return tier
 
 
 def encode_segment(raw: str | None, hint: bool = True) -> str:

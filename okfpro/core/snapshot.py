@@ -29,7 +29,7 @@ KEYS: tuple[str, ...] = (
     "projects with 0 concepts",
 )
 
-PATTERNS: dict[str, re.Pattern] = {
+PATTERNS: dict[str, re.Pattern[str]] = {
     "inbox": re.compile(r"inbox ([0-9]+)"),
     "oldest": re.compile(r"oldest (-?[0-9]+)d"),
     "in flight": re.compile(r"in flight ([0-9]+)/[0-9]+"),

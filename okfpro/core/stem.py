@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover
 def stem(token: str) -> str:
     if _STEMMER is None or not token.isalpha():
         return token
-    return _STEMMER.stemWord(token)
+    return str(_STEMMER.stemWord(token))
 
 
 def terms(text: str) -> list[str]:

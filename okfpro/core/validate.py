@@ -186,7 +186,7 @@ def _text_key(value: Any) -> str:
     return value if isinstance(value, str) else to_text(value)
 
 
-def _stringify(mapping: dict) -> dict[str, Any]:
+def _stringify(mapping: dict[Any, Any]) -> dict[str, Any]:
     return {_text_key(k): v for k, v in mapping.items()}
 
 

@@ -33,7 +33,8 @@ import datetime as _dt
 import posixpath
 from typing import Any, Callable, Iterable
 
-from okfpro.core.concept import FRONTMATTER, Bundle, Concept, ParseError, split
+from okfpro.core.concept import Bundle, Concept, ParseError, split
+from okfpro.core.fence import FRONTMATTER
 from okfpro.core.graph import Graph, build as build_graph, node_type, top_dir
 from okfpro.core.yamlsafe import is_blank, to_text
 
@@ -147,12 +148,12 @@ def catalog_rows(bundle: Bundle) -> list[dict[str, Any]]:
     return rows
 
 
-def catalog(bundle: Bundle, where: Callable[[dict], bool] | None = None) -> dict[str, Any]:
+def catalog(bundle: Bundle, where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
     rows = [r for r in catalog_rows(bundle) if where is None or where(r)]
     return {"count": len(rows), "concepts": rows}
 
 
-def files(bundle: Bundle, where: Callable[[dict], bool] | None = None) -> dict[str, Any]:
+def files(bundle: Bundle, where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
     rows = [{"path": f"{r['id']}.md", "id": r["id"], "dir": r["dir"], "type": r["type"], "title": r["title"],
              "description": r["description"]}
             for r in catalog_rows(bundle) if where is None or where(r)]
@@ -163,7 +164,7 @@ def files(bundle: Bundle, where: Callable[[dict], bool] | None = None) -> dict[s
 
 
 def _inverted(index: dict[str, list[str]], key: str, keep: set[str] | None) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for value, ids in index.items():
         if keep is not None:
             ids = [i for i in ids if i in keep]
@@ -173,23 +174,23 @@ def _inverted(index: dict[str, list[str]], key: str, keep: set[str] | None) -> l
     return rows
 
 
-def _kept(bundle: Bundle, where: Callable[[dict], bool] | None) -> set[str] | None:
+def _kept(bundle: Bundle, where: Callable[[dict[str, Any]], bool] | None) -> set[str] | None:
     if where is None:
         return None
     return {r["id"] for r in catalog_rows(bundle) if where(r)}
 
 
-def tags(bundle: Bundle, where: Callable[[dict], bool] | None = None) -> dict[str, Any]:
+def tags(bundle: Bundle, where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
     rows = _inverted(graph_of(bundle).tag_index, "tag", _kept(bundle, where))
     return {"count": len(rows), "tags": rows}
 
 
-def types(bundle: Bundle, where: Callable[[dict], bool] | None = None) -> dict[str, Any]:
+def types(bundle: Bundle, where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
     rows = _inverted(graph_of(bundle).type_index, "type", _kept(bundle, where))
     return {"count": len(rows), "types": rows}
 
 
-def tag_groups(bundle: Bundle, by: str, where: Callable[[dict], bool] | None = None) -> dict[str, Any]:
+def tag_groups(bundle: Bundle, by: str, where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
     """The tag index re-cut per type (blank = Untyped) or per directory (``.`` = root)."""
     entries = {r["id"]: r for r in catalog_rows(bundle) if where is None or where(r)}
     groups: dict[str, dict[str, list[str]]] = {}
@@ -205,9 +206,9 @@ def tag_groups(bundle: Bundle, by: str, where: Callable[[dict], bool] | None = N
                 key = row["dir"]
             groups.setdefault(key, {}).setdefault(tag, []).append(cid)
             totals[tag] = totals.get(tag, 0) + 1
-    out = []
+    out: list[dict[str, Any]] = []
     for key in sorted(groups):
-        rows = [{"tag": t, "count": len(ids), "total": totals[t], "concepts": ids} for t, ids in groups[key].items()]
+        rows: list[dict[str, Any]] = [{"tag": t, "count": len(ids), "total": totals[t], "concepts": ids} for t, ids in groups[key].items()]
         rows.sort(key=lambda r: (-r["count"], r["tag"]))
         out.append({by: key, "count": len(rows), "tags": rows})
     distinct = len({r["tag"] for g in out for r in g["tags"]})
@@ -508,7 +509,7 @@ def unsafe_id(ident: str) -> str | None:
 
 
 def row_filter(bundle: Bundle, type_: str | None = None, dir_: str | None = None, tag: str | None = None,
-               status: str | None = None, trust: str | None = None) -> Callable[[dict], bool] | None:
+               status: str | None = None, trust: str | None = None) -> Callable[[dict[str, Any]], bool] | None:
     """The reference's ``--type/--dir/--tag/--status/--trust`` over catalog rows, or None when none is
     given.  type and tag: exact, case-insensitive; dir: that directory and everything below it (``root``
     or ``.`` = the root alone, unless a ``root/`` exists); status: the effective status (blank =
@@ -519,7 +520,7 @@ def row_filter(bundle: Bundle, type_: str | None = None, dir_: str | None = None
     want_status = None if status is None else str(status).strip().lower()
     want_trust = None if trust is None else str(trust).lower().replace("_", "-")
 
-    def keep(row: dict) -> bool:
+    def keep(row: dict[str, Any]) -> bool:
         if type_ is not None and fold(row["type"]) != fold(type_):
             return False
         if base is not None and not under_dir(row["dir"], base):
@@ -544,7 +545,7 @@ class ProjectionError(ValueError):
     """--fields/--except named something the view's rows do not carry, or both were given."""
 
 
-def projection(fields: str | None, exclude: str | None, known: Iterable[str]) -> Callable[[dict], dict]:
+def projection(fields: str | None, exclude: str | None, known: Iterable[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """``--fields a,b`` / ``--except a,b`` as a row function (case-insensitive names)."""
     known = list(known)
     if fields and exclude:

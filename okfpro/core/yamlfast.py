@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from typing import NoReturn
 
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
@@ -86,7 +87,7 @@ def _construct(tag: str, v: str) -> object:
     return None
 
 
-def _bail() -> None:
+def _bail() -> NoReturn:
     raise _Bail
 
 
@@ -129,7 +130,7 @@ def _block(lines: list[str], i: int, indent: int) -> tuple[object, int]:
     return _map(lines, i, indent)
 
 
-def _map(lines: list[str], i: int, indent: int) -> tuple[dict, int]:
+def _map(lines: list[str], i: int, indent: int) -> tuple[dict[str, object], int]:
     out: dict[str, object] = {}
     n = len(lines)
     while i < n:
@@ -159,7 +160,7 @@ def _map(lines: list[str], i: int, indent: int) -> tuple[dict, int]:
     return out, i
 
 
-def _seq(lines: list[str], i: int, indent: int) -> tuple[list, int]:
+def _seq(lines: list[str], i: int, indent: int) -> tuple[list[object], int]:
     out: list[object] = []
     n = len(lines)
     while i < n:
@@ -199,7 +200,7 @@ def _seq(lines: list[str], i: int, indent: int) -> tuple[list, int]:
     return out, i
 
 
-def load(text: str) -> dict | None:
+def load(text: str) -> dict[str, object] | None:
     """The parsed mapping, or None when the text is outside the fast subset."""
     if "\t" in text or "\r" in text or "&" in text or "*" in text or "!" in text or "|" in text or ">" in text:
         return None

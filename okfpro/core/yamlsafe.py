@@ -20,6 +20,7 @@ timestamps only and refuses aliases.  PyYAML's SafeLoader is close; we add:
 from __future__ import annotations
 
 import datetime as _dt
+from typing import Any, Iterator
 
 import yaml
 
@@ -55,14 +56,14 @@ def _binary(loader: yaml.SafeLoader, node: yaml.Node) -> object:
     return data.decode("utf-8", "replace")
 
 
-def _set(loader: yaml.SafeLoader, node: yaml.Node):
-    data: dict = {}
+def _set(loader: yaml.SafeLoader, node: yaml.Node) -> Iterator[dict[Any, Any]]:
+    data: dict[Any, Any] = {}
     yield data
     data.update(dict.fromkeys(loader.construct_mapping(node).keys()))
 
 
-def _pairs(loader: yaml.SafeLoader, node: yaml.Node):
-    data: list = []
+def _pairs(loader: yaml.SafeLoader, node: yaml.Node) -> Iterator[list[Any]]:
+    data: list[Any] = []
     yield data
     steps = yaml.constructor.SafeConstructor.construct_yaml_pairs(loader, node)
     pairs = next(steps)
@@ -115,8 +116,8 @@ def _timestamp(loader: yaml.SafeLoader, node: yaml.Node) -> object:
         return loader.construct_scalar(node)
 
 
-class _PureLoader(yaml.SafeLoader):
-    def compose_node(self, parent, index):  # type: ignore[override]
+class _PureLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
+    def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.events.AliasEvent):
             event = self.peek_event()
             raise yaml.composer.ComposerError(
@@ -125,7 +126,7 @@ class _PureLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-def _constructors(loader: type) -> None:
+def _constructors(loader: Any) -> None:
     loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
     loader.add_constructor("tag:yaml.org,2002:int", _int)
     loader.add_constructor("tag:yaml.org,2002:binary", _binary)
@@ -136,9 +137,9 @@ def _constructors(loader: type) -> None:
 
 _constructors(_PureLoader)
 
-_FastLoader: type | None
+_FastLoader: Any
 try:  # pragma: no branch - depends on the PyYAML build
-    class _FastLoader(yaml.CSafeLoader):  # type: ignore[no-redef]
+    class _FastLoader(yaml.CSafeLoader):  # type: ignore[no-redef,misc]  # PyYAML ships no types
         pass
 
     _constructors(_FastLoader)

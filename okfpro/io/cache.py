@@ -188,9 +188,9 @@ def _item(rel: str, rec: tuple) -> Concept | Entry:
             # on each patched path, then put the date objects into the copies
             fm = dict(fm)
             for path, tag, text in rec[4]:
-                holder = fm
+                holder: Any = fm
                 for step in path[:-1]:
-                    child = holder[step]
+                    child: Any = holder[step]
                     child = dict(child) if child.__class__ is dict else list(child)
                     holder[step] = child
                     holder = child

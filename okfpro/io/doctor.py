@@ -166,12 +166,16 @@ def host_checks(host: str, ws: Path) -> list[dict[str, Any]]:
         for group in groups if isinstance(groups, list) else []:
             for hook in (group.get("hooks") or []) if isinstance(group, dict) else []:
                 command = hook.get("command") if isinstance(hook, dict) else None
-                if not is_ours(command):
+                if not isinstance(command, str) or not is_ours(command):
                     continue
                 name = f"{event}" + (f" [{group['matcher']}]" if group.get("matcher") else "")
                 synthetic = _synthetic(host, event, ws, nonce)
                 if synthetic is None:
-                    script = re.search(r"(\.claude/hooks/\w+\.py)", command).group(1)
+                    named = re.search(r"(\.claude/hooks/\w+\.py)", str(command))
+                    if named is None:
+                        add(name, False, f"not fired (it writes memory); no launcher is named in {command!r}")
+                        continue
+                    script = named.group(1)
                     path = ws / script
                     ok = path.is_file() and os.access(path, os.X_OK)
                     add(name, ok, f"not fired (it writes memory); {script} {'is' if ok else 'is NOT'} an executable launcher")
@@ -282,12 +286,13 @@ def codex_hooks_list(codex: str, cwd: Path, env: dict[str, str] | None = None) -
     proc = subprocess.Popen([codex, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=str(cwd), env=env)
     assert proc.stdin and proc.stdout
+    stdin, stdout = proc.stdin, proc.stdout
     try:
         def call(id_: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-            proc.stdin.write(json.dumps({"id": id_, "method": method, "params": params}) + "\n")
-            proc.stdin.flush()
+            stdin.write(json.dumps({"id": id_, "method": method, "params": params}) + "\n")
+            stdin.flush()
             while True:
-                line = proc.stdout.readline()
+                line = stdout.readline()
                 if not line:
                     raise RuntimeError("codex app-server ended: " + (proc.stderr.read() if proc.stderr else "")[-500:])
                 msg = json.loads(line)

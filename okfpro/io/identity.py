@@ -329,7 +329,7 @@ def _write_binding(path: Path, parts: Mapping[str, str | None], prov: Mapping[st
         with locked(path.with_suffix(".lock")):
             if path.exists():  # another process bound it first: keep theirs (it will be compared next time)
                 return
-            data = {p: parts.get(p) for p in PARTS}
+            data: dict[str, Any] = {p: parts.get(p) for p in PARTS}
             data.update(
                 provenance={p: prov.get(p, ABSENT) for p in PARTS},
                 fallback=fallback,

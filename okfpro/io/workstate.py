@@ -368,7 +368,7 @@ def commit(plan: Plan, transform_check=None) -> list[str]:
     from okfpro.io.atomic import sweep
 
     scratch = scratch_dir(plan.root)
-    written = []
+    written: list[str] = []
     for rel, e in plan.edits:
         if not e.changed:
             continue

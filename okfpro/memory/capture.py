@@ -116,7 +116,7 @@ def read_turn(transcript_path: str | os.PathLike | None) -> tuple[str | None, st
             continue
         if not isinstance(obj, dict) or obj.get("isMeta") or obj.get("isCompactSummary"):
             continue
-        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        message: dict[str, Any] = obj["message"] if isinstance(obj.get("message"), dict) else {}
         role = message.get("role") or obj.get("type")
         content = message.get("content", obj.get("content"))
         if role == "assistant" and agent is None:
@@ -212,6 +212,7 @@ def _capture(door: MemoryDoor, start: float) -> CaptureResult:
         return CaptureResult(False, f"memory capture refused: {ident.reason}", tier=str(tier))
     if store is None:
         return CaptureResult(False, f"memory capture skipped: {problem}", tier=str(tier))
+    audit_root = store.root
     scope = ident.scope
     assert scope is not None
     who = identity_hash(scope)
@@ -305,11 +306,11 @@ def end_session(event: Event | Mapping[str, Any], start: str | os.PathLike[str])
             return CaptureResult(False, "no session tier is configured")
         if not store.scope_dir("session", ident.scope).exists():
             return CaptureResult(False, "no session memory to delete", tier="session")
-        start = time.perf_counter()
+        begun = time.perf_counter()
         res = store.delete_scope(ident.scope, "session", actor="okfpro session-end")
         telemetry.record(store.root, "delete", identity_hash=identity_hash(ident.scope), tier="session",
                      outcome="error" if res.error else "ok", accepted_count=res.tiers_deleted,
-                     latency_ms=(time.perf_counter() - start) * 1000)
+                     latency_ms=(time.perf_counter() - begun) * 1000)
         if res.error:
             return CaptureResult(False, f"session memory not deleted: {res.error}", tier="session")
         return CaptureResult(bool(res.tiers_deleted), "session memory deleted", tier="session",

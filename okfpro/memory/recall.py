@@ -24,7 +24,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 if TYPE_CHECKING:
     from okfpro.hooks.event import Event
@@ -35,7 +35,7 @@ MEMORY_LIMIT = 12
 MAX_MEMORY_LINES = 20
 MAX_QUERY_TERMS = 16
 
-KnowledgeSearch = Callable[[str, int], list[Mapping[str, Any]]]
+KnowledgeSearch = Callable[[str, int], Sequence[Mapping[str, Any]]]
 
 
 @dataclass
@@ -90,7 +90,7 @@ def bundle_search(workspace: Path, cfg: Any) -> KnowledgeSearch | None:
         rows = rank_bundle(root, bundle, query, limit)
         by_id = bundle.by_id
         for row in rows:
-            concept = by_id.get(row.get("id"))
+            concept = by_id.get(str(row.get("id")))
             if concept is None:
                 continue
             day = None
