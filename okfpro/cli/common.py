@@ -30,6 +30,7 @@ directory was meant are refused — exit 2 with the reason, nothing read.
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
 from dataclasses import dataclass
@@ -52,6 +53,16 @@ def fail(reason: str, code: int = 2) -> NoReturn:
 
 
 # --------------------------------------------------------------------------- output
+def today() -> _dt.date:
+    """Today from okfpro's one clock (okfpro/io/clock.py), or exit 2 saying what is wrong with it."""
+    from okfpro.io.clock import ClockError, today as clock_today
+
+    try:
+        return clock_today()
+    except ClockError as exc:
+        fail(str(exc))
+
+
 def json_options(func: F) -> F:
     """``--json`` and ``--pretty``: the command receives ``as_json`` and ``pretty``."""
     func = click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")(func)

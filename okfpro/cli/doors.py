@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from okfpro.cli.common import bundle_for, emit, fail, given_dir, json_options
+from okfpro.cli.common import bundle_for, emit, fail, given_dir, json_options, load, today
 
 
 def _read_text(path: Path) -> str:
@@ -114,13 +114,11 @@ def audit_cmd(directory: str) -> int:
     Exit 0 clean, 1 findings, 2 could not run.
     """
     from okfpro.core.audit import render_findings
-    from okfpro.io.clock import ClockError, today
 
     start = given_dir(directory)
+    day = today()
     try:
-        findings = audit_findings(start, today())
-    except ClockError as exc:
-        fail(str(exc))
+        findings = audit_findings(start, day)
     except Exception as exc:  # a crash must not look like findings (1) or like a clean bill (0)
         fail(f"could not run: {type(exc).__name__}: {exc}")
     if not findings:
@@ -168,13 +166,9 @@ def records_cmd(directory: str) -> int:
     Exit 0 append-only, 1 findings (including a git that cannot answer), 2 usage or no bundle.
     """
     from okfpro.core.audit import records_findings, render_findings
-    from okfpro.io.clock import ClockError, today
 
     root = bundle_for(directory, default="here").root
-    try:
-        day = today()
-    except ClockError as exc:
-        fail(str(exc))
+    day = today()
     try:
         messages = records_findings(staged_changes(root), day)
     except (OSError, RuntimeError) as exc:
@@ -198,7 +192,6 @@ def unverified_cmd(directory: str, as_json: bool, pretty: bool) -> int:
     Rows: id, by, at, trust. Reporting, never a gate: exit 0 once printed.
     """
     from okfpro.core.audit import render_unverified, unverified_rows
-    from okfpro.io.bundle import load
 
     root = bundle_for(directory, default="here").root
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import click
 
-from okfpro.cli.common import bundle_for, emit, fail, json_options, load
+from okfpro.cli.common import bundle_for, emit, fail, json_options, load, today as clock_today
 
 
 def _plural(n: int, word: str, many: str | None = None) -> str:
@@ -110,12 +110,7 @@ def lint_cmd(
     except ValueError as exc:
         fail(f"--today: {exc}")
     if day is None:
-        from okfpro.io.clock import ClockError, today as clock_today
-
-        try:
-            day = clock_today()
-        except ClockError as exc:
-            fail(str(exc))
+        day = clock_today()
     try:
         parse_cutoff(stale_after, day)
     except ValueError as exc:

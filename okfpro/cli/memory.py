@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from okfpro.cli.common import dumps, fail
+from okfpro.cli.common import dumps, fail, today
 
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.scope import TIERS, Scope
@@ -101,7 +101,6 @@ def remember_cmd(obj: _Ctx, text: str, tier: str, kind: str, source: str, confid
     refused), then decided against the scope's memories: an exact duplicate is skipped,
     a supersession or a declared contradiction is recorded — nothing is overwritten.
     """
-    from okfpro.io.clock import today
     from okfpro.memory.policy import remember
 
     if text == "-":
@@ -146,7 +145,6 @@ def remember_cmd(obj: _Ctx, text: str, tier: str, kind: str, source: str, confid
 @click.pass_obj
 def change_cmd(obj: _Ctx, what: str, memory_id: str, tier: str, as_json: bool) -> int:
     """Archive, expire or confirm MEMORY_ID by appending a change record (nothing is rewritten)."""
-    from okfpro.io.clock import today
     from okfpro.memory.policy import change
 
     store, scope = obj.open()
@@ -199,7 +197,6 @@ def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, inc
     Superseded, expired and archived memories are hidden unless --all; each passage
     shows its kind, status and date.  No match is not an error (exit 0).
     """
-    from okfpro.io.clock import today
     from okfpro.memory.views import recall_payload
 
     query = " ".join(words)
@@ -238,7 +235,6 @@ def import_cmd(obj: _Ctx, source: str, tier: str, kind: str, source_: str, as_js
     'remember'; one commit per tier; a re-run adds nothing twice.  A malformed line
     stops the import before anything is written (exit 2).
     """
-    from okfpro.io.clock import today
     from okfpro.memory.importer import BadImport, parse, run
 
     try:

@@ -20,18 +20,9 @@ from typing import NoReturn
 
 import click
 
-from okfpro.cli.common import bundle_for, emit, fail, json_options
+from okfpro.cli.common import bundle_for, emit, fail, json_options, today
 
 SECTION_NAMES = ("In flight", "Backlog", "Waiting", "Inbox", "To read", "Deadlines")
-
-
-def _today():
-    from okfpro.io.clock import ClockError, today
-
-    try:
-        return today()
-    except ClockError as exc:
-        fail(str(exc))
 
 
 def _reader_root(dirs: tuple[str, ...], need_board: bool) -> Path:
@@ -75,7 +66,7 @@ def state_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool, full: bool) ->
     from okfpro.io import workstate as ws
 
     root = _reader_root(dirs, need_board=True)
-    payload = ws.state_payload(root, _today(), full=full)
+    payload = ws.state_payload(root, today(), full=full)
     return emit(payload, as_json, pretty, lambda: click.echo(render_state(payload)))
 
 
@@ -140,7 +131,7 @@ def board_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool, section: str |
         section = match[0]
         if section not in b.headings:
             fail(f"board.md has no '## {section}' heading.")
-    rows = _board.rows_json(b, _today(), section)
+    rows = _board.rows_json(b, today(), section)
 
     def text() -> None:
         out = []
@@ -161,7 +152,7 @@ def snapshot_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool) -> int:
     from okfpro.io import workstate as ws
 
     root = _reader_root(dirs, need_board=True)  # no board, nothing to count: refused, as state is
-    payload = ws.snapshot_payload(root, _today())
+    payload = ws.snapshot_payload(root, today())
     return emit(payload, as_json, pretty, lambda: click.echo(payload["line"]))
 
 
@@ -237,7 +228,7 @@ def capture_cmd() -> int:
     text = _text_arg("text to capture")
     root = bundle_for(None, env=True).root
     try:
-        line = ws.do_capture(root, _today(), text)
+        line = ws.do_capture(root, today(), text)
     except ws.Refused as exc:
         _refused(exc)
     click.echo(f"okfpro capture — one line added to Inbox:\n  {line}")
@@ -302,7 +293,7 @@ def journal_cmd() -> int:
         fail("usage: okfpro journal open")
     root = bundle_for(None, env=True).root
     try:
-        res = ws.do_journal_open(root, _today())
+        res = ws.do_journal_open(root, today())
     except ws.Refused as exc:
         _refused(exc)
     parts = []
@@ -322,7 +313,7 @@ def close_cmd() -> int:
         fail("usage: okfpro close SLUG (one project name)")
     root = bundle_for(None, env=True).root
     try:
-        res = ws.do_close(root, _today(), args[0])
+        res = ws.do_close(root, today(), args[0])
     except ws.Refused as exc:
         _refused(exc)
     out = [f"okfpro close — projects/{res.slug}:"]
