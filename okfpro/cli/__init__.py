@@ -59,7 +59,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "secrets": ("okfpro.cli.secrets", "secrets_cmd", "Refuse files holding a detectable secret (pre-commit door)."),
     "whoami": ("okfpro.cli.identity", "whoami_cmd", "Show the resolved memory scope and where each part came from."),
     # scoped memory
-    "memory": ("okfpro.cli.memory", "memory_cmd", "Scoped memory: remember, recall, import, list, log, forget."),
+    "memory": ("okfpro.cli.memory", "memory_cmd", "Scoped memory: remember, recall, import, list, log, forget; sync with a Git remote, server-hook."),
     "eval": ("okfpro.cli.eval", "eval_cmd", "Retrieval quality on a gold set (eval recall GOLD), next to a plain BM25."),
     # servers
     "mcp": ("okfpro.cli.mcp", "mcp_cmd", "Serve the workspace and scoped memory over MCP (stdio; --http on loopback)."),

@@ -311,8 +311,10 @@ def log_cmd(obj: _Ctx, tier: str | None, limit: int | None, as_json: bool) -> in
                    "tenant / agent: shared tiers, only for a maintainer named in okfpro.toml.")
 @click.option("--purge", is_flag=True, help="Hard erasure: drop the history too and prune every object holding it.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--remote", default=None, help="With --purge: the memory remote to erase from too "
+              "(default: [memory] remote in okfpro.toml; --remote '' for this clone only).")
 @click.pass_obj
-def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> int:
+def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool, remote: str | None) -> int:
     """Delete your memory (a commit; history kept unless --purge).
 
     Without --tier: your user tier and every session of yours, under whatever session id,
@@ -341,9 +343,18 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> int:
             fail("no answer to the confirmation, so nothing was forgotten; pass --yes to confirm without asking")
         if not confirmed:
             fail("nothing forgotten", 2)
+    targets = None
+    if purge and remote != "" and (remote or cfg.get("memory", "remote", None)) and store.history is not None:
+        from okfpro.cli.memsync import erased_targets
+
+        targets = erased_targets(store, scope, tier)
     result = store.forget(scope, cfg, tier, purge=purge, actor=_actor(scope))
     if result.error:
         fail(result.error)
+    if targets is not None:
+        from okfpro.cli.memsync import erase_on_remote
+
+        erase_on_remote(obj.workspace, cfg, store, res, remote, targets)
     if purge and result.verified:
         click.echo(f"erased {result.tiers_deleted} scope(s); every object was checked and none holds an erased "
                    "entry (verified)")
@@ -359,3 +370,9 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool) -> int:
         for where, commit in result.commits.items():
             click.echo(f"  {where}: {commit[:12]}")
     return 0
+
+
+from okfpro.cli.memsync import server_hook_cmd, sync_cmd  # noqa: E402 - the memory group's remote verbs
+
+memory_cmd.add_command(sync_cmd)
+memory_cmd.add_command(server_hook_cmd)

@@ -1,0 +1,120 @@
+"""``okfpro memory sync`` and ``okfpro memory server-hook``: memory over a Git remote.
+
+Registered on the ``memory`` group by :mod:`okfpro.cli.memory`.  See
+:mod:`okfpro.memory.sync` (the client), :mod:`okfpro.memory.tombstone` (erasure on the
+remote) and :mod:`okfpro.memory.serverhook` (the server's pre-receive hook).
+
+Exit codes: 0 synced; 1 synced, but some scope was refused (by the server, or not
+mergeable without loss: the JSON and stderr say which); 2 could not run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from okfpro.cli.common import dumps, fail
+
+
+@click.command("sync")
+@click.argument("remote", required=False)
+@click.option("--json", "as_json", is_flag=True, help="The summary as JSON (scopes fetched, merged, pushed, tombstones).")
+@click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: after a second).")
+@click.pass_obj
+def sync_cmd(obj, remote: str | None, as_json: bool, progress: bool | None) -> int:
+    """Sync your memory with a Git remote (REMOTE, else [memory] remote in okfpro.toml).
+
+    Fetches only the refs your identity may read (your user tier and sessions, your
+    tenant's and agent's shared tiers), merges day files without loss, pushes back.
+    """
+    from okfpro.memory.remote import resolve_remote
+    from okfpro.memory.sync import sync
+
+    store, res, cfg = obj.open_as()
+    if store.history is None:
+        fail("memory history is off; nothing to sync")
+    url, err = resolve_remote(obj.workspace, cfg, remote)
+    if url is None:
+        fail(err)
+    report = sync(store, res.scope, url, progress=progress, actor=res.scope.user or "local")
+    data = report.to_json()
+    if as_json:
+        click.echo(dumps(data))
+    else:
+        click.echo(f"synced with {data['remote']}: fetched {len(data['fetched'])}, fast-forwarded "
+                   f"{len(data['fast_forwarded'])}, merged {len(data['merged'])}, pushed {len(data['pushed'])}, "
+                   f"tombstones applied {len(data['tombstones'])}")
+    for row in data["refused"]:
+        click.echo(f"okfpro memory sync: {row['scope']}: {row['why']}", err=True)
+    if report.error:
+        fail(report.error)
+    return 0 if report.ok else 1
+
+
+@click.group("server-hook", invoke_without_command=True)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The server's pusher map (default: $GIT_DIR/okfpro-server.toml).")
+@click.pass_context
+def server_hook_cmd(ctx: click.Context, config_path: Path | None) -> None:
+    """The pre-receive hook of a bare repository: refuse memory refs the pusher does not own.
+
+    Run by Git (stdin: <old> <new> <ref> lines); `install REPO` writes it into a repository.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from okfpro.memory.serverhook import CONFIG_NAME, run_hook
+
+    gitdir = Path(os.environ.get("GIT_DIR", "."))
+    code = run_hook(sys.stdin, dict(os.environ), config_path or gitdir / CONFIG_NAME)
+    ctx.exit(code)
+
+
+@server_hook_cmd.command("install")
+@click.argument("repo", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The pusher map the hook reads (default: REPO/okfpro-server.toml).")
+def install_cmd(repo: Path, config_path: Path | None) -> int:
+    """Write REPO/hooks/pre-receive (a bare repository) running this hook."""
+    from okfpro.memory.serverhook import install
+
+    try:
+        hook = install(repo.resolve(), config_path.resolve() if config_path else None)
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+    click.echo(f"installed {hook}")
+    return 0
+
+
+def erased_targets(store, scope, tier: str | None) -> list:
+    """What ``forget --purge`` is about to erase, as sync targets (computed before the local
+    purge drops the session refs that name them)."""
+    from okfpro.memory.remote import Target
+
+    if tier in ("tenant", "agent"):
+        subs = [store.subtree(tier, scope)]
+    else:
+        subs = store.subject_subtrees(scope, tier)
+    return [Target(s.tier, s.prefix, s.key, s.ref) for s in subs]
+
+
+def erase_on_remote(workspace: Path, cfg, store, res, remote: str | None, targets: list) -> None:
+    """The remote half of a purge: delete the refs there, push tombstones, say what is left."""
+    from okfpro.memory.remote import resolve_remote
+    from okfpro.memory.tombstone import erase_remote
+
+    url, err = resolve_remote(workspace, cfg, remote)
+    if url is None:
+        fail(f"erased here, but not on the remote: {err}")
+    report = erase_remote(store, res.scope, url, targets, res.key_hash())
+    if report["error"]:
+        fail(f"erased here, but not on the remote: {report['error']}")
+    click.echo(f"remote: removed {len(report['removed_remotely'])} ref(s), pushed {len(report['tombstones'])} "
+               "tombstone(s) (a clone that syncs later drops its copy)")
+    click.echo(f"remote: not finished here: {report['server']}")
+    for row in report["refused"]:
+        click.echo(f"okfpro memory forget: remote refused {row['ref']}: {row['why']}", err=True)
+    if report["refused"]:
+        fail("the erasure on the remote is incomplete", 1)

@@ -1,0 +1,306 @@
+"""``okfpro memory sync``: the identity's memory refs against a Git remote, merged without loss.
+
+One round: list the remote's refs the identity may read (:class:`okfpro.memory.remote.Readable`),
+apply new tombstones first (:mod:`okfpro.memory.tombstone`: a purged scope is dropped, never
+pushed back), fetch each changed ref by its own refspec, then per scope, under the scope's
+lock:
+
+* same commit on both sides: nothing (no object is read: a sync with nothing new costs one
+  ``ls-remote``);
+* only the remote has it, or it is ahead: the local ref moves to it (the files and the index
+  follow);
+* only we have it, or we are ahead: it is pushed;
+* both moved: the day files are merged (:func:`okfpro.core.daymerge.merge_files`, base = the
+  merge base) into a merge commit (parents: ours, theirs), the files are rewritten and the
+  scope's memory index dropped (rebuilt from them by the next reader), and it is pushed.
+
+A push that is not a fast-forward any more (someone pushed meanwhile) is refused by Git;
+that scope is fetched and merged again, up to :data:`ROUNDS` rounds.  The shared and user
+tiers are pushed alike; whether a pusher may update a ref is the server's decision
+(:mod:`okfpro.memory.serverhook`).  Local files that hold entries no commit recorded yet are
+merged in as "ours", so a sync never drops them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import FileMode
+
+from okfpro.core.daymerge import MergeConflict, entry_count, merge_files
+from okfpro.core.dayfile import DAY_RE
+from okfpro.core.scope import Scope
+from okfpro.io.atomic import atomic_write
+from okfpro.io.clock import utcnow
+from okfpro.memory.layout import link_problem, read_day_file
+from okfpro.memory.remote import Readable, Remote, RemoteError, Target, redact
+
+ROUNDS = 4
+
+
+@dataclass
+class SyncReport:
+    remote: str
+    fetched: list[str] = field(default_factory=list)  # scope keys
+    fast_forwarded: list[str] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
+    pushed: list[str] = field(default_factory=list)
+    tombstones: list[dict] = field(default_factory=list)  # applied here
+    refused: list[dict] = field(default_factory=list)  # {"scope", "why"}
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.refused
+
+    def to_json(self) -> dict:
+        return {
+            "remote": redact(self.remote),
+            "ok": self.ok,
+            "fetched": sorted(set(self.fetched)),
+            "fast_forwarded": sorted(set(self.fast_forwarded)),
+            "merged": sorted(set(self.merged)),
+            "pushed": sorted(set(self.pushed)),
+            "tombstones": self.tombstones,
+            "refused": self.refused,
+            "error": self.error,
+        }
+
+
+class Progress:
+    """One stderr line a second once a sync has run for a second (``always``: from the start)."""
+
+    def __init__(self, enabled: bool | None) -> None:
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        if self.enabled is False:
+            return
+        now = time.monotonic()
+        if self.enabled is None and (now - self.start < 1.0 or (now - self.last < 1.0 and done != total)):
+            return
+        self.last = now
+        print(f"okfpro memory sync: {what} {done}/{total}", file=sys.stderr, flush=True)
+
+
+def _tree_files(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str) -> dict[str, bytes]:
+    """The scope's files in ``commit`` (day files only; anything else refuses the scope)."""
+    if commit is None:
+        return {}
+    tree = commit.tree
+    for part in prefix.split("/"):
+        try:
+            item = tree[part]
+        except KeyError:
+            return {}
+        tree = repo.get(item.id)
+        if not isinstance(tree, pygit2.Tree):
+            raise MergeConflict(f"{prefix} is not a directory in commit {str(commit.id)[:12]}")
+    out: dict[str, bytes] = {}
+    for item in tree:
+        blob = repo.get(item.id)
+        if not DAY_RE.match(item.name) or item.filemode != FileMode.BLOB or not isinstance(blob, pygit2.Blob):
+            raise MergeConflict(f"{prefix}/{item.name} in commit {str(commit.id)[:12]} is not a day file")
+        out[item.name] = blob.data
+    return out
+
+
+def _disk_files(root: Path, prefix: str) -> dict[str, bytes] | None:
+    directory = root.joinpath(*prefix.split("/"))
+    problem = link_problem(root, directory)
+    if problem:
+        raise MergeConflict(f"{problem}; refusing to sync it")
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return None
+    out = {}
+    for name in names:
+        if DAY_RE.match(name):
+            out[name], _ = read_day_file(directory / name)
+    return out
+
+
+def write_scope(root: Path, target: Target, files: dict[str, bytes]) -> None:
+    """Make the scope's directory hold exactly ``files`` (day files), and drop its index."""
+    from okfpro.memory.index import erase_key
+
+    directory = root.joinpath(*target.prefix.split("/"))
+    problem = link_problem(root, directory)
+    if problem:
+        raise MergeConflict(f"{problem}; refusing to write it")
+    current = _disk_files(root, target.prefix) or {}
+    if files:
+        directory.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        if current.get(name) != data:
+            atomic_write(directory / name, data)
+    for name in set(current) - set(files):
+        (directory / name).unlink()
+    erase_key(root, target.key)
+
+
+class Syncer:
+    """One sync of ``store`` (a MemoryStore with history) for ``scope`` against ``url``."""
+
+    def __init__(self, store, scope: Scope, url: str, progress: Progress | None = None, actor: str | None = None) -> None:
+        self.store = store
+        self.scope = scope
+        self.history = store.history
+        self.readable = Readable(scope, store.tiers)
+        self.remote = Remote(store.history.gitdir, url)
+        self.report = SyncReport(url)
+        self.progress = progress or Progress(False)
+        self.actor = actor or (scope.user or "local")
+
+    # -- the round ----------------------------------------------------------------------
+
+    def run(self) -> SyncReport:
+        try:
+            self.history.repo()  # created on first use, like a write does
+            remote = self.remote.list(self.readable)
+            from okfpro.memory import tombstone
+
+            tombstone.apply_new(self, remote)
+            pending = None
+            for _ in range(ROUNDS):
+                rejected = self._round(remote, pending)
+                if not rejected:
+                    break
+                pending = set(rejected)
+                remote = self.remote.list(self.readable)
+            else:
+                for ref in sorted(pending or ()):
+                    self._refuse(ref, "the remote kept moving; run sync again")
+        except (RemoteError, pygit2.GitError, OSError) as exc:
+            self.report.error = str(exc).replace(self.remote.url, redact(self.remote.url))
+        finally:
+            try:
+                self.remote.drop_staged()
+            except RemoteError:
+                pass
+        return self.report
+
+    def _refuse(self, ref: str, why: str) -> None:
+        target = self.readable.target(ref)
+        self.report.refused.append({"scope": target.key if target else ref, "why": why})
+
+    def _local_refs(self) -> dict[str, str]:
+        repo = self.history.repo()
+        out = {}
+        for name in repo.references:
+            if name.startswith("refs/okfpro/memory/") and self.readable.target(name) is not None:
+                out[name] = str(repo.references[name].target)
+        return out
+
+    def _round(self, remote: dict[str, str], only: set[str] | None) -> list[str]:
+        repo = self.history.repo()
+        local = self._local_refs()
+        refs = sorted(r for r in set(local) | {r for r in remote if r.startswith("refs/okfpro/memory/")}
+                      if only is None or r in only)
+        changed = [r for r in refs if local.get(r) != remote.get(r)]
+        need = [r for r in changed if r in remote and remote[r] not in repo]
+        staged = self.remote.fetch(need)
+        if need:
+            self.history._repo = None  # new objects and refs: reopen
+            repo = self.history.repo()
+        self.report.fetched += [self.readable.target(r).key for r in need]
+        pushes: dict[str, str] = {}
+        for n, ref in enumerate(changed, 1):
+            self.progress(n, len(changed), "scopes")
+            target = self.readable.target(ref)
+            theirs_id = remote.get(ref)
+            if ref in staged:
+                theirs_id = str(repo.references[staged[ref]].target)
+            try:
+                new = self._one(repo, target, local.get(ref), theirs_id)
+            except MergeConflict as exc:
+                self._refuse(ref, str(exc))
+                continue
+            if new is not None and new != remote.get(ref):
+                pushes[ref] = new
+        rejected = []
+        for ref, why in self.remote.push(pushes).items() if pushes else ():
+            if why is None:
+                self.report.pushed.append(self.readable.target(ref).key)
+            elif "fetch first" in why or "non-fast-forward" in why or "stale" in why:
+                rejected.append(ref)
+            else:
+                self._refuse(ref, f"push refused: {why}")
+        return rejected
+
+    # -- one scope ----------------------------------------------------------------------
+
+    def _one(self, repo: pygit2.Repository, target: Target, ours_id: str | None, theirs_id: str | None) -> str | None:
+        """Bring the local ref of ``target`` together with the remote's; the sha to push (or None)."""
+        store = self.store
+        with store._repo_lock(exclusive=False), store._locked(store._lock_for(target.prefix)):
+            ref = repo.references.get(target.ref)
+            ours = repo.get(ref.target) if ref is not None else None
+            if ref is not None and str(ref.target) != ours_id:
+                ours_id = str(ref.target)  # written meanwhile: take the newest
+            theirs = repo.get(theirs_id) if theirs_id else None
+            if theirs is not None and not self.history._belongs(repo, theirs, target.tier, target.key, target.prefix):
+                raise MergeConflict(f"the remote's {target.ref} is not this scope's history")
+            if theirs is None or (ours is not None and ours.id == theirs.id):
+                return ours_id
+            if ours is None or repo.descendant_of(theirs.id, ours.id):
+                relation, base = "behind", ours
+            elif repo.descendant_of(ours.id, theirs.id):
+                relation, base = "ahead", theirs
+            else:
+                mb = repo.merge_base(ours.id, theirs.id)
+                relation, base = "diverged", (repo.get(mb) if mb is not None else None)
+            recorded = _tree_files(repo, ours, target.prefix)
+            ours_files = recorded
+            disk = _disk_files(store.root, target.prefix)
+            if disk is not None and disk != recorded:
+                # entries on disk that no commit recorded (a failed commit): ours too, never lost
+                ours_files = merge_files({}, disk, recorded)
+            theirs_files = _tree_files(repo, theirs, target.prefix)
+            merged = merge_files(_tree_files(repo, base, target.prefix), ours_files, theirs_files)
+            if relation == "ahead" and merged == recorded:
+                return ours_id  # push
+            if relation == "behind" and merged == theirs_files:
+                self._move(repo, target, ref, theirs)  # fast-forward
+                result = str(theirs.id)
+                self.report.fast_forwarded.append(target.key)
+            else:
+                parents = {"ahead": [ours], "behind": [theirs], "diverged": [ours, theirs]}[relation]
+                result = self._merge_commit(repo, target, ref, parents, merged)
+                self.report.merged.append(target.key)
+            write_scope(store.root, target, merged)
+            return result
+
+    def _move(self, repo: pygit2.Repository, target: Target, ref, commit) -> None:
+        self.history._clear_stale_ref_lock(target.ref)
+        if ref is None:
+            repo.references.create(target.ref, commit.id, force=False)
+        else:
+            ref.set_target(commit.id)
+
+    def _merge_commit(self, repo: pygit2.Repository, target: Target, ref, parents: list, files: dict[str, bytes]) -> str:
+        h = self.history
+        tb = repo.TreeBuilder()
+        for name, data in sorted(files.items()):
+            tb.insert(name, repo.create_blob(data), FileMode.BLOB)
+        tree = h._wrap(repo, target.prefix, tb.write() if files else None)
+        n = entry_count(files)
+        what = f"merge {len(parents)} histories"
+        message = h._message(target.tier, target.key, what, n, {"Actor": self.actor})
+        author, committer = h._signature(self.actor, utcnow())
+        oid = repo.create_commit(None, author, committer, message, tree, [p.id for p in parents])
+        self._move(repo, target, ref, repo.get(oid))
+        return str(oid)
+
+
+def sync(store, scope: Scope, url: str, progress: bool | None = None, actor: str | None = None) -> SyncReport:
+    """One ``okfpro memory sync`` (see the module doc)."""
+    return Syncer(store, scope, url, Progress(progress), actor).run()
