@@ -79,6 +79,15 @@ class Handler(BaseHTTPRequestHandler):
             "SERVER_PROTOCOL": "HTTP/1.1",
             "GATEWAY_INTERFACE": "CGI/1.1",
         })
+        config = os.path.join(self.root, url.path.strip("/").split("/")[0], "okfpro-server.toml")
+        if os.path.isfile(config):  # read access: only the memory refs this user may read are shown
+            from okfpro.memory.serverhook import hidden_refs, load_config
+
+            values = hidden_refs(load_config(config), user)
+            env["GIT_CONFIG_COUNT"] = str(len(values))
+            for i, value in enumerate(values):
+                env[f"GIT_CONFIG_KEY_{i}"] = "uploadpack.hideRefs"
+                env[f"GIT_CONFIG_VALUE_{i}"] = value
         if self.headers.get("Content-Encoding"):
             env["HTTP_CONTENT_ENCODING"] = self.headers["Content-Encoding"]
         if self.headers.get("Git-Protocol"):

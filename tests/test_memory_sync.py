@@ -148,3 +148,40 @@ def test_purge_follows_the_data_to_a_stale_clone_and_the_server(server, tmp_path
     sync(a)
     assert a.texts() == ["written on B before it heard of the erasure"]
     assert not a.objects_hold(b"QX-991-Z")
+
+
+@pytest.mark.slow
+def test_eight_clones_fifty_writes_each_with_interleaved_syncs_lose_nothing(server, tmp_path) -> None:
+    import threading
+
+    from okfpro.memory.sync import sync as sync_in_process
+
+    clones = [Clone(tmp_path, f"c{i}", "alice", server.url("alice")) for i in range(8)]
+    problems: list = []
+
+    def work(i: int, clone: Clone) -> None:
+        store = clone.store()
+        for n in range(50):
+            result = store.write(clone.scope, f"clone {i} entry {n}", "user", now=at(i * 100 + n))
+            if not result.written:
+                problems.append(result.error)
+            if n % 10 == 9:
+                report = sync_in_process(store, clone.scope, server.url("alice"))
+                if report.error:
+                    problems.append(report.error)
+
+    threads = [threading.Thread(target=work, args=(i, c)) for i, c in enumerate(clones)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not problems, problems
+    for _ in range(2):  # two quiet passes: everyone has everything
+        for clone in clones:
+            report = sync_in_process(clone.store(), clone.scope, server.url("alice"))
+            assert report.ok, report.to_json()
+    want = sorted(f"clone {i} entry {n}" for i in range(8) for n in range(50))
+    first = clones[0].files()
+    for clone in clones:
+        assert sorted(clone.texts()) == want  # every entry, once
+        assert clone.files() == first

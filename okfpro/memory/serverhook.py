@@ -25,8 +25,8 @@ Owned refs are computed with the client's own path function
 * the tenant tier and the agent tiers named: create and fast-forward; a delete, a
   non-fast-forward update or a tombstone only for a maintainer;
 * anything else under ``refs/okfpro/``: refused (no other spelling, no ``..``, no other
-  user's scope, no made-up namespace).  Refs outside ``refs/okfpro/`` are not this hook's
-  business and pass.
+  user's scope, no made-up namespace, no other letter case).  Refs outside ``refs/okfpro/``
+  (in any letter case) are not this hook's business and pass.
 
 Fail closed: no pusher name, a name the config does not map, a config that cannot be
 read: every ``refs/okfpro/`` update of the push is refused.  Exit code per Git's
@@ -98,7 +98,7 @@ def pusher_of(config: dict, name: str) -> tuple[Pusher | None, str | None]:
 def decide(pusher: Pusher | None, old: str, new: str, ref: str, is_ancestor) -> str | None:
     """Why the update ``old -> new`` of ``ref`` is refused, or ``None`` (allowed).
     ``is_ancestor(a, b)`` tells whether commit ``a`` is an ancestor of ``b``."""
-    if not ref.startswith("refs/okfpro/"):
+    if not ref.casefold().startswith("refs/okfpro/"):  # any case: a case-insensitive disk is one namespace
         return None
     if pusher is None:
         return "no authenticated pusher: memory refs are refused"
@@ -128,6 +128,25 @@ def decide(pusher: Pusher | None, old: str, new: str, ref: str, is_ancestor) -> 
     return f"{ref} is not a scope {pusher.name!r} owns"
 
 
+def hidden_refs(config: dict, name: str | None) -> list[str]:
+    """``uploadpack.hideRefs`` values that let pusher ``name`` see (and so fetch) only the memory
+    refs it may read: all of ``refs/okfpro/`` hidden, then its own and its shared tiers shown
+    again.  A front-end sets them per request (``GIT_CONFIG_COUNT`` / ``_KEY_n`` / ``_VALUE_n``
+    in the environment of ``git http-backend``); see .okf/design/memory-sync.md for what this
+    does and does not stop."""
+    out = ["refs/okfpro/"]
+    pusher = pusher_of(config, name)[0] if name else None
+    if pusher is None:
+        return out
+    s = pusher.scope
+    refs = [history_ref("user", s), history_ref("tenant", s),
+            history_ref("session", Scope(s.tenant, s.user, None, "x")).rsplit("/", 1)[0]]
+    refs += [history_ref("agent", Scope(s.tenant, None, a)) for a in pusher.agents]
+    for ref in refs:
+        out += ["!" + ref, "!refs/okfpro/tombstone/" + ref[len("refs/okfpro/memory/"):]]
+    return out
+
+
 def _is_ancestor(a: str, b: str) -> bool:
     proc = subprocess.run(["git", "merge-base", "--is-ancestor", a, b], capture_output=True, check=False)
     return proc.returncode == 0
@@ -136,7 +155,7 @@ def _is_ancestor(a: str, b: str) -> bool:
 def run_hook(stdin, env: dict[str, str], config_path: Path, err=sys.stderr) -> int:
     """The pre-receive hook: 0 accept, 1 refuse (reasons on ``err``)."""
     lines = [ln.split() for ln in stdin.read().splitlines() if ln.strip()]
-    touches = [x for x in lines if len(x) == 3 and x[2].startswith("refs/okfpro/")]
+    touches = [x for x in lines if len(x) == 3 and x[2].casefold().startswith("refs/okfpro/")]
     if any(len(x) != 3 for x in lines):
         print("okfpro: unexpected pre-receive input; refusing the push", file=err)
         return 1

@@ -23,21 +23,18 @@ merged in as "ours", so a sync never drops them.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pygit2
 from pygit2.enums import FileMode
 
 from okfpro.core.daymerge import MergeConflict, entry_count, merge_files
-from okfpro.core.dayfile import DAY_RE
 from okfpro.core.scope import Scope
-from okfpro.io.atomic import atomic_write
 from okfpro.io.clock import utcnow
-from okfpro.memory.layout import link_problem, read_day_file
+from okfpro.memory.scopefiles import disk_files, tree_files, write_scope
+from okfpro.memory import tombstone
 from okfpro.memory.remote import Readable, Remote, RemoteError, Target, redact
 
 ROUNDS = 4
@@ -90,63 +87,6 @@ class Progress:
         print(f"okfpro memory sync: {what} {done}/{total}", file=sys.stderr, flush=True)
 
 
-def _tree_files(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str) -> dict[str, bytes]:
-    """The scope's files in ``commit`` (day files only; anything else refuses the scope)."""
-    if commit is None:
-        return {}
-    tree = commit.tree
-    for part in prefix.split("/"):
-        try:
-            item = tree[part]
-        except KeyError:
-            return {}
-        tree = repo.get(item.id)
-        if not isinstance(tree, pygit2.Tree):
-            raise MergeConflict(f"{prefix} is not a directory in commit {str(commit.id)[:12]}")
-    out: dict[str, bytes] = {}
-    for item in tree:
-        blob = repo.get(item.id)
-        if not DAY_RE.match(item.name) or item.filemode != FileMode.BLOB or not isinstance(blob, pygit2.Blob):
-            raise MergeConflict(f"{prefix}/{item.name} in commit {str(commit.id)[:12]} is not a day file")
-        out[item.name] = blob.data
-    return out
-
-
-def _disk_files(root: Path, prefix: str) -> dict[str, bytes] | None:
-    directory = root.joinpath(*prefix.split("/"))
-    problem = link_problem(root, directory)
-    if problem:
-        raise MergeConflict(f"{problem}; refusing to sync it")
-    try:
-        names = os.listdir(directory)
-    except FileNotFoundError:
-        return None
-    out = {}
-    for name in names:
-        if DAY_RE.match(name):
-            out[name], _ = read_day_file(directory / name)
-    return out
-
-
-def write_scope(root: Path, target: Target, files: dict[str, bytes]) -> None:
-    """Make the scope's directory hold exactly ``files`` (day files), and drop its index."""
-    from okfpro.memory.index import erase_key
-
-    directory = root.joinpath(*target.prefix.split("/"))
-    problem = link_problem(root, directory)
-    if problem:
-        raise MergeConflict(f"{problem}; refusing to write it")
-    current = _disk_files(root, target.prefix) or {}
-    if files:
-        directory.mkdir(parents=True, exist_ok=True)
-    for name, data in files.items():
-        if current.get(name) != data:
-            atomic_write(directory / name, data)
-    for name in set(current) - set(files):
-        (directory / name).unlink()
-    erase_key(root, target.key)
-
-
 class Syncer:
     """One sync of ``store`` (a MemoryStore with history) for ``scope`` against ``url``."""
 
@@ -166,8 +106,6 @@ class Syncer:
         try:
             self.history.repo()  # created on first use, like a write does
             remote = self.remote.list(self.readable)
-            from okfpro.memory import tombstone
-
             tombstone.apply_new(self, remote)
             pending = None
             for _ in range(ROUNDS):
@@ -258,14 +196,14 @@ class Syncer:
             else:
                 mb = repo.merge_base(ours.id, theirs.id)
                 relation, base = "diverged", (repo.get(mb) if mb is not None else None)
-            recorded = _tree_files(repo, ours, target.prefix)
+            recorded = tree_files(repo, ours, target.prefix)
             ours_files = recorded
-            disk = _disk_files(store.root, target.prefix)
+            disk = disk_files(store.root, target.prefix)
             if disk is not None and disk != recorded:
                 # entries on disk that no commit recorded (a failed commit): ours too, never lost
                 ours_files = merge_files({}, disk, recorded)
-            theirs_files = _tree_files(repo, theirs, target.prefix)
-            merged = merge_files(_tree_files(repo, base, target.prefix), ours_files, theirs_files)
+            theirs_files = tree_files(repo, theirs, target.prefix)
+            merged = merge_files(tree_files(repo, base, target.prefix), ours_files, theirs_files)
             if relation == "ahead" and merged == recorded:
                 return ours_id  # push
             if relation == "behind" and merged == theirs_files:

@@ -35,6 +35,7 @@ from okfpro.core.dayfile import DAY_RE, sections, split_concept
 from okfpro.core.scope import Scope
 from okfpro.io.clock import utcnow
 from okfpro.memory.layout import TOOL
+from okfpro.memory.scopefiles import disk_files
 from okfpro.memory.remote import TOMBSTONE_NS, Readable, Remote, RemoteError, Target, tombstone_ref
 
 SERVER_GC = "the erased objects stay in the server's object store until its own gc prunes them " \
@@ -71,10 +72,8 @@ def _erased_at(fields: dict[str, str]) -> _dt.datetime | None:
 
 def _newer_entries(store, target: Target, after: _dt.datetime) -> list[tuple[str, _dt.datetime]]:
     """(text, time) of the scope's entries on disk written after ``after`` (kept through the erasure)."""
-    from okfpro.memory.sync import _disk_files
-
     out = []
-    for name, raw in sorted((_disk_files(store.root, target.prefix) or {}).items()):
+    for name, raw in sorted((disk_files(store.root, target.prefix) or {}).items()):
         day = DAY_RE.match(name).group(1)
         try:
             body = split_concept(raw)[1]
