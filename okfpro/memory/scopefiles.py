@@ -20,58 +20,84 @@ from okfpro.memory.layout import link_problem, read_day_file
 from okfpro.memory.remote import Target
 
 
-def tree_files(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str) -> dict[str, bytes]:
-    """The scope's files in ``commit`` (day files only; anything else refuses the scope)."""
+def scope_tree(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str) -> pygit2.Tree | None:
+    """The scope's directory in ``commit`` (``None``: it has none)."""
     if commit is None:
-        return {}
+        return None
     tree = commit.tree
     for part in prefix.split("/"):
         try:
             item = tree[part]
         except KeyError:
-            return {}
+            return None
         tree = repo.get(item.id)
         if not isinstance(tree, pygit2.Tree):
             raise MergeConflict(f"{prefix} is not a directory in commit {str(commit.id)[:12]}")
-    out: dict[str, bytes] = {}
-    for item in tree:
-        blob = repo.get(item.id)
-        if not DAY_RE.match(item.name) or item.filemode != FileMode.BLOB or not isinstance(blob, pygit2.Blob):
+    return tree
+
+
+def tree_ids(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str) -> dict[str, pygit2.Oid]:
+    """name -> blob id of the scope's files in ``commit`` (no blob is read); anything but a
+    regular day file refuses the scope."""
+    tree = scope_tree(repo, commit, prefix)
+    out: dict[str, pygit2.Oid] = {}
+    for item in tree if tree is not None else ():
+        if not DAY_RE.match(item.name) or item.filemode != FileMode.BLOB:
             raise MergeConflict(f"{prefix}/{item.name} in commit {str(commit.id)[:12]} is not a day file")
-        out[item.name] = blob.data
+        out[item.name] = item.id
     return out
 
 
-def disk_files(root: Path, prefix: str) -> dict[str, bytes] | None:
+def blobs(repo: pygit2.Repository, ids: dict[str, pygit2.Oid], names) -> dict[str, bytes]:
+    """The bytes of ``names`` (those ``ids`` has)."""
+    out = {}
+    for name in names:
+        if name in ids:
+            blob = repo.get(ids[name])
+            if not isinstance(blob, pygit2.Blob):
+                raise MergeConflict(f"{name}: object {ids[name]} is missing or not a file")
+            out[name] = blob.data
+    return out
+
+
+def _directory(root: Path, prefix: str) -> Path:
     directory = root.joinpath(*prefix.split("/"))
     problem = link_problem(root, directory)
     if problem:
         raise MergeConflict(f"{problem}; refusing to sync it")
+    return directory
+
+
+def disk_names(root: Path, prefix: str) -> set[str] | None:
+    """The day files in the scope's directory (``None``: no directory)."""
     try:
-        names = os.listdir(directory)
+        return {n for n in os.listdir(_directory(root, prefix)) if DAY_RE.match(n)}
     except FileNotFoundError:
         return None
-    out = {}
-    for name in names:
-        if DAY_RE.match(name):
-            out[name], _ = read_day_file(directory / name)
-    return out
 
 
-def write_scope(root: Path, target: Target, files: dict[str, bytes]) -> None:
-    """Make the scope's directory hold exactly ``files`` (day files), and drop its index."""
+def disk_files(root: Path, prefix: str, names=None) -> dict[str, bytes] | None:
+    """The scope's day files on disk (only ``names`` when given), read through the store's guard."""
+    have = disk_names(root, prefix)
+    if have is None:
+        return None
+    directory = _directory(root, prefix)
+    return {n: read_day_file(directory / n)[0] for n in sorted(have if names is None else have & set(names))}
+
+
+def write_scope(root: Path, target: Target, files: dict[str, bytes | None]) -> None:
+    """Write (or, for ``None``, remove) the named day files of the scope, then drop its index."""
     from okfpro.memory.index import erase_key
 
-    directory = root.joinpath(*target.prefix.split("/"))
-    problem = link_problem(root, directory)
-    if problem:
-        raise MergeConflict(f"{problem}; refusing to write it")
-    current = disk_files(root, target.prefix) or {}
-    if files:
+    directory = _directory(root, target.prefix)
+    current = disk_files(root, target.prefix, files) or {}
+    if any(data is not None for data in files.values()):
         directory.mkdir(parents=True, exist_ok=True)
-    for name, data in files.items():
-        if current.get(name) != data:
+        directory = _directory(root, target.prefix)  # created: still no link on the way
+    for name, data in sorted(files.items()):
+        if data is None:
+            if name in current:
+                (directory / name).unlink()
+        elif current.get(name) != data:
             atomic_write(directory / name, data)
-    for name in set(current) - set(files):
-        (directory / name).unlink()
     erase_key(root, target.key)

@@ -33,7 +33,7 @@ from pygit2.enums import FileMode
 from okfpro.core.daymerge import MergeConflict, entry_count, merge_files
 from okfpro.core.scope import Scope
 from okfpro.io.clock import utcnow
-from okfpro.memory.scopefiles import disk_files, tree_files, write_scope
+from okfpro.memory.scopefiles import blobs, disk_files, disk_names, scope_tree, tree_ids, write_scope
 from okfpro.memory import tombstone
 from okfpro.memory.remote import Readable, Remote, RemoteError, Target, redact
 
@@ -99,6 +99,7 @@ class Syncer:
         self.report = SyncReport(url)
         self.progress = progress or Progress(False)
         self.actor = actor or (scope.user or "local")
+        self.blocked: set[str] = set()  # refs a tombstone could not be applied to: left alone
 
     # -- the round ----------------------------------------------------------------------
 
@@ -142,7 +143,7 @@ class Syncer:
         repo = self.history.repo()
         local = self._local_refs()
         refs = sorted(r for r in set(local) | {r for r in remote if r.startswith("refs/okfpro/memory/")}
-                      if only is None or r in only)
+                      if (only is None or r in only) and r not in self.blocked)
         changed = [r for r in refs if local.get(r) != remote.get(r)]
         need = [r for r in changed if r in remote and remote[r] not in repo]
         staged = self.remote.fetch(need)
@@ -196,14 +197,19 @@ class Syncer:
             else:
                 mb = repo.merge_base(ours.id, theirs.id)
                 relation, base = "diverged", (repo.get(mb) if mb is not None else None)
-            recorded = tree_files(repo, ours, target.prefix)
-            ours_files = recorded
-            disk = disk_files(store.root, target.prefix)
-            if disk is not None and disk != recorded:
-                # entries on disk that no commit recorded (a failed commit): ours too, never lost
-                ours_files = merge_files({}, disk, recorded)
-            theirs_files = tree_files(repo, theirs, target.prefix)
-            merged = merge_files(tree_files(repo, base, target.prefix), ours_files, theirs_files)
+            b_ids, o_ids, t_ids = (tree_ids(repo, c, target.prefix) for c in (base, ours, theirs))
+            # only the day files that differ somewhere are read and merged: the cost follows
+            # what changed, not the scope's size nor its history
+            changed = {n for n in set(b_ids) | set(o_ids) | set(t_ids) if not b_ids.get(n) == o_ids.get(n) == t_ids.get(n)}
+            on_disk = disk_names(store.root, target.prefix) or set()
+            look = changed | (on_disk - set(o_ids))
+            recorded = blobs(repo, o_ids, look)
+            ours_files = dict(recorded)
+            for name, data in (disk_files(store.root, target.prefix, look) or {}).items():
+                if data != recorded.get(name):  # entries no commit recorded (a failed commit): ours too
+                    ours_files[name] = merge_files({}, {name: data}, {name: recorded[name]} if name in recorded else {})[name]
+            theirs_files = blobs(repo, t_ids, look)
+            merged = merge_files(blobs(repo, b_ids, look), ours_files, theirs_files)
             if relation == "ahead" and merged == recorded:
                 return ours_id  # push
             if relation == "behind" and merged == theirs_files:
@@ -212,9 +218,10 @@ class Syncer:
                 self.report.fast_forwarded.append(target.key)
             else:
                 parents = {"ahead": [ours], "behind": [theirs], "diverged": [ours, theirs]}[relation]
-                result = self._merge_commit(repo, target, ref, parents, merged)
+                before = theirs_files if relation == "behind" else recorded  # the first parent's
+                result = self._merge_commit(repo, target, ref, parents, look, merged, before)
                 self.report.merged.append(target.key)
-            write_scope(store.root, target, merged)
+            write_scope(store.root, target, {n: merged.get(n) for n in look})
             return result
 
     def _move(self, repo: pygit2.Repository, target: Target, ref, commit) -> None:
@@ -224,15 +231,23 @@ class Syncer:
         else:
             ref.set_target(commit.id)
 
-    def _merge_commit(self, repo: pygit2.Repository, target: Target, ref, parents: list, files: dict[str, bytes]) -> str:
+    def _merge_commit(self, repo: pygit2.Repository, target: Target, ref, parents: list, names: set[str],
+                      merged: dict[str, bytes], before: dict[str, bytes]) -> str:
+        """A commit on ``parents`` whose scope is the first parent's with ``names`` replaced by
+        ``merged`` (absent there: removed)."""
         h = self.history
-        tb = repo.TreeBuilder()
-        for name, data in sorted(files.items()):
-            tb.insert(name, repo.create_blob(data), FileMode.BLOB)
-        tree = h._wrap(repo, target.prefix, tb.write() if files else None)
-        n = entry_count(files)
-        what = f"merge {len(parents)} histories"
-        message = h._message(target.tier, target.key, what, n, {"Actor": self.actor})
+        first = parents[0]
+        old = scope_tree(repo, first, target.prefix)
+        tb = repo.TreeBuilder(old) if old is not None else repo.TreeBuilder()
+        for name in sorted(names):
+            if name in merged:
+                tb.insert(name, repo.create_blob(merged[name]), FileMode.BLOB)
+            elif tb.get(name) is not None:
+                tb.remove(name)
+        tree = h._wrap(repo, target.prefix, tb.write() if len(tb) else None)  # nothing left: a forget's empty tree
+        n = max(0, h.entry_count(first) - entry_count(before) + entry_count(merged))
+        message = h._message(target.tier, target.key, f"merge {len(parents)} histories" if len(parents) > 1
+                             else "entries found on disk", n, {"Actor": self.actor})
         author, committer = h._signature(self.actor, utcnow())
         oid = repo.create_commit(None, author, committer, message, tree, [p.id for p in parents])
         self._move(repo, target, ref, repo.get(oid))

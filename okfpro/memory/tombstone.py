@@ -31,6 +31,7 @@ import datetime as _dt
 
 import pygit2
 
+from okfpro.core.daymerge import MergeConflict
 from okfpro.core.dayfile import DAY_RE, sections, split_concept
 from okfpro.core.scope import Scope
 from okfpro.io.clock import utcnow
@@ -120,8 +121,13 @@ def apply_new(syncer, remote: dict[str, str]) -> None:
             syncer.report.refused.append({"scope": target.key, "why": f"tombstone not honoured: {why}"})
             continue
         kept: list[tuple[str, _dt.datetime]] = []
-        if target.tier != "session":
-            kept = _newer_entries(store, target, when)
+        try:
+            if target.tier != "session":
+                kept = _newer_entries(store, target, when)
+        except (MergeConflict, OSError, ValueError) as exc:
+            syncer.report.refused.append({"scope": target.key, "why": f"tombstone not applied: {exc}"})
+            syncer.blocked.add(target.ref)  # never pushed back while the erasure is owed
+            continue
         result = store._purge([Subtree(target.tier, target.prefix, target.ref, target.key)], DeleteResult(purged=True))
         repo = syncer.history.repo()
         repo.references.create(ref, commit.id, force=True)
