@@ -34,8 +34,6 @@ def sync_cmd(obj, remote: str | None, as_json: bool, progress: bool | None) -> i
     from okfpro.memory.sync import sync
 
     store, res, cfg = obj.open_as()
-    if store.history is None:
-        fail("memory history is off; nothing to sync")
     url, err = resolve_remote(obj.workspace, cfg, remote)
     if url is None:
         fail(err)

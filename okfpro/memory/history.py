@@ -31,9 +31,8 @@ import pygit2
 from pygit2.enums import FileMode, ObjectType, RepositoryOpenFlag
 
 from okfpro.core.scope import Scope, history_ref, memory_path, scope_key
-from okfpro.memory.layout import LOCK_DIR, TOOL, contained_lock, ensure_ignored
+from okfpro.memory.layout import HISTORY_DIR, LOCK_DIR, TOOL, contained_lock, ensure_ignored
 
-HISTORY_DIR = ".okf-history.git"
 ENTRIES_TRAILER = "Entries"
 
 _fsync_enabled = False

@@ -23,6 +23,7 @@ from okfpro.io.atomic import locked
 
 TOOL = f"okfpro/{__version__}"
 LOCK_DIR = ".okf-locks"
+HISTORY_DIR = ".okf-history.git"  # the per-scope history (okfpro/memory/history.py)
 _IGNORE = b"# okfpro memory root (history: .okf-history.git); no enclosing repository tracks it\n*\n"
 
 

@@ -160,6 +160,7 @@ class Remote:
     def __init__(self, gitdir: Path, url: str) -> None:
         self.gitdir = gitdir
         self.url = url
+        self.staged = False
 
     def _git(self, *args: str, stdin: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
         return _run(["git", f"--git-dir={self.gitdir}", "-c", "protocol.version=2", *args], check=check, stdin=stdin)
@@ -177,11 +178,25 @@ class Remote:
                 out[ref] = sha
         return out
 
+    def local(self, readable: Readable) -> dict[str, str]:
+        """ref -> sha of this clone's memory and tombstone refs that ``readable`` names (one
+        ``git for-each-ref``: the nothing-new check loads no Git library)."""
+        if not (self.gitdir / "HEAD").is_file():
+            return {}
+        proc = self._git("for-each-ref", "--format=%(objectname) %(refname)", MEMORY_NS, TOMBSTONE_NS)
+        out = {}
+        for line in proc.stdout.decode("utf-8", "replace").splitlines():
+            sha, _, ref = line.partition(" ")
+            if readable.target(ref) is not None:
+                out[ref] = sha
+        return out
+
     def fetch(self, refs: list[str]) -> dict[str, str]:
         """Fetch each of ``refs`` by its own refspec into the staging namespace; ref -> staged ref."""
         if not refs:
             return {}
         staged = {ref: STAGE_NS + ref[len("refs/"):] for ref in refs}
+        self.staged = True
         specs = "".join(f"+{ref}:{stage}\n" for ref, stage in staged.items()).encode()
         self._git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--stdin",
                   self.url, stdin=specs)
@@ -206,6 +221,8 @@ class Remote:
 
     def drop_staged(self) -> None:
         """Delete the staging refs (the fetched objects then hang on nothing but the real refs)."""
+        if not self.staged:
+            return
         names = self._git("for-each-ref", "--format=%(refname)", STAGE_NS).stdout.decode().split()
         if names:
             self._git("update-ref", "--stdin", stdin="".join(f"delete {n}\n" for n in names).encode())

@@ -26,16 +26,16 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-
-import pygit2
-from pygit2.enums import FileMode
+from typing import TYPE_CHECKING
 
 from okfpro.core.daymerge import MergeConflict, entry_count, merge_files
 from okfpro.core.scope import Scope
 from okfpro.io.clock import utcnow
-from okfpro.memory.scopefiles import blobs, disk_files, disk_names, scope_tree, tree_ids, write_scope
-from okfpro.memory import tombstone
+from okfpro.memory.layout import HISTORY_DIR
 from okfpro.memory.remote import Readable, Remote, RemoteError, Target, redact
+
+if TYPE_CHECKING:
+    import pygit2
 
 ROUNDS = 4
 
@@ -93,20 +93,32 @@ class Syncer:
     def __init__(self, store, scope: Scope, url: str, progress: Progress | None = None, actor: str | None = None) -> None:
         self.store = store
         self.scope = scope
-        self.history = store.history
         self.readable = Readable(scope, store.tiers)
-        self.remote = Remote(store.history.gitdir, url)
+        self.remote = Remote(store.root / HISTORY_DIR, url)
         self.report = SyncReport(url)
         self.progress = progress or Progress(False)
         self.actor = actor or (scope.user or "local")
         self.blocked: set[str] = set()  # refs a tombstone could not be applied to: left alone
 
+    @property
+    def history(self):
+        return self.store.history  # loads pygit2: not on the nothing-new path
+
     # -- the round ----------------------------------------------------------------------
 
     def run(self) -> SyncReport:
         try:
-            self.history.repo()  # created on first use, like a write does
             remote = self.remote.list(self.readable)
+            if remote == self.remote.local(self.readable):
+                return self.report  # nothing new either way: one ls-remote, no object read, pygit2 not loaded
+            import pygit2
+
+            from okfpro.memory import tombstone
+        except RemoteError as exc:
+            self.report.error = str(exc).replace(self.remote.url, redact(self.remote.url))
+            return self.report
+        try:
+            self.history.repo()  # created on first use, like a write does
             tombstone.apply_new(self, remote)
             pending = None
             for _ in range(ROUNDS):
@@ -179,6 +191,8 @@ class Syncer:
 
     def _one(self, repo: pygit2.Repository, target: Target, ours_id: str | None, theirs_id: str | None) -> str | None:
         """Bring the local ref of ``target`` together with the remote's; the sha to push (or None)."""
+        from okfpro.memory.scopefiles import blobs, disk_files, disk_names, tree_ids, write_scope
+
         store = self.store
         with store._repo_lock(exclusive=False), store._locked(store._lock_for(target.prefix)):
             ref = repo.references.get(target.ref)
@@ -235,6 +249,10 @@ class Syncer:
                       merged: dict[str, bytes], before: dict[str, bytes]) -> str:
         """A commit on ``parents`` whose scope is the first parent's with ``names`` replaced by
         ``merged`` (absent there: removed)."""
+        from pygit2.enums import FileMode
+
+        from okfpro.memory.scopefiles import scope_tree
+
         h = self.history
         first = parents[0]
         old = scope_tree(repo, first, target.prefix)
