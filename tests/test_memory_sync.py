@@ -10,7 +10,6 @@ import pytest
 
 from tests.synckit import Clone, Server, git, objects_hold
 
-pytestmark = pytest.mark.xdist_group("memory-sync")
 
 T0 = dt.datetime(2026, 11, 30, 9, 0, 0, tzinfo=dt.timezone.utc)
 PUSHERS = {
@@ -185,3 +184,25 @@ def test_eight_clones_fifty_writes_each_with_interleaved_syncs_lose_nothing(serv
     for clone in clones:
         assert sorted(clone.texts()) == want  # every entry, once
         assert clone.files() == first
+
+
+def test_progress_on_stderr_and_the_json_summary(server, tmp_path) -> None:
+    a = Clone(tmp_path, "a", "alice", server.url("alice"))
+    a.write("user tier entry", at(1))
+    a.write("tenant tier entry", at(2), tier="tenant")
+    session = a.store().write(a.scope.__class__(tenant="acme", user="alice", session="sess-1"), "in a session",
+                              "session", now=at(3))
+    assert session.written
+    proc = a.okfpro("memory", "sync", "--json", "--progress")
+    assert proc.returncode == 0, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("okfpro memory sync: scopes ")]
+    assert lines and lines[-1].endswith("3/3"), proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) >= {"fetched", "merged", "pushed", "fast_forwarded", "tombstones", "refused", "ok"}
+    assert len(data["pushed"]) == 3 and any(k.startswith("memory-session/") for k in data["pushed"])
+    quiet = a.okfpro("memory", "sync", "--no-progress")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    # another clone of alice gets all three, the session included
+    b = Clone(tmp_path, "b", "alice", server.url("alice"))
+    got = sync(b)
+    assert len(got["fast_forwarded"]) == 3

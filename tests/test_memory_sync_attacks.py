@@ -18,7 +18,6 @@ from okfpro.memory.remote import Target
 from okfpro.memory.tombstone import make
 from tests.synckit import Clone, Server, git
 
-pytestmark = pytest.mark.xdist_group("memory-sync")
 
 T0 = dt.datetime(2026, 11, 30, 9, 0, 0, tzinfo=dt.timezone.utc)
 PUSHERS = {
