@@ -34,9 +34,9 @@ def sync_cmd(obj, remote: str | None, as_json: bool, progress: bool | None) -> i
     from okfpro.memory.sync import sync
 
     store, res, cfg = obj.open_as()
-    url, err = resolve_remote(obj.workspace, cfg, remote)
+    url, err = resolve_remote(cfg.workspace, cfg, remote)
     if url is None:
-        fail(err)
+        fail(err or "no memory remote")
     report = sync(store, res.scope, url, progress=progress, actor=res.scope.user or "local")
     data = report.to_json()
     if as_json:

@@ -165,7 +165,7 @@ class Remote:
     def _git(self, *args: str, stdin: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
         return _run(["git", f"--git-dir={self.gitdir}", "-c", "protocol.version=2", *args], check=check, stdin=stdin)
 
-    def list(self, readable: Readable) -> dict[str, str]:
+    def listing(self, readable: Readable) -> dict[str, str]:
         """ref -> sha of the remote's refs that ``readable`` names (others are dropped)."""
         proc = self._git("ls-remote", "--refs", self.url, *readable.patterns(), check=False)
         if proc.returncode not in (0, 2):

@@ -30,9 +30,10 @@ def scope_tree(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: st
             item = tree[part]
         except KeyError:
             return None
-        tree = repo.get(item.id)
-        if not isinstance(tree, pygit2.Tree):
+        child = repo.get(item.id)
+        if not isinstance(child, pygit2.Tree):
             raise MergeConflict(f"{prefix} is not a directory in commit {str(commit.id)[:12]}")
+        tree = child
     return tree
 
 
@@ -42,9 +43,10 @@ def tree_ids(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str)
     tree = scope_tree(repo, commit, prefix)
     out: dict[str, pygit2.Oid] = {}
     for item in tree if tree is not None else ():
-        if not DAY_RE.match(item.name) or item.filemode != FileMode.BLOB:
-            raise MergeConflict(f"{prefix}/{item.name} in commit {str(commit.id)[:12]} is not a day file")
-        out[item.name] = item.id
+        name = item.name or ""
+        if not DAY_RE.match(name) or item.filemode != FileMode.BLOB:
+            raise MergeConflict(f"{prefix}/{name} in a remote or local commit is not a day file")
+        out[name] = item.id
     return out
 
 

@@ -45,7 +45,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from okfpro.core.scope import Scope, ScopeError, history_ref
+from okfpro.core.scope import Scope, ScopeError, history_ref, validate_segment
 
 PUSHER_VARS = ("REMOTE_USER", "GL_USERNAME", "GITEA_PUSHER_NAME")
 CONFIG_NAME = "okfpro-server.toml"
@@ -87,7 +87,7 @@ def pusher_of(config: dict, name: str) -> tuple[Pusher | None, str | None]:
         return None, f"pusher {name!r} is not mapped to a scope in {CONFIG_NAME}"
     try:
         scope = Scope(tenant=row.get("tenant") or None, user=row.get("user"))
-        agents = tuple(Scope(agent=a).agent for a in row.get("agents", []))
+        agents = tuple(validate_segment(a, "agent") for a in row.get("agents", []))
     except (ScopeError, TypeError) as exc:
         return None, f"{CONFIG_NAME}: pusher {name!r}: {exc}"
     if scope.user is None:
@@ -162,6 +162,7 @@ def run_hook(stdin, env: dict[str, str], config_path: Path, err=sys.stderr) -> i
     if not touches:
         return 0
     pusher = None
+    why: str | None = None
     try:
         config = load_config(config_path)
     except (OSError, tomllib.TOMLDecodeError) as exc:

@@ -108,7 +108,7 @@ class Syncer:
 
     def run(self) -> SyncReport:
         try:
-            remote = self.remote.list(self.readable)
+            remote = self.remote.listing(self.readable)
             if remote == self.remote.local(self.readable):
                 return self.report  # nothing new either way: one ls-remote, no object read, pygit2 not loaded
             import pygit2
@@ -126,7 +126,7 @@ class Syncer:
                 if not rejected:
                     break
                 pending = set(rejected)
-                remote = self.remote.list(self.readable)
+                remote = self.remote.listing(self.readable)
             else:
                 for ref in sorted(pending or ()):
                     self._refuse(ref, "the remote kept moving; run sync again")
@@ -139,9 +139,12 @@ class Syncer:
                 pass
         return self.report
 
-    def _refuse(self, ref: str, why: str) -> None:
+    def _key(self, ref: str) -> str:
         target = self.readable.target(ref)
-        self.report.refused.append({"scope": target.key if target else ref, "why": why})
+        return target.key if target else ref
+
+    def _refuse(self, ref: str, why: str) -> None:
+        self.report.refused.append({"scope": self._key(ref), "why": why})
 
     def _local_refs(self) -> dict[str, str]:
         repo = self.history.repo()
@@ -162,11 +165,13 @@ class Syncer:
         if need:
             self.history._repo = None  # new objects and refs: reopen
             repo = self.history.repo()
-        self.report.fetched += [self.readable.target(r).key for r in need]
+        self.report.fetched += [t.key for t in map(self.readable.target, need) if t is not None]
         pushes: dict[str, str] = {}
         for n, ref in enumerate(changed, 1):
             self.progress(n, len(changed), "scopes")
             target = self.readable.target(ref)
+            if target is None:
+                continue
             theirs_id = remote.get(ref)
             if ref in staged:
                 theirs_id = str(repo.references[staged[ref]].target)
@@ -180,7 +185,7 @@ class Syncer:
         rejected = []
         for ref, why in self.remote.push(pushes).items() if pushes else ():
             if why is None:
-                self.report.pushed.append(self.readable.target(ref).key)
+                self.report.pushed.append(self._key(ref))
             elif "fetch first" in why or "non-fast-forward" in why or "stale" in why:
                 rejected.append(ref)
             else:
@@ -196,10 +201,10 @@ class Syncer:
         store = self.store
         with store._repo_lock(exclusive=False), store._locked(store._lock_for(target.prefix)):
             ref = repo.references.get(target.ref)
-            ours = repo.get(ref.target) if ref is not None else None
+            ours = _commit(repo, ref.target) if ref is not None else None
             if ref is not None and str(ref.target) != ours_id:
                 ours_id = str(ref.target)  # written meanwhile: take the newest
-            theirs = repo.get(theirs_id) if theirs_id else None
+            theirs = _commit(repo, theirs_id) if theirs_id else None
             if theirs is not None and not self.history._belongs(repo, theirs, target.tier, target.key, target.prefix):
                 raise MergeConflict(f"the remote's {target.ref} is not this scope's history")
             if theirs is None or (ours is not None and ours.id == theirs.id):
@@ -210,7 +215,7 @@ class Syncer:
                 relation, base = "ahead", theirs
             else:
                 mb = repo.merge_base(ours.id, theirs.id)
-                relation, base = "diverged", (repo.get(mb) if mb is not None else None)
+                relation, base = "diverged", (_commit(repo, mb) if mb is not None else None)
             b_ids, o_ids, t_ids = (tree_ids(repo, c, target.prefix) for c in (base, ours, theirs))
             # only the day files that differ somewhere are read and merged: the cost follows
             # what changed, not the scope's size nor its history
@@ -231,7 +236,7 @@ class Syncer:
                 result = str(theirs.id)
                 self.report.fast_forwarded.append(target.key)
             else:
-                parents = {"ahead": [ours], "behind": [theirs], "diverged": [ours, theirs]}[relation]
+                parents = [ours] if relation == "ahead" else [theirs] if relation == "behind" else [ours, theirs]
                 before = theirs_files if relation == "behind" else recorded  # the first parent's
                 result = self._merge_commit(repo, target, ref, parents, look, merged, before)
                 self.report.merged.append(target.key)
@@ -270,6 +275,15 @@ class Syncer:
         oid = repo.create_commit(None, author, committer, message, tree, [p.id for p in parents])
         self._move(repo, target, ref, repo.get(oid))
         return str(oid)
+
+
+def _commit(repo: pygit2.Repository, oid) -> pygit2.Commit:
+    import pygit2
+
+    obj = repo.get(oid)
+    if not isinstance(obj, pygit2.Commit):
+        raise MergeConflict(f"{oid} is missing or not a commit")
+    return obj
 
 
 def sync(store, scope: Scope, url: str, progress: bool | None = None, actor: str | None = None) -> SyncReport:

@@ -75,7 +75,10 @@ def _newer_entries(store, target: Target, after: _dt.datetime) -> list[tuple[str
     """(text, time) of the scope's entries on disk written after ``after`` (kept through the erasure)."""
     out = []
     for name, raw in sorted((disk_files(store.root, target.prefix) or {}).items()):
-        day = DAY_RE.match(name).group(1)
+        m = DAY_RE.match(name)
+        if m is None:
+            continue
+        day = m.group(1)
         try:
             body = split_concept(raw)[1]
         except ValueError:
@@ -117,7 +120,7 @@ def apply_new(syncer, remote: dict[str, str]) -> None:
             why = "its Scope line names another scope"
         elif target.tier in ("user", "session") and fields.get("Identity") != mine:
             why = "it was written by another identity"
-        if why:
+        if why or when is None:
             syncer.report.refused.append({"scope": target.key, "why": f"tombstone not honoured: {why}"})
             continue
         kept: list[tuple[str, _dt.datetime]] = []
@@ -147,7 +150,7 @@ def erase_remote(store, scope: Scope, url: str, targets: list[Target], identity:
     remote = Remote(store.history.gitdir, url)
     report: dict = {"removed_remotely": [], "tombstones": [], "refused": [], "server": SERVER_GC, "error": None}
     try:
-        listed = remote.list(readable)
+        listed = remote.listing(readable)
     except RemoteError as exc:
         report["error"] = str(exc)
         return report
