@@ -186,28 +186,20 @@ def _concept_values(c: Any) -> dict[str, Any]:
     }
 
 
-def _low(value: Any) -> str | None:
-    """A field as one lowercase ASCII string (list items joined by NUL), or None when not ASCII:
-    for ASCII text and an ASCII literal term, ``term in low`` answers exactly what the
-    case-insensitive regexp does (non-ASCII case folds, e.g. the Kelvin sign, stay on the regexp)."""
-    if not value:
-        return ""
-    text = value if value.__class__ is str else "\x00".join(x if x.__class__ is str else str(x) for x in value if x is not None)
-    return text.lower() if text.isascii() else None
-
-
-def prepared(bundle: Any) -> list[tuple[Any, "_View", dict[str, Any], dict[str, str | None], str | None]]:
-    """Per concept of ``bundle``: (concept, view, the seven field values, their lowercase ASCII forms,
-    all of them joined by NUL or None) — built once per Bundle object, which is one reading of the
-    disk (a resident server searches the same object many times; a changed disk is a new Bundle)."""
+def word_index(bundle: Any, state: dict[str, Any] | None = None) -> Any:
+    """The bundle's :class:`okfpro.core.scanindex.ScanIndex`, built on the first literal scan (or
+    restored from ``state``, a stored :meth:`~okfpro.core.scanindex.ScanIndex.state` of the same
+    reading) and kept on the Bundle object, which is one reading of the disk (a resident server
+    searches the same object many times; a changed disk is a new Bundle)."""
     memo = bundle.__dict__.get("_okfpro_scan")
     if memo is None:
-        memo = []
-        for c in bundle.concepts:
-            values = _concept_values(c)
-            lows = {name: _low(v) for name, v in values.items()}
-            joined = None if any(v is None for v in lows.values()) else "\x00".join(v for v in lows.values() if v)
-            memo.append((c, _View(c), values, lows, joined))
+        from okfpro.core.scanindex import ScanIndex
+
+        if state is not None:
+            docs = [bundle.by_path[p] for p in state["paths"]]
+            memo = ScanIndex(docs, FIELDS, state["post"], _View, _concept_values)
+        else:
+            memo = ScanIndex.build(bundle.concepts, FIELDS, _View, _concept_values, key=lambda c: c.id)
         bundle.__dict__["_okfpro_scan"] = memo
     return memo
 
@@ -484,39 +476,26 @@ def scan(
     # holding no NUL cannot straddle two of them): one search rules most documents
     # out.  Regexps (anchors, lookarounds) take the per-field path only.
     precheck = literal and not any("\x00" in t for t in terms)
-    concept_fast = tuple(searched) == FIELDS
     ascii_terms = [t.lower() for t in terms] if precheck and all(t.isascii() for t in terms) else None
-    fast = concept_fast and ascii_terms is not None and hasattr(docs, "concepts") and hasattr(docs, "__dict__")
-    for entry in (prepared(docs) if fast else items):
-        if fast:
-            obj, view, values, lows, low = entry
-            if use_filter and not flt(view):
-                continue
-            if low is not None:
-                if not all(t in low for t in ascii_terms):
-                    continue
-                matched = 0
-                for t in ascii_terms:
-                    hit = 0
-                    for bit, name in enumerate(searched):
-                        if t in lows[name]:
-                            hit |= 1 << bit
-                    if not hit:
-                        break
-                    matched |= hit
-                else:
-                    order = [name for bit, name in enumerate(searched) if matched >> bit & 1]
-                    hits.append((-sum(WEIGHTS[f] for f in order), view.id, view, order, values))
-                continue
+    if ascii_terms and hasattr(docs, "concepts") and hasattr(docs, "__dict__"):
+        # a bundle: its word index answers ASCII literals without reading every document
+        index = word_index(docs)
+        allowed = None
+        if use_filter:
+            exact = flt.__class__ is RowFilter  # a subclass may decide otherwise: not remembered
+            key = (flt.type, flt.dir, flt.tag, flt.status, flt.trust) if exact else object()
+            allowed = index.allowed(key, flt)
+        hits = index.search(ascii_terms, patterns, searched, WEIGHTS,
+                            limit if limit is not None and limit >= 0 else None, allowed)
+        items = ()
+    for obj in items:
+        view = _View(obj)
+        if use_filter and not flt(view):
+            continue
+        if tuple(searched) == FIELDS and not view.is_doc:
+            values = _concept_values(obj)
         else:
-            obj = entry
-            view = _View(obj)
-            if use_filter and not flt(view):
-                continue
-            if concept_fast and not view.is_doc:
-                values = _concept_values(obj)
-            else:
-                values = {name: view.field(name) for name in searched}
+            values = {name: view.field(name) for name in searched}
         if precheck:
             joined = "\x00".join(
                 v if v.__class__ is str else "\x00".join(x if x.__class__ is str else str(x) for x in v if x is not None)
