@@ -82,3 +82,48 @@ def test_a_term_inside_a_word_and_across_punctuation():
     assert ids(["sum"]) == ["five"] and ids(["2.0"]) == ["five"] and ids(["7.2.0 "]) == []
     for q in (["tomer_i"], ["customer-id"], ["customer"], ["kelvin", "scale"], ["sum"], ["2.0"]):
         assert search.scan(b, q) == search.scan(list(b.concepts), q)
+
+
+def test_the_stored_index_is_reused_only_while_the_file_identities_match(tmp_path, monkeypatch):
+    import time
+
+    from okfpro.core import scanindex as SI
+    from okfpro.io import scanstore
+    from okfpro.io.bundle import load
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "b"
+    root.mkdir()
+    (root / "index.md").write_text('---\nokf_version: "0.2"\n---\n# B\n')
+    for name, body in (("a", "the ledger rotates"), ("b", "a quiet ledger"), ("c", "nothing here")):
+        (root / f"{name}.md").write_text(f"---\ntitle: {name}\n---\n\n{body}\n")
+    time.sleep(2.1)  # older than the parse cache's racy window: the identities are vouched for
+    first = load(root)
+    assert scanstore.attach(root, first, persist_at=1) is not None
+    path = scanstore.store_path(root)
+    assert path.is_file()
+    want = search.scan(list(first.concepts), ["ledger"])
+
+    real_build = SI.ScanIndex.build
+
+    def refuse(*a, **k):
+        raise AssertionError("built although the stored index matches")
+
+    monkeypatch.setattr(SI.ScanIndex, "build", classmethod(lambda cls, *a, **k: refuse()))
+    second = load(root)  # a new reading (a new process would do the same)
+    scanstore.attach(root, second, persist_at=1)
+    assert search.scan(second, ["ledger"]) == want
+
+    # an edit changes an identity: the stored index is not used, the answer follows the disk
+    (root / "c.md").write_text("---\ntitle: c\n---\n\nnow a ledger too\n")
+    monkeypatch.setattr(SI.ScanIndex, "build", real_build)
+    time.sleep(2.1)  # vouched for again: only the changed identity tells
+    third = load(root)
+    scanstore.attach(root, third, persist_at=1)
+    assert [r["id"] for r in search.scan(third, ["ledger"])] == ["a", "b", "c"]
+
+    # a torn or foreign file is ignored
+    path.write_bytes(path.read_bytes()[:-7])
+    fourth = load(root)
+    scanstore.attach(root, fourth, persist_at=1)
+    assert [r["id"] for r in search.scan(fourth, ["ledger"])] == ["a", "b", "c"]

@@ -208,6 +208,10 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
 
                 return rank_bundle(root, bundle, args, RANKED_DEFAULT_LIMIT if limit is None else limit,
                                      fields=in_fields, where=where, fuzzy=fuzzy)
+            if not regexp:
+                from okfpro.io.scanstore import attach
+
+                attach(root, bundle)
             return engine_mod.scan(bundle, args, regexp=regexp, fields=in_fields, where=where, limit=limit,
                                    budget=_regexp_budget() if regexp else None)
         except engine_mod.SearchError as exc:

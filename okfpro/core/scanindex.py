@@ -87,7 +87,8 @@ class ScanIndex:
     view and its field values, computed only for the documents a query looks at."""
 
     def __init__(self, docs: Sequence[Any], fields: Sequence[str], post: dict[str, dict[str, Any]],
-                 view_of: Callable[[Any], Any], values_of: Callable[[Any], dict[str, Any]]) -> None:
+                 view_of: Callable[[Any], Any], values_of: Callable[[Any], dict[str, Any]],
+                 vocab: list[str] | None = None) -> None:
         self.docs = list(docs)
         self.n = n = len(self.docs)
         self.full = (1 << n) - 1
@@ -97,7 +98,8 @@ class ScanIndex:
         self._view_of, self._values_of = view_of, values_of
         self._views: list[Any] = [None] * n
         self._vals: list[Any] = [None] * n
-        vocab = sorted({w for table in post.values() for w in table})
+        if vocab is None:
+            vocab = sorted({w for table in post.values() for w in table})
         self.vocab = vocab
         self._blob = "\n".join(vocab)
         starts, at = [], 0
@@ -138,8 +140,10 @@ class ScanIndex:
         return index
 
     def state(self) -> dict[str, Any]:
-        """What a store keeps (plain values: dicts, lists, ints): the fields and the postings."""
-        return {"fields": list(self.fields), "post": self.post}
+        """What a store keeps (plain values): the fields, the vocabulary and the postings (a rare
+        word's documents as a list, or as ``bytes`` of native unsigned ints, which a store may
+        write instead: they load without an object each)."""
+        return {"fields": list(self.fields), "vocab": self.vocab, "post": self.post}
 
     def view(self, i: int) -> Any:
         v = self._views[i]
@@ -176,6 +180,8 @@ class ScanIndex:
                 continue
             if row.__class__ is int:
                 acc |= row
+            elif row.__class__ is bytes:
+                sparse.extend(memoryview(row).cast("I"))
             else:
                 sparse.extend(row)
         if sparse:

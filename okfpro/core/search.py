@@ -197,7 +197,7 @@ def word_index(bundle: Any, state: dict[str, Any] | None = None) -> Any:
 
         if state is not None:
             docs = [bundle.by_path[p] for p in state["paths"]]
-            memo = ScanIndex(docs, FIELDS, state["post"], _View, _concept_values)
+            memo = ScanIndex(docs, FIELDS, state["post"], _View, _concept_values, vocab=state["vocab"])
         else:
             memo = ScanIndex.build(bundle.concepts, FIELDS, _View, _concept_values, key=lambda c: c.id)
         bundle.__dict__["_okfpro_scan"] = memo

@@ -406,6 +406,9 @@ def _load_bundle(root: str | os.PathLike) -> Bundle:
         progress.close()
     if changed or new.keys() != old.keys():
         _write_cache(path, root_real, new)
+    # the identities this reading vouched for: the scan index store (io/scanstore.py) reuses
+    # its file only when they all match
+    bundle.__dict__["_okfpro_stat"] = {rel: rec[0] for rel, rec in new.items()}
     return bundle
 
 

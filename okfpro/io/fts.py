@@ -23,7 +23,9 @@ concepts through whichever of the two applies.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import heapq
 import os
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -200,7 +202,8 @@ def rank_indexed(
             con = None
     else:
         views = [_search._View(c) for c in bundle.concepts]
-    paths = [c.path for c in bundle.concepts]
+    if con is None:
+        paths = [c.path for c in bundle.concepts]
     if persist and con is None:
         for attempt in (1, 2):  # a corrupt or foreign file is removed and rebuilt once
             try:
@@ -224,16 +227,25 @@ def rank_indexed(
         _ensure(con, root_real)
         rowmap = _sync(con, views, paths)
     weights = ", ".join(str(_search.WEIGHTS[c] if c in searched else 0) for c in _COLS)
+    use_filter = where is not None and where.active()
+    base = f"SELECT rowid, -bm25(docs, {weights}) AS s FROM docs WHERE docs MATCH ?"
+    expr = match_expression(tokens, searched)
+    top = limit is not None and not use_filter
     try:
-        found = con.execute(
-            f"SELECT rowid, -bm25(docs, {weights}) FROM docs WHERE docs MATCH ?",
-            (match_expression(tokens, searched),),
-        ).fetchall()
+        # SQLite sorts the raw scores; Python takes as few rows as the order allows (see _exact)
+        cur = con.execute(base + " ORDER BY s DESC", (expr,))
+        found = cur.fetchmany(limit + _MARGIN) if top else []
+        if not top or not _exact(found, limit, rowmap):
+            found += cur.fetchall()
     finally:
         con.close()
+    order = _id_order(bundle, views, rowmap)
+    key = lambda t: (-round(t[1], 4), order.get(t[0], -1))  # noqa: E731 - the engine's order: score, then id
+    if top and len(found) > limit and all(map(order.__contains__, (rid for rid, _ in found))):
+        found = _first(found, limit, key, order)
+    else:
+        found.sort(key=key)
     scored = [(rowmap[rid], score) for rid, score in found if rid in rowmap]
-    scored.sort(key=lambda t: (-round(t[1], 4), views[t[0]].id))
-    use_filter = where is not None and where.active()
     rows: list[dict[str, Any]] = []
     for i, score in scored:
         view = views[i]
@@ -244,6 +256,51 @@ def rank_indexed(
         if limit is not None and len(rows) >= limit:
             break
     return rows
+
+
+_MARGIN = 32
+
+
+def _exact(head: list[tuple[int, float]], limit: int, rowmap: dict[int, int]) -> bool:
+    """Do the best ``limit + margin`` raw scores already hold the first ``limit`` rows?  Rounding
+    is monotone: when the last row fetched rounds strictly below the ``limit``-th, no row left
+    out can tie with or outrank a row kept.  (Not so for a run of equal rounded scores, e.g.
+    terms in most documents, whose idf is clamped: then every match is ranked.)"""
+    if len(head) < limit + _MARGIN:
+        return True  # that was every match
+    if any(rid not in rowmap for rid, _ in head):
+        return False  # rows of another reading: rank them all, as before
+    best = sorted(round(score, 4) for _, score in head)[::-1]
+    return limit == 0 or round(head[-1][1], 4) < best[limit - 1]
+
+
+def _id_order(bundle: Bundle, views: list[Any], rowmap: dict[int, int]) -> dict[int, int]:
+    """FTS rowid -> the position of its concept in id order (kept with the Bundle and its rowmap)."""
+    memo = bundle.__dict__.get("_okfpro_idorder")
+    if memo is None or memo[0] is not rowmap:
+        rank = [0] * len(views)
+        for r, i in enumerate(sorted(range(len(views)), key=lambda i: views[i].id)):
+            rank[i] = r
+        memo = (rowmap, {rid: rank[i] for rid, i in rowmap.items()})
+        bundle.__dict__["_okfpro_idorder"] = memo
+    return memo[1]
+
+
+def _first(found: list[tuple[int, float]], limit: int, key: Any, order: dict[int, int]) -> list[tuple[int, float]]:
+    """The first ``limit`` of ``found`` (raw score descending) in the engine's order.  Rounded
+    scores descend with the raw ones, so the rows that round above the ``limit``-th row are a
+    prefix, and the rest are the lowest ids of the run that rounds equal to it (found by bisection,
+    picked by id rank without a Python call per row)."""
+    if not limit:
+        return []
+    edge = round(found[limit - 1][1], 4)
+    neg = lambda t: -round(t[1], 4)  # noqa: E731 - ascending along ``found``
+    start = bisect.bisect_left(found, -edge, key=neg)
+    end = bisect.bisect_right(found, -edge, key=neg)
+    head = sorted(found[:start], key=key)
+    run = heapq.nsmallest(limit - len(head), (rid for rid, _ in found[start:end]), key=order.__getitem__)
+    score = dict(found[start:end])
+    return head + [(rid, score[rid]) for rid in run]
 
 
 def _matched(view: Any, tokens: Sequence[str], searched: Sequence[str]) -> tuple[list[str], list[str]]:

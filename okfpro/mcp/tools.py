@@ -152,6 +152,10 @@ def _search(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
             rows = rank_bundle(host.root, bundle, terms, cap, fields=fields, where=where)
         else:
+            if not args.get("regexp"):
+                from okfpro.io.scanstore import attach
+
+                attach(host.root, bundle)
             rows = search_engine.scan(bundle, terms, regexp=bool(args.get("regexp")), fields=fields, where=where, limit=cap)
     except search_engine.SearchError as exc:
         raise ToolFailure(str(exc)) from None
