@@ -33,9 +33,14 @@ from typing import Any, Iterable, Sequence
 from okfpro.core import search as _search
 from okfpro.core.concept import Bundle
 
-SCHEMA = 2
+SCHEMA = 3
 _COLS = _search.FIELDS  # title id tags type description sources body (weight order)
-_TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '._-/:@#+'"
+# One tokenizer rule for both engines: the text is stored as okfpro's own tokens
+# (core/search.tokenize) joined by spaces, and FTS5 must split it at the spaces only.  The
+# ``ascii`` tokenizer does (every non-ASCII character is a token character, and the joiners
+# are declared); ``unicode61`` did not — its Unicode tables split words Python reads as
+# letters (U+19B0..U+19C9, New Tai Lue, among 21 code points), so the engines disagreed.
+_TOKENIZER = "ascii tokenchars '._-/:@#+'"
 
 
 def db_path(root: str | os.PathLike) -> str:

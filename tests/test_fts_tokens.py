@@ -1,0 +1,67 @@
+"""The two ranked engines read text with one tokenizer rule.
+
+The FTS5 backend (okfpro/io/fts.py) stores okfpro's own tokens (``core.search.tokenize``)
+joined by spaces; its SQLite tokenizer must split them at the spaces and nowhere else, or a
+word the pure engine keeps whole becomes two FTS tokens and the engines rank differently.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from okfpro.core import search
+from okfpro.core.concept import Bundle, parse_entry
+from okfpro.io import fts
+
+pytestmark = pytest.mark.skipif(not fts.available(), reason="SQLite without FTS5")
+
+
+def _fts_tokens(texts: list[str]) -> dict[int, list[str]]:
+    con = sqlite3.connect(":memory:")
+    con.execute(f"CREATE VIRTUAL TABLE t USING fts5(a, tokenize=\"{fts._TOKENIZER}\")")
+    con.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    con.executemany("INSERT INTO t(rowid, a) VALUES (?, ?)", [(i, " ".join(search.tokenize(t))) for i, t in enumerate(texts, 1)])
+    got: dict[int, list[str]] = {}
+    for term, doc in con.execute("SELECT term, doc FROM v ORDER BY doc, offset"):
+        got.setdefault(doc, []).append(term)
+    return got
+
+
+def test_every_code_point_inside_a_word_stays_one_fts_token():
+    """``a<c>b`` for every code point c above ASCII (surrogates aside): FTS5 reads exactly the
+    tokens the pure engine made (unicode61 split 21 letters, e.g. U+19B0)."""
+    points = [c for c in range(0x80, 0x30000) if not 0xD800 <= c <= 0xDFFF]
+    texts = [f"a{chr(c)}b" for c in points]
+    got = _fts_tokens(texts)
+    bad = [(hex(c), search.tokenize(t), got.get(i, [])) for i, (c, t) in enumerate(zip(points, texts), 1)
+           if got.get(i, []) != search.tokenize(t)]
+    assert not bad, bad[:10]
+
+
+IDENTIFIERS = [
+    "customer_id", "okf-pro", "7.2.0", "src/okfpro/io", "user@host", "c++", "#tag", "a:b", "camelCaseWord",
+    "HTTPServer2", "Straße", "naïve_café", "日本語_テキスト", "\u19b0\u19b1x", "x\u0301y", "ﬁle_name", "v1.2.3-rc.4",
+    "`git rebase -i`", "__init__", "über-alles/ß",
+]
+
+
+def test_the_identifier_corpus_tokenizes_alike():
+    got = _fts_tokens(IDENTIFIERS)
+    for i, text in enumerate(IDENTIFIERS, 1):
+        assert got.get(i, []) == search.tokenize(text), text
+
+
+def test_both_engines_rank_identifiers_alike(tmp_path):
+    b = Bundle(root=str(tmp_path))
+    for k, ident in enumerate(IDENTIFIERS):
+        other = IDENTIFIERS[(k + 3) % len(IDENTIFIERS)]
+        text = f"---\ntitle: note {k}\ndescription: about {ident}\n---\n\nWe use {ident} next to {other}.\n"
+        b.concepts.append(parse_entry(f"n{k:02d}.md", text.encode()))
+    queries = IDENTIFIERS + ["customer", "id", "okf", "camelcaseword", "strasse", "cafe", "café", "\u19b0", "rebase",
+                             "v1.2", "init"]
+    for q in queries:
+        pure = search.rank_docs(b, [q], 10)
+        sql = fts.rank_indexed(str(tmp_path), b, [q], 10, persist=False)
+        assert sql == pure, q
