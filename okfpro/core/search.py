@@ -786,7 +786,10 @@ def rank_docs(
     """
     if where is None and filters:
         where = RowFilter(**{k: filters.get(k) for k in ("type", "dir", "tag", "status", "trust")})
-    return RankedIndex(docs, fields).query(query, limit, where=where, fuzzy=fuzzy)
+    from okfpro.core import stem  # English stems of plain words, as memory recall (stem imports us)
+
+    return RankedIndex(docs, fields, tokenizer=stem.terms).query(stem.bundle_query_terms(query), limit, where=where,
+                                                                 fuzzy=fuzzy)
 
 
 FUZZY_DISTANCE = 0.2  # the reference's (and MiniSearch's) edit distance per character of the term

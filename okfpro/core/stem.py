@@ -37,3 +37,13 @@ def query_terms(query: str | Sequence[str]) -> list[str]:
     """The query's tokens (:func:`okfpro.core.search.query_tokens`), stemmed, distinct, in
     order — a fixed point of ``query_tokens``, so the ranked engine reads them unchanged."""
     return _search.query_tokens([stem(t) for t in _search.query_tokens(query)])
+
+
+def bundle_query_terms(query: str | Sequence[str]) -> list[str]:
+    """:func:`query_terms` plus the stemmed parts of each joined token (``tenant_id`` also asks
+    for ``tenant`` and ``id``), as the documents' tokens carry them: a question naming an
+    identifier also finds the note titled with its words.  Bundle search (measured with
+    ``bench/eval_search.py``); memory recall keeps :func:`query_terms`."""
+    toks = query_terms(query)
+    parts = [stem(p) for t in toks if not t.isalnum() for p in _search._PARTS.findall(t)]
+    return _search.query_tokens(toks + parts) if parts else toks

@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from okfpro.core import search as _search
+from okfpro.core import stem
 from okfpro.core.concept import Bundle
 
-SCHEMA = 3
+SCHEMA = 4
 _COLS = _search.FIELDS  # title id tags type description sources body (weight order)
 # One tokenizer rule for both engines: the text is stored as okfpro's own tokens
 # (core/search.tokenize) joined by spaces, and FTS5 must split it at the spaces only.  The
@@ -67,7 +68,7 @@ def _columns(view: Any) -> list[str]:
     """The indexed text of each column: the document's tokens joined by spaces."""
     out = []
     for name in _COLS:
-        out.append(" ".join(_search.tokenize(_search._as_text(view.field(name)))))
+        out.append(" ".join(stem.terms(_search._as_text(view.field(name)))))
     return out
 
 
@@ -186,7 +187,7 @@ def rank_indexed(
 ) -> list[dict[str, Any]]:
     """Ranked search of ``bundle`` through the FTS5 index (rows shaped as the pure engine's)."""
     searched = _search.parse_fields(fields)
-    tokens = _search.query_tokens(query)
+    tokens = stem.bundle_query_terms(query)
     if not tokens or not bundle.concepts:
         return []
     root_real = os.path.realpath(os.fspath(root))
@@ -312,7 +313,7 @@ def _matched(view: Any, tokens: Sequence[str], searched: Sequence[str]) -> tuple
     names: list[str] = []
     hits: set[str] = set()
     for name in searched:
-        toks = set(_search.tokenize(_search._as_text(view.field(name))))
+        toks = set(stem.terms(_search._as_text(view.field(name))))
         found = False
         for q in tokens:
             if len(q) >= _search.PREFIX_MIN:

@@ -192,14 +192,17 @@ def _rank(query: str, entries: list[StoredEntry], limit: int | None = None) -> l
     ordered first by how many distinct query terms they match, then by that score, then
     newest first.
     """
-    from okfpro.core.search import Doc, RankedIndex, query_tokens
+    from okfpro.core import stem
+    from okfpro.core.search import Doc, RankedIndex
 
     if not entries or not query.strip():
         return []
-    index = RankedIndex([Doc(e.id, {"title": e.title, "body": e.text}) for e in entries], fields=("title", "body"))
-    scores, _matched, _hits = index.scores(query)
+    index = RankedIndex([Doc(e.id, {"title": e.title, "body": e.text}) for e in entries], fields=("title", "body"),
+                        tokenizer=stem.terms)
+    terms = stem.bundle_query_terms(query)  # the shared engine's reading of a query (search.ranked)
+    scores, _matched, _hits = index.scores(terms)
     covered: dict[int, int] = {}
-    for qt in query_tokens(query):
+    for qt in terms:
         docs_with_term: set[int] = set()
         for tok in index.expand(qt):
             docs_with_term.update(index.postings[tok])
