@@ -87,7 +87,6 @@ def test_a_term_inside_a_word_and_across_punctuation():
 def test_the_stored_index_is_reused_only_while_the_file_identities_match(tmp_path, monkeypatch):
     import time
 
-    from okfpro.core import scanindex as SI
     from okfpro.io import scanstore
     from okfpro.io.bundle import load
 
@@ -104,19 +103,19 @@ def test_the_stored_index_is_reused_only_while_the_file_identities_match(tmp_pat
     assert path.is_file()
     want = search.scan(list(first.concepts), ["ledger"])
 
-    real_build = SI.ScanIndex.build
+    real_build = scanindex.ScanIndex.build
 
     def refuse(*a, **k):
         raise AssertionError("built although the stored index matches")
 
-    monkeypatch.setattr(SI.ScanIndex, "build", classmethod(lambda cls, *a, **k: refuse()))
+    monkeypatch.setattr(scanindex.ScanIndex, "build", classmethod(lambda cls, *a, **k: refuse()))
     second = load(root)  # a new reading (a new process would do the same)
     scanstore.attach(root, second, persist_at=1)
     assert search.scan(second, ["ledger"]) == want
 
     # an edit changes an identity: the stored index is not used, the answer follows the disk
     (root / "c.md").write_text("---\ntitle: c\n---\n\nnow a ledger too\n")
-    monkeypatch.setattr(SI.ScanIndex, "build", real_build)
+    monkeypatch.setattr(scanindex.ScanIndex, "build", real_build)
     time.sleep(2.1)  # vouched for again: only the changed identity tells
     third = load(root)
     scanstore.attach(root, third, persist_at=1)
