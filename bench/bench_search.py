@@ -83,14 +83,14 @@ def row(t: Timing, base: Timing) -> str:
 
 def backends(ws: Path) -> list[str]:
     """In-process: the pure inverted index vs SQLite FTS5 (in memory), build + one query."""
-    from okfpro.core import search
+    from okfpro.core import bm25
     from okfpro.io import fts
     from okfpro.io.bundle import load
 
     bundle = load(ws / ".okf")
     query = "how does the ledger cache handle tenant churn"
     t0 = time.perf_counter()
-    index = search.RankedIndex(bundle)
+    index = bm25.RankedIndex(bundle)
     t1 = time.perf_counter()
     index.query(query, 10)
     t2 = time.perf_counter()
@@ -112,7 +112,7 @@ def import_costs(runs: int) -> list[Timing]:
 
 def quality(work: Path) -> list[str]:
     import gold_search
-    from okfpro.core import search
+    from okfpro.core import bm25, search
     from okfpro.io.reader import read_bundle
 
     root = work / "gold" / ".okf"
@@ -122,7 +122,7 @@ def quality(work: Path) -> list[str]:
 
     def scan_or(q: str) -> list[dict]:
         best: dict[str, dict] = {}
-        for word in search.query_tokens(q):
+        for word in bm25.query_tokens(q):
             for row in search.scan(bundle, [word]):
                 cur = best.get(row["id"])
                 if cur is None:
@@ -132,7 +132,7 @@ def quality(work: Path) -> list[str]:
         return sorted(best.values(), key=lambda r: (-r["score"], r["id"]))
 
     engines = {
-        "ranked (BM25, OR, prefix)": lambda q: search.rank_docs(bundle, q, 10),
+        "ranked (BM25, OR, prefix)": lambda q: bm25.rank_docs(bundle, q, 10),
         "scan (reference: AND)": lambda q: search.scan(bundle, q.split()),
         "scan-OR baseline": scan_or,
     }

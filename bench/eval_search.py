@@ -11,7 +11,7 @@ every note for every question; the figures are recall@1/5/10, MRR and nDCG@10
 * **plain BM25**: Okapi BM25 (k1 1.2, b 0.75) over each note's whole text (title, description,
   tags, body) as lower-cased ``\\w+`` words, idf ``ln(1 + (N - n + 0.5) / (n + 0.5))``, no stop
   words, no stemming, no fields — the baseline the issue compares with;
-* **ranked**: ``okfpro search --engine ranked`` (``okfpro.core.search.rank_docs``, the pure engine;
+* **ranked**: ``okfpro search --engine ranked`` (``okfpro.core.bm25.rank_docs``, the pure engine;
   the FTS5 backend answers the same rows).
 """
 
@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from okfpro.core import evalmetrics  # noqa: E402
-from okfpro.core import search  # noqa: E402
+from okfpro.core import bm25  # noqa: E402
 from okfpro.core.concept import Bundle, parse_entry  # noqa: E402
 
 
@@ -48,10 +48,10 @@ def evaluate(gold: dict) -> dict[str, object]:
     concepts = gold["concepts"]
     bundle = bundle_of(concepts)
     ids = [c["id"] for c in concepts]
-    bm25 = evalmetrics.PlainBM25([plain_text(c) for c in concepts])
+    plain = evalmetrics.PlainBM25([plain_text(c) for c in concepts])
     systems = {
-        "plain BM25": lambda q: [ids[i] for i in bm25.rank(q, 10)],
-        "ranked": lambda q: [r["id"] for r in search.rank_docs(bundle, q, 10)],
+        "plain BM25": lambda q: [ids[i] for i in plain.rank(q, 10)],
+        "ranked": lambda q: [r["id"] for r in bm25.rank_docs(bundle, q, 10)],
     }
     out: dict[str, object] = {}
     for name, run in systems.items():

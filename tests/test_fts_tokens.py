@@ -1,6 +1,6 @@
 """The two ranked engines read text with one tokenizer rule.
 
-The FTS5 backend (okfpro/io/fts.py) stores okfpro's own tokens (``core.search.tokenize``)
+The FTS5 backend (okfpro/io/fts.py) stores okfpro's own tokens (``core.bm25.tokenize``)
 joined by spaces; its SQLite tokenizer must split them at the spaces and nowhere else, or a
 word the pure engine keeps whole becomes two FTS tokens and the engines rank differently.
 """
@@ -11,7 +11,7 @@ import sqlite3
 
 import pytest
 
-from okfpro.core import search
+from okfpro.core import bm25
 from okfpro.core.concept import Bundle, parse_entry
 from okfpro.io import fts
 
@@ -22,7 +22,7 @@ def _fts_tokens(texts: list[str]) -> dict[int, list[str]]:
     con = sqlite3.connect(":memory:")
     con.execute(f"CREATE VIRTUAL TABLE t USING fts5(a, tokenize=\"{fts._TOKENIZER}\")")
     con.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-    con.executemany("INSERT INTO t(rowid, a) VALUES (?, ?)", [(i, " ".join(search.tokenize(t))) for i, t in enumerate(texts, 1)])
+    con.executemany("INSERT INTO t(rowid, a) VALUES (?, ?)", [(i, " ".join(bm25.tokenize(t))) for i, t in enumerate(texts, 1)])
     got: dict[int, list[str]] = {}
     for term, doc in con.execute("SELECT term, doc FROM v ORDER BY doc, offset"):
         got.setdefault(doc, []).append(term)
@@ -35,8 +35,8 @@ def test_every_code_point_inside_a_word_stays_one_fts_token():
     points = [c for c in range(0x80, 0x30000) if not 0xD800 <= c <= 0xDFFF]
     texts = [f"a{chr(c)}b" for c in points]
     got = _fts_tokens(texts)
-    bad = [(hex(c), search.tokenize(t), got.get(i, [])) for i, (c, t) in enumerate(zip(points, texts), 1)
-           if got.get(i, []) != search.tokenize(t)]
+    bad = [(hex(c), bm25.tokenize(t), got.get(i, [])) for i, (c, t) in enumerate(zip(points, texts), 1)
+           if got.get(i, []) != bm25.tokenize(t)]
     assert not bad, bad[:10]
 
 
@@ -50,7 +50,7 @@ IDENTIFIERS = [
 def test_the_identifier_corpus_tokenizes_alike():
     got = _fts_tokens(IDENTIFIERS)
     for i, text in enumerate(IDENTIFIERS, 1):
-        assert got.get(i, []) == search.tokenize(text), text
+        assert got.get(i, []) == bm25.tokenize(text), text
 
 
 def test_both_engines_rank_identifiers_alike(tmp_path):
@@ -62,6 +62,6 @@ def test_both_engines_rank_identifiers_alike(tmp_path):
     queries = IDENTIFIERS + ["customer", "id", "okf", "camelcaseword", "strasse", "cafe", "café", "\u19b0", "rebase",
                              "v1.2", "init"]
     for q in queries:
-        pure = search.rank_docs(b, [q], 10)
+        pure = bm25.rank_docs(b, [q], 10)
         sql = fts.rank_indexed(str(tmp_path), b, [q], 10, persist=False)
         assert sql == pure, q

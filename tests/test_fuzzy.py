@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from okfpro.core import search as _search
+from okfpro.core import bm25
 from okfpro.core.concept import Bundle, Concept
 from tests.helpers import run_okfpro
 
@@ -24,7 +24,7 @@ def _bundle() -> Bundle:
 
 
 def ids(query: str, **kw) -> list[str]:
-    return [r["id"] for r in _search.rank_docs(_bundle(), query, None, fuzzy=True, **kw)]
+    return [r["id"] for r in bm25.rank_docs(_bundle(), query, None, fuzzy=True, **kw)]
 
 
 def test_a_typo_within_the_distance_matches_and_beyond_does_not():
@@ -37,14 +37,14 @@ def test_a_typo_within_the_distance_matches_and_beyond_does_not():
 
 def test_terms_are_anded_and_an_exact_hit_outranks_a_typo():
     assert ids("ledgr cohrt") == ["both"]
-    exact = {r["id"]: r["score"] for r in _search.rank_docs(_bundle(), "invoice", None, fuzzy=True)}
-    typo = {r["id"]: r["score"] for r in _search.rank_docs(_bundle(), "invoise", None, fuzzy=True)}
+    exact = {r["id"]: r["score"] for r in bm25.rank_docs(_bundle(), "invoice", None, fuzzy=True)}
+    typo = {r["id"]: r["score"] for r in bm25.rank_docs(_bundle(), "invoise", None, fuzzy=True)}
     assert exact["ledger"] > typo["ledger"] > 0
 
 
 def test_without_fuzzy_the_ranked_engine_is_unchanged():
-    assert [r["id"] for r in _search.rank_docs(_bundle(), "ledgr", None)] == []
-    assert {r["id"] for r in _search.rank_docs(_bundle(), "ledger cohort", None)} == {"ledger", "cohort", "both"}  # OR
+    assert [r["id"] for r in bm25.rank_docs(_bundle(), "ledgr", None)] == []
+    assert {r["id"] for r in bm25.rank_docs(_bundle(), "ledger cohort", None)} == {"ledger", "cohort", "both"}  # OR
 
 
 @pytest.mark.parametrize("a,b", list(itertools.product(["", "a", "ab", "kitten", "sitting", "ledger", "ledgr"], repeat=2)))
@@ -59,7 +59,7 @@ def test_edit_distance_is_levenshtein(a, b):
         return prev[-1]
 
     for limit in (0, 1, 2, 6):
-        d = _search.edit_distance(a, b, limit)
+        d = bm25.edit_distance(a, b, limit)
         assert d == full(a, b) if full(a, b) <= limit else d == limit + 1
 
 

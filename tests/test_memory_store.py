@@ -302,7 +302,8 @@ def test_read_ranks_within_tier_and_keeps_tier_order(store):
 def test_memory_is_ranked_by_the_shared_engine(store):
     """Recall uses the same ranked engine as `okfpro search --engine ranked`: OR-joined terms,
     prefix matches, identifiers kept whole — and the same scores."""
-    from okfpro.core.search import Doc, rank_docs
+    from okfpro.core.bm25 import rank_docs
+    from okfpro.core.search import Doc
 
     store.write(A, "we are shipping the customer_id migration", "user", now=NOW)
     store.write(A, "lunch is at noon", "user", now=NOW)

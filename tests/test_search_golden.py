@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.core import search
+from okfpro.core import bm25, search
 from okfpro.io.reader import read_bundle
 from tests.helpers import run_okfpro
 
@@ -177,7 +177,7 @@ def test_ranked_title_scores_by_hand(bundle):
     idf = math.log((6 - 2 + 0.5) / (2 + 0.5))  # "cache" is in 2 titles: ln 1.8 = 0.58779
     # old: F = 5, D = 8 → 0.58779 * 11 / 5.76452 = 1.1216; alpha: D = 22 → 0.58779 * 11 / 6.57742 = 0.9830
     assert (round(_bm25(idf, 5, 8), 4), round(_bm25(idf, 5, 22), 4)) == (1.1216, 0.983)
-    rows = search.rank_docs(bundle, "cache", 5, fields="title")
+    rows = bm25.rank_docs(bundle, "cache", 5, fields="title")
     assert [(r["id"], r["score"], r["matched"], r["snippet"]) for r in rows] == [
         ("notes/deep/old", 1.1216, ["title"], ""), ("alpha", 0.983, ["title"], "")]
 
@@ -185,7 +185,7 @@ def test_ranked_title_scores_by_hand(bundle):
 def test_ranked_unicode_full_folding(bundle):
     idf = math.log((6 - 1 + 0.5) / (1 + 0.5))  # ln(5.5 / 1.5) = 1.29928
     assert round(_bm25(idf, 5, 8), 4) == 2.4793
-    rows = search.rank_docs(bundle, "STRASSE", 5, fields="title")  # ß casefolds to ss
+    rows = bm25.rank_docs(bundle, "STRASSE", 5, fields="title")  # ß casefolds to ss
     assert [(r["id"], r["score"]) for r in rows] == [("unicode", 2.4793)]
 
 
@@ -197,16 +197,16 @@ def test_ranked_backends_agree(bundle_dir, bundle):
     for query in ("cache", "STRASSE", "customer_id", "7.2.0 eviction", "how the cache expires", "`customer_id`"):
         for fields in (None, "title", "body,description"):
             assert fts.rank_indexed(bundle_dir, bundle, query, 10, fields=fields, persist=False) == \
-                search.rank_docs(bundle, query, 10, fields=fields), (query, fields)
+                bm25.rank_docs(bundle, query, 10, fields=fields), (query, fields)
 
 
 def test_ranked_keeps_identifiers_whole(bundle):
-    rows = search.rank_docs(bundle, "where is customer_id kept?", 3)
+    rows = bm25.rank_docs(bundle, "where is customer_id kept?", 3)
     assert rows[0]["id"] == "alpha" and rows[0]["matched"][-1] == "body"
     assert rows[0]["snippet"] == "We keep the `customer_id` index warm. See the cache notes."
-    rows = search.rank_docs(bundle, "what changed in 7.2.0", 3)
+    rows = bm25.rank_docs(bundle, "what changed in 7.2.0", 3)
     assert rows[0]["id"] == "notes/cache-notes"
-    rows = search.rank_docs(bundle, "`customer_id`", 3)
+    rows = bm25.rank_docs(bundle, "`customer_id`", 3)
     assert [r["id"] for r in rows] == ["alpha"]
 
 
@@ -222,14 +222,14 @@ def test_ranked_on_records():
     docs = [search.Doc("m/1", {"title": "Deploy checklist", "body": "run the smoke tests before deploy"}),
             search.Doc("m/2", {"body": "lunch order"}),
             search.Doc("m/3", {"body": "deployment of 7.2.0 went fine"})]
-    rows = search.rank_docs(docs, "how do we deploy?", 5)
+    rows = bm25.rank_docs(docs, "how do we deploy?", 5)
     assert [r["id"] for r in rows] == ["m/1", "m/3"]  # "deploy" prefixes "deployment"
     assert rows[0]["matched"] == ["title", "body"] and rows[1]["matched"] == ["body"]
     assert rows[1]["snippet"] == "deployment of 7.2.0 went fine"
 
 
 def test_ranked_filters(bundle):
-    rows = search.rank_docs(bundle, "cache", 10, status="deprecated")
+    rows = bm25.rank_docs(bundle, "cache", 10, status="deprecated")
     assert [r["id"] for r in rows] == ["notes/deep/old"]
 
 

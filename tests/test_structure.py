@@ -19,7 +19,6 @@ MAX_LINES = 700
 # may only go down, and a module leaves the list once it is under the limit.  Splitting them
 # is owed (issue #12); nothing may join the list.
 OVERSIZED = {
-    "okfpro/core/search.py": 833,
     "okfpro/memory/index.py": 810,
     "okfpro/memory/store.py": 812,
 }

@@ -1,8 +1,8 @@
 """The ranked engine's persistent backend for bundles: an SQLite FTS5 index under ``.tmp/``.
 
-Same answers as :class:`okfpro.core.search.RankedIndex` (the pure engine memory
+Same answers as :class:`okfpro.core.bm25.RankedIndex` (the pure engine memory
 recall uses), faster on large bundles: the tokens come from the same tokenizer
-(:func:`okfpro.core.search.tokenize`), are stored pre-split (one FTS5 token per
+(:func:`okfpro.core.bm25.tokenize`), are stored pre-split (one FTS5 token per
 okfpro token), and the score is FTS5's own ``bm25()`` with the scan weights as
 column weights — the formula the pure engine implements.
 
@@ -15,7 +15,7 @@ column weights — the formula the pure engine implements.
   SQLite's locking serialises writers (a busy timeout, then the in-memory
   fallback).
 
-Three rankings, three names: :func:`okfpro.core.search.rank_docs` ranks documents
+Three rankings, three names: :func:`okfpro.core.bm25.rank_docs` ranks documents
 in memory (a Bundle or Doc records); :func:`rank_indexed` ranks a bundle's concepts
 through this index; :func:`rank_bundle`, the door every caller uses, ranks a bundle's
 concepts through whichever of the two applies.
@@ -30,14 +30,14 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from okfpro.core import bm25
 from okfpro.core import search as _search
-from okfpro.core import stem
 from okfpro.core.concept import Bundle
 
 SCHEMA = 4
 _COLS = _search.FIELDS  # title id tags type description sources body (weight order)
 # One tokenizer rule for both engines: the text is stored as okfpro's own tokens
-# (core/search.tokenize) joined by spaces, and FTS5 must split it at the spaces only.  The
+# (core/bm25.tokenize, stemmed: bm25.stemmed_terms) joined by spaces, and FTS5 must split it at the spaces only.  The
 # ``ascii`` tokenizer does (every non-ASCII character is a token character, and the joiners
 # are declared); ``unicode61`` did not — its Unicode tables split words Python reads as
 # letters (U+19B0..U+19C9, New Tai Lue, among 21 code points), so the engines disagreed.
@@ -68,7 +68,7 @@ def _columns(view: Any) -> list[str]:
     """The indexed text of each column: the document's tokens joined by spaces."""
     out = []
     for name in _COLS:
-        out.append(" ".join(stem.terms(_search._as_text(view.field(name)))))
+        out.append(" ".join(bm25.stemmed_terms(_search._as_text(view.field(name)))))
     return out
 
 
@@ -168,7 +168,7 @@ def match_expression(tokens: Sequence[str], fields: Sequence[str]) -> str:
     phrases = []
     for tok in tokens:
         quoted = '"' + tok.replace('"', '""') + '"'
-        phrases.append(quoted + "*" if len(tok) >= _search.PREFIX_MIN else quoted)
+        phrases.append(quoted + "*" if len(tok) >= bm25.PREFIX_MIN else quoted)
     expr = " OR ".join(phrases)
     if tuple(fields) != tuple(_COLS):
         expr = "{" + " ".join(fields) + "} : (" + expr + ")"
@@ -187,7 +187,7 @@ def rank_indexed(
 ) -> list[dict[str, Any]]:
     """Ranked search of ``bundle`` through the FTS5 index (rows shaped as the pure engine's)."""
     searched = _search.parse_fields(fields)
-    tokens = stem.bundle_query_terms(query)
+    tokens = bm25.bundle_query(query)
     if not tokens or not bundle.concepts:
         return []
     root_real = os.path.realpath(os.fspath(root))
@@ -313,10 +313,10 @@ def _matched(view: Any, tokens: Sequence[str], searched: Sequence[str]) -> tuple
     names: list[str] = []
     hits: set[str] = set()
     for name in searched:
-        toks = set(stem.terms(_search._as_text(view.field(name))))
+        toks = set(bm25.stemmed_terms(_search._as_text(view.field(name))))
         found = False
         for q in tokens:
-            if len(q) >= _search.PREFIX_MIN:
+            if len(q) >= bm25.PREFIX_MIN:
                 got = [t for t in toks if t.startswith(q)]
             else:
                 got = [q] if q in toks else []
@@ -329,7 +329,7 @@ def _matched(view: Any, tokens: Sequence[str], searched: Sequence[str]) -> tuple
 
 
 def _snippet(view: Any, names: list[str], hits: list[str]) -> str:
-    return _search.ranked_snippet({name: view.field(name) for name in _search.SNIPPET_FIELDS}, names, hits)
+    return bm25.ranked_snippet({name: view.field(name) for name in _search.SNIPPET_FIELDS}, names, hits)
 
 
 def rank_bundle(
@@ -347,9 +347,9 @@ def rank_bundle(
     cache is on, else the pure in-memory engine — the same rows and scores either way.
     ``OKFPRO_RANKED=pure`` forces the pure engine."""
     if fuzzy:  # typo tolerance walks the vocabulary: the in-memory engine answers it
-        return _search.rank_docs(bundle, query, limit, fields=fields, where=where, fuzzy=True)
+        return bm25.rank_docs(bundle, query, limit, fields=fields, where=where, fuzzy=True)
     if os.environ.get("OKFPRO_RANKED") != "pure" and available():
         from okfpro.io.bundle import cache_enabled
 
         return rank_indexed(root, bundle, query, limit, fields=fields, where=where, persist=cache_enabled())
-    return _search.rank_docs(bundle, query, limit, fields=fields, where=where)
+    return bm25.rank_docs(bundle, query, limit, fields=fields, where=where)

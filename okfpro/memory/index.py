@@ -16,7 +16,7 @@ Where: ``<memory root>/.okf-index/<sha256(scope key)[:32]>.sqlite`` (the memory 
 
 What it holds, per entry: the parsed section (clock, text, title, byte span), the
 record the memory policy parses from it, and the search tokens
-(:func:`okfpro.core.search.tokenize`, stored pre-split so FTS5's ``ascii`` tokenizer
+(:func:`okfpro.core.bm25.tokenize`, stored pre-split so FTS5's ``ascii`` tokenizer
 keeps every okfpro token whole); per memory id: the effective record after the
 policy's fold (:func:`okfpro.core.mempolicy.fold_step`), its status and validity, a
 digest of its normalised text (duplicates) and its vocabulary (the write decision's
@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from okfpro.core import mempolicy as _mempolicy
+from okfpro.core import bm25
 from okfpro.core import search as _search
-from okfpro.core import stem as _stem
 from okfpro.core.dayfile import DAY_RE
 from okfpro.core.scope import Scope, scope_key
 from okfpro.memory.layout import link_problem, read_day_file
@@ -240,7 +240,7 @@ def scan_tier(
     limit: int | None = None,
 ) -> list[Hit]:
     """The index-free ranking of one tier's entries (oldest first): what the index answers."""
-    tokens = _stem.query_terms(query)
+    tokens = bm25.stemmed_query(query)
     if not entries or not tokens:
         return []
     from okfpro.memory.policy import records_by_entry
@@ -250,8 +250,8 @@ def scan_tier(
     docs = [(e, rec) for e, rec in pairs if not rec.change]
     if not docs:
         return []
-    index = _search.RankedIndex([_search.Doc(e.id, entry_fields(e.title, e.text)) for e, _ in docs], fields=FIELDS,
-                          tokenizer=_stem.terms)
+    index = bm25.RankedIndex([_search.Doc(e.id, entry_fields(e.title, e.text)) for e, _ in docs], fields=FIELDS,
+                          tokenizer=bm25.stemmed_terms)
     scores, _matched, _hits = index.scores(tokens)
     covered: dict[int, int] = {}
     for qt in tokens:
@@ -277,7 +277,7 @@ def match_expression(tokens: Sequence[str]) -> str:
     phrases = []
     for tok in tokens:
         quoted = '"' + tok.replace('"', '""') + '"'
-        phrases.append(quoted + "*" if len(tok) >= _search.PREFIX_MIN else quoted)
+        phrases.append(quoted + "*" if len(tok) >= bm25.PREFIX_MIN else quoted)
     return " OR ".join(phrases)
 
 
@@ -454,7 +454,7 @@ class ScopeIndex:
     @staticmethod
     def _doc_columns(title: str, text: str) -> tuple[str, str]:
         fields = entry_fields(title, text)
-        return " ".join(_stem.terms(fields["title"])), " ".join(_stem.terms(fields["body"]))
+        return " ".join(bm25.stemmed_terms(fields["title"])), " ".join(bm25.stemmed_terms(fields["body"]))
 
     def _record_row(self, rec: _mempolicy.MemoryRecord) -> tuple:
         return (rec.id, self.key, rec.status, rec.valid_until or None, rec.kind, norm_digest(rec.text),
@@ -621,7 +621,7 @@ class ScopeIndex:
         checked against its day file before it is returned."""
         con = self.con
         assert con is not None
-        tokens = _stem.query_terms(query)
+        tokens = bm25.stemmed_query(query)
         if not tokens:
             return []
         cover = " UNION ALL ".join("SELECT rowid AS rid FROM docs WHERE docs MATCH ?" for _ in tokens)

@@ -186,20 +186,17 @@ def _excerpt(text: str, query: str) -> str:
 def _rank(query: str, entries: list[StoredEntry], limit: int | None = None) -> list[Passage]:
     """The one place memory is ranked (within one tier).
 
-    The shared ranked engine (``okfpro.core.search.rank_docs``: BM25, OR-joined terms,
-    prefixes, identifiers kept whole) scores each entry's title and text.  A memory tier
-    is small, and BM25's idf floors to ~0 for a term most entries share, so entries are
-    ordered first by how many distinct query terms they match, then by that score, then
-    newest first.
-    """
-    from okfpro.core import stem
-    from okfpro.core.search import Doc, RankedIndex
+    The shared ranked engine (``okfpro.core.bm25.rank_docs``: BM25, OR-joined terms,
+    prefixes, identifiers whole, stems) scores each entry's title and text.  A tier is small and
+    BM25's idf floors to ~0 for a term most entries share: entries are ordered first by how many
+    distinct query terms they match, then by that score, then newest first."""
+    from okfpro.core.bm25 import RankedIndex, bundle_query, stemmed_terms
+    from okfpro.core.search import Doc
 
     if not entries or not query.strip():
         return []
-    index = RankedIndex([Doc(e.id, {"title": e.title, "body": e.text}) for e in entries], fields=("title", "body"),
-                        tokenizer=stem.terms)
-    terms = stem.bundle_query_terms(query)  # the shared engine's reading of a query (search.ranked)
+    docs = [Doc(e.id, {"title": e.title, "body": e.text}) for e in entries]
+    index, terms = RankedIndex(docs, fields=("title", "body"), tokenizer=stemmed_terms), bundle_query(query)
     scores, _matched, _hits = index.scores(terms)
     covered: dict[int, int] = {}
     for qt in terms:
