@@ -227,17 +227,28 @@ def code_stamp() -> str:
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
-def _read_cache(path: Path, root_real: str) -> dict[str, tuple]:
+def read_framed(path: Path, magic: bytes) -> memoryview | None:
+    """The payload of a file written by :func:`write_framed` (magic line, CRC-32, payload), or
+    None when it is missing, foreign, torn or corrupted (a flipped byte may still unmarshal, so
+    the CRC is checked first)."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError:
+        return None
+    head = len(magic) + 4
+    if not data.startswith(magic) or len(data) < head:
+        return None
+    body = memoryview(data)[head:]
+    if zlib.crc32(body).to_bytes(4, "big") != data[len(magic):head]:
+        return None
+    return body
+
+
+def _read_cache(path: Path, root_real: str) -> dict[str, tuple]:
+    body = read_framed(path, MAGIC)
+    if body is None:
         return {}
-    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
-        return {}
-    body = memoryview(data)[len(MAGIC) + 4:]
-    if zlib.crc32(body).to_bytes(4, "big") != data[len(MAGIC):len(MAGIC) + 4]:
-        return {}  # torn or corrupted: a flipped byte may still unmarshal, so check first
     try:
         payload = marshal.loads(body)
         if (
@@ -277,8 +288,6 @@ def writable(directory: Path) -> bool:
 
 
 def _write_cache(path: Path, root_real: str, entries: dict[str, tuple]) -> None:
-    if not writable(path.parent):
-        return
     try:
         payload = marshal.dumps(
             {"version": VERSION, "root": root_real, "python": sys.version_info[:2], "code": code_stamp(),
@@ -286,7 +295,16 @@ def _write_cache(path: Path, root_real: str, entries: dict[str, tuple]) -> None:
         )
     except ValueError:
         return
-    blob = MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
+    write_framed(path, MAGIC, payload)
+
+
+def write_framed(path: Path, magic: bytes, payload: bytes) -> None:
+    """Write ``magic + CRC-32 + payload`` to ``path`` through a private temp file and a rename
+    (concurrent writers: last one wins, every version complete), in a directory okfpro may write
+    (else nothing), with a ``.gitignore`` of ``*`` beside it; failures leave no file behind."""
+    if not writable(path.parent):
+        return
+    blob = magic + zlib.crc32(payload).to_bytes(4, "big") + payload
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

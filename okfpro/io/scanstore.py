@@ -24,8 +24,6 @@ from array import array
 import hashlib
 import marshal
 import os
-import time
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -72,15 +70,10 @@ def fingerprint(root: str | os.PathLike, bundle: Any) -> str | None:
 
 
 def _read(path: Path, fp: str) -> dict[str, Any] | None:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    head = len(MAGIC) + 4
-    if not data.startswith(MAGIC) or len(data) < head:
-        return None
-    body = memoryview(data)[head:]
-    if zlib.crc32(body).to_bytes(4, "big") != data[len(MAGIC):head]:
+    from okfpro.io.cache import read_framed
+
+    body = read_framed(path, MAGIC)
+    if body is None:
         return None
     was = gc.isenabled()
     gc.disable()  # a few hundred thousand acyclic objects: no collector passes meanwhile
@@ -98,25 +91,13 @@ def _read(path: Path, fp: str) -> dict[str, Any] | None:
 
 
 def _write(path: Path, state: dict[str, Any]) -> None:
-    from okfpro.io.cache import writable
+    from okfpro.io.cache import write_framed
 
-    if not writable(path.parent):
-        return
     try:
         payload = marshal.dumps(state)
     except ValueError:
         return
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as handle:
-            handle.write(MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    write_framed(path, MAGIC, payload)
 
 
 def attach(root: str | os.PathLike, bundle: Any, *, persist_at: int = PERSIST_AT) -> Any:
