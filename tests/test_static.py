@@ -28,7 +28,7 @@ MYPY_ALLOWANCE = {
     "okfpro/core/patch.py": 2,
     "okfpro/core/pwsh.py": 1,
     "okfpro/hooks/adapters.py": 2,
-    "okfpro/core/search.py": 6,
+    "okfpro/core/search.py": 2,
     "okfpro/mcp/app.py": 2,
     "okfpro/mcp/tools.py": 1,
     "okfpro/mcp/watch.py": 4,

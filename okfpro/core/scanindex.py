@@ -152,7 +152,7 @@ class ScanIndex:
         return v
 
     def values(self, i: int) -> dict[str, Any]:
-        v = self._vals[i]
+        v: dict[str, Any] | None = self._vals[i]
         if v is None:
             v = self._vals[i] = self._values_of(self.docs[i])
         return v

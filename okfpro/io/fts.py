@@ -236,19 +236,19 @@ def rank_indexed(
     use_filter = where is not None and where.active()
     base = f"SELECT rowid, -bm25(docs, {weights}) AS s FROM docs WHERE docs MATCH ?"
     expr = match_expression(tokens, searched)
-    top = limit is not None and not use_filter
+    top = limit if limit is not None and not use_filter else None  # rows wanted, when no filter follows
     try:
         # SQLite sorts the raw scores; Python takes as few rows as the order allows (see _exact)
         cur = con.execute(base + " ORDER BY s DESC", (expr,))
-        found = cur.fetchmany(limit + _MARGIN) if top else []
-        if not top or not _exact(found, limit, rowmap):
+        found = cur.fetchmany(top + _MARGIN) if top is not None else []
+        if top is None or not _exact(found, top, rowmap):
             found += cur.fetchall()
     finally:
         con.close()
     order = _id_order(bundle, views, rowmap)
     key = lambda t: (-round(t[1], 4), order.get(t[0], -1))  # noqa: E731 - the engine's order: score, then id
-    if top and len(found) > limit and all(map(order.__contains__, (rid for rid, _ in found))):
-        found = _first(found, limit, key, order)
+    if top is not None and len(found) > top and all(map(order.__contains__, (rid for rid, _ in found))):
+        found = _first(found, top, key, order)
     else:
         found.sort(key=key)
     scored = [(rowmap[rid], score) for rid, score in found if rid in rowmap]
