@@ -27,6 +27,7 @@ class Ctx:
         self._target: Any = ...
         self._enclosing: Any = ...
         self.notes: list[str] = []  # stderr notes (a feedback check that crashed and was skipped)
+        self.memo: dict[Any, Any] = {}  # what several checks of this event share (post-edit's analysis)
 
     @property
     def today(self) -> _dt.date:

@@ -25,38 +25,100 @@ def _same_stem(path: str, rel: str) -> bool:
     return stem(path) == stem(rel)
 
 
-def conformance(ctx: Ctx, root: str, rel: str) -> list[str]:
-    """check-okf: validator errors and warnings, lint warn findings (yours / elsewhere).
+def full_findings(bundle: Any, today: Any) -> tuple[list, list, list, list]:
+    """(validate errors, validate warnings, lint warn findings, skipped checks) of a whole bundle.
 
-    Lint gets the clock (so nothing that needs a date is silently skipped) and
-    leaves out ``stale`` (its cutoff is opt-in); any skipped check is confessed.
+    Lint gets the clock (so nothing that needs a date is silently skipped) and leaves out
+    ``stale`` (its cutoff is opt-in).
     """
     from okfpro.core.lint import lint
     from okfpro.core.validate import validate
 
-    bundle = ctx.bundle(root)
-    out: list[str] = []
     result = validate(bundle)
-    if result["errors"]:
+    report = lint(bundle, today=today, except_=["stale"])
+    errors = [(e["path"], e["message"]) for e in result["errors"]]
+    warnings = [(w["path"], w["message"], w["check"]) for w in result["warnings"]]
+    findings = [(f["check"], f["path"], f["message"]) for f in report["findings"] if f["severity"] == "warn"]
+    return errors, warnings, findings, list(report["stats"].get("skipped_checks") or [])
+
+
+def analysed(ctx: Ctx, root: str, rel: str) -> dict[str, Any]:
+    """One analysis per event: the findings (incremental when the state allows) and Rule 1's message.
+
+    The incremental state (``okfpro.io.analysis``) answers when it is current; when it is missing,
+    foreign or corrupt the bundle is read and checked in full, one stderr line says so, and the
+    state is rebuilt for the next edit.  ``OKFPRO_NO_CACHE=1`` runs in full, silently.
+    """
+    key = ("post-edit", root, rel)
+    if key in ctx.memo:
+        return ctx.memo[key]
+    today = ctx.today  # a clock that cannot be read refuses here, before anything ran
+    from okfpro.io.bundle import cache_enabled
+
+    out: dict[str, Any] | None = None
+    if cache_enabled():
+        out = _incremental(ctx, root, rel, today)
+    if out is None:
+        bundle = ctx.bundle(root)
+        out = {"findings": full_findings(bundle, today)}
+    ctx.memo[key] = out
+    return out
+
+
+def _incremental(ctx: Ctx, root: str, rel: str, today: Any) -> dict[str, Any] | None:
+    from okfpro.core import delta
+    from okfpro.io import analysis
+
+    if not delta.SUPPORTED:
+        ctx.notes.append("post-edit ran in full: lint has a warn check the incremental path does not know")
+        return None
+    try:
+        state, reason = analysis.open_state(root)
+    except analysis.Unusable as exc:
+        ctx.notes.append(f"post-edit ran in full: {exc}")
+        return None
+    try:
+        if reason is not None:
+            present = analysis.identities(state.root_real)
+            bundle = ctx.bundle(root)
+            out = {"findings": full_findings(bundle, today)}
+            state.build([*bundle.concepts, *bundle.reserved, *bundle.unparseable], present)
+            ctx.notes.append(f"post-edit ran in full: {reason}; the incremental state is rebuilt for the next edit")
+        else:
+            state.refresh()
+            errors, warnings, findings = state.findings()
+            out = {"findings": (errors, warnings, findings, [])}
+            answered, message = state.reconcile(ctx.event.tool_name, rel)
+            if answered:
+                out["reconcile"] = message
+        analysis.commit(state.db)
+    except BaseException:
+        analysis.abandon(state.db)
+        raise
+    return out
+
+
+def conformance(ctx: Ctx, root: str, rel: str) -> list[str]:
+    """check-okf: validator errors and warnings, lint warn findings (yours first, then elsewhere);
+    any skipped check is confessed."""
+    errors, warnings, findings, skipped = analysed(ctx, root, rel)["findings"]
+    out: list[str] = []
+    if errors:
         out.append("okfpro validate failed after your edit:")
-        out.extend(f"  {e['path']}: {e['message']}" for e in result["errors"])
-    warnings = result["warnings"]
+        out.extend(f"  {path}: {message}" for path, message in errors)
     if warnings:
         out.append(
             f"okfpro validate accepted the bundle with {len(warnings)} warning(s) — conformant, but not "
             "read the way you probably meant:"
         )
-        out.extend(f"  {w['path']}: {w['message']} ({w['check']})" for w in warnings)
-    report = lint(bundle, today=ctx.today, except_=["stale"])
-    skipped = report["stats"].get("skipped_checks") or []
+        out.extend(f"  {path}: {message} ({check})" for path, message, check in warnings)
     if skipped:
         out.append(f"okfpro lint skipped check(s) {', '.join(map(str, skipped))} — those were not looked at.")
-    findings = [f for f in report["findings"] if f["severity"] == "warn"]
-    mine = [f for f in findings if _same_stem(f["path"], rel)]
-    other = [f for f in findings if not _same_stem(f["path"], rel)]
+    mine = [f for f in findings if _same_stem(f[1], rel)]
+    other = [f for f in findings if not _same_stem(f[1], rel)]
 
-    def line(f: dict[str, Any]) -> str:
-        return f"  {f['path']}: {f['message']} ({f['check']})"
+    def line(f: tuple) -> str:
+        return f"  {f[1]}: {f[2]} ({f[0]})"
 
     if mine:
         out.append("okfpro lint flagged your edit:")
@@ -86,6 +148,9 @@ def reconcile_message(ctx: Ctx, root: str, rel: str) -> str | None:
 
     if not applies(ctx.event.tool_name, rel):
         return None
+    done = analysed(ctx, root, rel)
+    if "reconcile" in done:
+        return done["reconcile"]
     return reconcile(ctx.bundle(root), ctx.event.tool_name, rel)
 
 

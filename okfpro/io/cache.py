@@ -215,10 +215,11 @@ def _item(rel: str, rec: tuple) -> Concept | Entry:
 _CODE = ("core/concept.py", "core/yamlsafe.py", "core/yamlfast.py", "core/links.py", "io/reader.py", "io/cache.py")
 
 
-def code_stamp() -> str:
+def code_stamp(files: tuple[str, ...] = _CODE) -> str:
+    """A fingerprint of okfpro's own source files named (relative to the package)."""
     base = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parts = []
-    for rel in _CODE:
+    for rel in files:
         try:
             st = os.stat(os.path.join(base, rel))
             parts.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
