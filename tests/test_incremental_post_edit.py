@@ -1,0 +1,337 @@
+"""The incremental post-edit answers exactly what a full run answers, edit after edit.
+
+A seeded random walk over a real bundle on disk — add concepts, change frontmatter, add and remove
+links, rename, delete, break the YAML, edit an index.md, add a duplicate id or title, write a file
+that is not UTF-8 — and after every step the post-edit answer through the incremental state
+(``okfpro.io.analysis``) is compared with a full recomputation (``OKFPRO_NO_CACHE=1``).  The
+attacks on the state itself (truncated, foreign, newer, garbage, concurrent writers) run through
+the real hook door.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hookkit as k  # noqa: E402
+
+from okfpro.hooks import post_edit  # noqa: E402
+from okfpro.hooks.context import Ctx  # noqa: E402
+from okfpro.hooks.event import parse  # noqa: E402
+from okfpro.io import analysis, cache  # noqa: E402
+
+DIRS = ["", "learnings", "learnings/deep", "projects/alpha", "reference", "glossary", "new room"]
+WORDS = "search cache ranking ledger alpha plan corpus board index log tenant".split()
+
+
+def workspace(base: Path) -> Path:
+    ws = base / "ws"
+    root = ws / ".okf"
+    root.mkdir(parents=True)
+    (ws / "okfpro.toml").write_text("")
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)  # the fence: one bundle, nested indexes or not
+    (root / "index.md").write_text('---\nokf_version: "0.2"\n---\n\n# Root\n\n* [Learnings](learnings/index.md)\n')
+    (root / "log.md").write_text("# Update Log\n\n## 2026-11-29\n\n* start\n")
+    for d in DIRS[1:5]:
+        (root / d).mkdir(parents=True, exist_ok=True)
+        (root / d / "index.md").write_text(f"# {d}\n\n")
+    return ws
+
+
+class Walk:
+    """Random edits on one bundle; ``step()`` returns the (tool, rel) a host would report."""
+
+    def __init__(self, ws: Path, rng: random.Random) -> None:
+        self.ws, self.root, self.rng = ws, ws / ".okf", rng
+        self.tick = 1_700_000_000_000_000_000
+
+    def files(self, pattern: str = "*.md") -> list[str]:
+        return sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob(pattern)
+                      if not any(part.startswith(".") for part in p.relative_to(self.root).parts))
+
+    def concepts(self) -> list[str]:
+        return [f for f in self.files() if f.rsplit("/", 1)[-1] not in ("index.md", "log.md")]
+
+    def some_path(self) -> str:
+        known = self.files()
+        if known and self.rng.random() < 0.75:
+            return self.rng.choice(known)
+        d = self.rng.choice(DIRS)
+        return f"{d}/{self.rng.choice(WORDS)}-{self.rng.randrange(6)}.md".lstrip("/")
+
+    def link(self, src: str) -> str:
+        target = self.some_path()
+        style = self.rng.randrange(4)
+        if style == 0:
+            return f"[x](/{target})"
+        if style == 1:  # relative to the source's directory
+            rel = os.path.relpath(target, os.path.dirname(src) or ".")
+            return f"[y]({rel})"
+        if style == 2:
+            return f"[z][r{self.rng.randrange(3)}]\n\n[r{self.rng.randrange(3)}]: /{target}"
+        return f"[ext](https://example.com/{self.rng.choice(WORDS)})"
+
+    def concept_text(self, rel: str) -> str:
+        r = self.rng
+        fm = [f"type: {r.choice(['Learning', 'Briefing', '', 'Attested Computation'])}"]
+        if r.random() < 0.7:
+            fm.append(f"title: {r.choice(WORDS).title()} {r.choice(WORDS)}")
+        if r.random() < 0.6:
+            fm.append(f"description: about {r.choice(WORDS)} and {r.choice(WORDS)}")
+        if r.random() < 0.25:  # a declared id, often somebody else's
+            others = self.concepts()
+            fm.append(f"id: {(r.choice(others)[:-3] if others and r.random() < 0.6 else r.choice(WORDS))}")
+        if r.random() < 0.3:
+            fm.append(f"sources:\n  - id: s1\n    resource: /{self.some_path()}")
+        if r.random() < 0.15:
+            fm.append(f"computation: {self.some_path()}")
+        if r.random() < 0.1:
+            fm.append(f"executor: {{resource: /{self.some_path()}}}")
+        if r.random() < 0.1:
+            fm.append("tags: [caf\u00e9, " + r.choice(WORDS) + "]")  # not plain ASCII: the slow search path
+        if r.random() < 0.1:
+            fm.append(f"status: {r.choice(['deprecated', 'draft', 'weird'])}")
+        body = [f"# {r.choice(WORDS)}", "", " ".join(r.choice(WORDS) for _ in range(r.randrange(3, 20)))]
+        body += [self.link(rel) for _ in range(r.randrange(0, 4))]
+        if r.random() < 0.2:
+            body.append("A claim.[^s1] [^zz]")
+        if r.random() < 0.1:
+            body.append("[undefined ref][nowhere]")
+        return "---\n" + "\n".join(fm) + "\n---\n\n" + "\n".join(body) + "\n"
+
+    def index_text(self, rel: str) -> str:
+        r = self.rng
+        head = "---\nokf_version: \"0.2\"\n---\n\n" if rel == "index.md" or r.random() < 0.1 else ""
+        here = os.path.dirname(rel)
+        lines = [f"# {here or 'root'}", ""]
+        for c in r.sample(self.concepts(), min(len(self.concepts()), r.randrange(0, 6))):
+            lines.append(f"* [c]({os.path.relpath(c, here or '.')})")
+        if r.random() < 0.3:
+            lines.append(f"* [gone](missing-{r.randrange(3)}.md)")
+        return head + "\n".join(lines) + "\n"
+
+    def write(self, rel: str, data: str | bytes) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data.encode() if isinstance(data, str) else data)
+        self.stamp(path)
+
+    def stamp(self, path: Path) -> None:
+        # every change gets its own mtime: a same-size rewrite inside one clock tick would otherwise
+        # look unchanged to an identity key (the racy-file rule covers that case in real use)
+        self.tick += 1_000_003
+        os.utime(path, ns=(self.tick, self.tick))
+
+    def step(self) -> tuple[str, str]:
+        r = self.rng
+        op = r.choice(["add", "add", "change", "links", "rename", "delete", "yaml", "index", "duplicate",
+                       "bytes", "log"])
+        concepts = self.concepts()
+        if op in ("change", "links", "rename", "delete", "yaml", "duplicate") and not concepts:
+            op = "add"
+        if op == "add":
+            d = r.choice(DIRS)
+            rel = f"{d}/{r.choice(WORDS)}-{r.choice(WORDS)}-{r.randrange(40)}.md".lstrip("/")
+            self.write(rel, self.concept_text(rel))
+            return "Write", rel
+        rel = r.choice(concepts) if concepts else "x.md"
+        if op == "change":
+            self.write(rel, self.concept_text(rel))
+        elif op == "links":
+            text = (self.root / rel).read_text(errors="replace")
+            lines = text.split("\n")
+            if r.random() < 0.5 and len(lines) > 6:
+                del lines[r.randrange(6, len(lines))]
+            else:
+                lines.append(self.link(rel))
+            self.write(rel, "\n".join(lines))
+        elif op == "rename":
+            new = f"{r.choice(DIRS)}/{r.choice(WORDS)}-{r.randrange(40)}.md".lstrip("/")
+            (self.root / new).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.root / rel, self.root / new)
+            return "Write", new
+        elif op == "delete":
+            (self.root / rel).unlink()
+        elif op == "yaml":
+            self.write(rel, "---\ntitle: [unclosed\n---\n\nbody [x](/learnings/index.md)\n")
+        elif op == "duplicate":
+            other = r.choice(concepts)
+            text = self.concept_text(rel).replace("---\n", f"---\nid: {other[:-3]}\ntitle: Same Title\n", 1)
+            self.write(rel, text)
+        elif op == "bytes":
+            self.write(rel, b"---\ntype: x\n---\n\n\xff\xfe not utf-8 [x](/index.md)\n")
+        elif op == "index":
+            d = r.choice(DIRS)
+            rel = f"{d}/index.md".lstrip("/")
+            if (self.root / rel).exists() and r.random() < 0.15 and rel != "index.md":
+                (self.root / rel).unlink()
+            else:
+                self.write(rel, self.index_text(rel))
+        elif op == "log":
+            rel = r.choice(["log.md", "learnings/log.md"])
+            self.write(rel, f"# Log\n\n## {r.choice(['2026-11-02', '2026-13-01', 'someday'])}\n\n* [x](/{self.some_path()})\n")
+        return "Edit", rel
+
+
+def answer(ws: Path, tool: str, rel: str, *, full: bool, monkeypatch) -> tuple[str, list[str], list[str]]:
+    if full:
+        monkeypatch.setenv("OKFPRO_NO_CACHE", "1")
+    else:
+        monkeypatch.delenv("OKFPRO_NO_CACHE", raising=False)
+    path = str(ws / ".okf" / rel)
+    event = parse(json.dumps({"cwd": str(ws), "hook_event_name": "PostToolUse", "tool_name": tool,
+                              "tool_input": {"file_path": path, "content": "x"}}))
+    ctx = Ctx(event)
+    got = post_edit.post_edit(ctx)
+    target = ctx.target()
+    return got.kind, got.messages, ctx.notes, target[0] if target else None
+
+
+def walk(tmp_path: Path, monkeypatch, seed: int, steps: int, racy: bool) -> int:
+    monkeypatch.setenv("OKFPRO_TODAY", k.TODAY)
+    if not racy:  # every change is judged by its identity key alone (the walk gives each its own mtime)
+        monkeypatch.setattr(cache, "RACY_NS", -1)
+    ws = workspace(tmp_path)
+    w = Walk(ws, random.Random(seed))
+    compared = 0
+    roots: set[str] = set()  # an index.md with frontmatter makes its directory a bundle of its own
+    for i in range(steps):
+        tool, rel = w.step()
+        inc = answer(ws, tool, rel, full=False, monkeypatch=monkeypatch)
+        ref = answer(ws, tool, rel, full=True, monkeypatch=monkeypatch)
+        assert inc[:2] == ref[:2], f"seed {seed} step {i}: {tool} {rel}\nfull: {ref[1]}\nincremental: {inc[1]}"
+        if inc[3] in roots:
+            assert inc[2] == [], f"seed {seed} step {i}: the state should have answered: {inc[2]}"
+        roots.add(inc[3])
+        compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_incremental_equals_full_on_a_random_walk(tmp_path, monkeypatch, seed):
+    assert walk(tmp_path, monkeypatch, seed, steps=60, racy=False) == 60
+
+
+def test_incremental_equals_full_with_the_racy_rule_on(tmp_path, monkeypatch):
+    walk(tmp_path, monkeypatch, seed=3, steps=30, racy=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(10, 16))
+def test_incremental_equals_full_on_long_walks(tmp_path, monkeypatch, seed):
+    walk(tmp_path, monkeypatch, seed, steps=250, racy=False)
+
+
+# --------------------------------------------------------------------------- the state attacked
+
+
+def _post(ws: Path, rel: str, tool: str = "Edit", **env) -> subprocess.CompletedProcess:
+    event = {"cwd": str(ws), "hook_event_name": "PostToolUse", "tool_name": tool,
+             "tool_input": {"file_path": str(ws / ".okf" / rel), "content": "x"}}
+    return k.hook("post-tool-use", event=event, extra_env=env)
+
+
+def _db(ws: Path) -> Path:
+    return analysis.db_path(os.path.realpath(ws / ".okf"))
+
+
+def _notes(proc: subprocess.CompletedProcess) -> list[str]:
+    return [line for line in k.err_text(proc).splitlines() if "post-edit ran in full" in line]
+
+
+@pytest.fixture
+def ready(tmp_path) -> Path:
+    ws = workspace(tmp_path)
+    (ws / ".okf" / "learnings" / "a.md").write_text("---\ntype: Learning\ntitle: A\n---\n\nSee [b](/learnings/b.md).\n")
+    first = _post(ws, "learnings/a.md")
+    assert _notes(first) and "no incremental state yet" in _notes(first)[0]
+    assert _notes(_post(ws, "learnings/a.md")) == []
+    return ws
+
+
+def _same_as_full(ws: Path, rel: str = "learnings/a.md") -> subprocess.CompletedProcess:
+    inc = _post(ws, rel)
+    full = _post(ws, rel, OKFPRO_NO_CACHE="1")
+    assert inc.returncode == full.returncode
+    strip = [line for line in k.err_text(inc).splitlines() if "post-edit ran in full" not in line]
+    assert strip == k.err_text(full).splitlines()
+    return inc
+
+
+@pytest.mark.parametrize("attack", ["truncated", "garbage", "empty", "foreign", "newer", "other code"])
+def test_a_damaged_or_foreign_state_runs_in_full_says_so_once_and_is_rebuilt(ready, tmp_path, attack):
+    db = _db(ready)
+    if attack == "truncated":
+        data = db.read_bytes()
+        db.write_bytes(data[: len(data) // 3])
+    elif attack == "garbage":
+        db.write_bytes(b"SQLite format 3\x00" + os.urandom(5000))
+    elif attack == "empty":
+        db.write_bytes(b"")
+    elif attack == "foreign":
+        other = workspace(tmp_path / "other")
+        (other / ".okf" / "learnings" / "z.md").write_text("---\ntype: Learning\n---\n\nother bundle\n")
+        _post(other, "learnings/z.md")
+        shutil.copy2(_db(other), db)
+    else:
+        con = sqlite3.connect(db)
+        key, value = ("schema", "99") if attack == "newer" else ("code", "0000")
+        con.execute("UPDATE meta SET v=? WHERE k=?", (value, key))
+        con.commit()
+        con.close()
+    proc = _same_as_full(ready)
+    notes = _notes(proc)
+    assert len(notes) == 1, k.err_text(proc)
+    expected = {"truncated": "unreadable", "garbage": "unreadable", "empty": "no incremental state",
+                "foreign": "another bundle", "newer": "another okfpro version", "other code": "another okfpro version"}
+    assert expected[attack] in notes[0]
+    assert _notes(_same_as_full(ready)) == []  # rebuilt: the next edit is incremental again
+
+
+def test_a_change_made_outside_any_hook_is_seen(ready):
+    # a shell command creates the missing link target: a.md's broken link must go away
+    assert "link target does not exist: /learnings/b.md" in k.err_text(_post(ready, "learnings/a.md", "Edit"))
+    (ready / ".okf" / "learnings" / "b.md").write_text("---\ntype: Learning\ntitle: B\n---\n\nback to [a](a.md)\n")
+    proc = _same_as_full(ready)
+    assert "link target does not exist: /learnings/b.md" not in k.err_text(proc)
+
+
+def test_concurrent_post_edits_leave_a_state_that_still_equals_a_full_run(ready):
+    root = ready / ".okf" / "learnings"
+    procs = []
+    for i in range(6):
+        (root / f"c{i}.md").write_text(f"---\ntype: Learning\ntitle: C{i}\n---\n\nSee [a](a.md) and [n](c{(i + 1) % 7}.md).\n")
+        event = {"cwd": str(ready), "hook_event_name": "PostToolUse", "tool_name": "Write",
+                 "tool_input": {"file_path": str(root / f"c{i}.md"), "content": "x"}}
+        procs.append(subprocess.Popen([sys.executable, "-m", "okfpro", "hook", "post-tool-use"], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=k.env()))
+        procs[-1].stdin.write(json.dumps(event).encode())
+        procs[-1].stdin.close()
+    for p in procs:
+        p.wait(timeout=120)
+        assert p.returncode in (0, 2), p.stderr.read().decode()
+        assert "ENFORCEMENT" not in p.stderr.read().decode()
+    for i in range(6):
+        _same_as_full(ready, f"learnings/c{i}.md")
+
+
+def test_an_unwritable_cache_directory_runs_in_full_every_time(tmp_path, monkeypatch):
+    ws = workspace(tmp_path)
+    (ws / ".tmp").mkdir()
+    (ws / ".tmp").chmod(0o555)
+    try:
+        (ws / ".okf" / "learnings" / "a.md").write_text("---\ntype: Learning\n---\n\nx\n")
+        for _ in range(2):
+            proc = _post(ws, "learnings/a.md")
+            assert proc.returncode == 2 and "cannot be written" in " ".join(_notes(proc))
+    finally:
+        (ws / ".tmp").chmod(0o755)
