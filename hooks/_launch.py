@@ -7,8 +7,10 @@ checker cannot refuse on its own absence, so this launcher does it:
 1. find the okfpro this workspace trusts: the interpreter named in the file
    ``okfpro-python`` beside this script (written by ``okfpro init``: the Python
    that installed okfpro), else an ``okfpro`` on PATH;
-2. read the whole event from stdin, run ``<python> -m okfpro hook <event>`` (or
-   ``okfpro hook <event>``) with it, capturing stdout and stderr;
+2. read the whole event from stdin and answer it with okfpro, capturing stdout and
+   stderr: in this very interpreter when the launcher runs under the pinned one
+   (one interpreter per hook: see STUB and :func:`run_in_process`), else by running
+   ``<python> -m okfpro hook <event>`` (or ``okfpro hook <event>``) as a child;
 3. require the identity line ``okfpro-enforcer v1`` on stderr (a stray program
    called ``okfpro`` that exits 0 is not a clean gate), remove it, and pass the
    rest of stderr through;
@@ -20,7 +22,6 @@ checker cannot refuse on its own absence, so this launcher does it:
 """
 
 import os
-import subprocess
 import sys
 
 MARKER = b"okfpro-enforcer v1"
@@ -57,19 +58,42 @@ def timeout_for(event, extra=()):
     return min(chosen, clamp) if clamp is not None else chosen
 
 
-# The six launcher scripts beside this file are this text with two constants filled in; a test
+# The six launcher scripts beside this file are this text with a few constants filled in; a test
 # (tests/test_launchers.py) holds each file to it.  Regenerate them with `python hooks/_launch.py`.
-STUB = '''#!/usr/bin/env python3
-"""okfpro hook launcher: {event} ({kind}).
-
-Called by the agent host (e.g. .claude/settings.json); see _launch.py beside it.
-Generated from _launch.STUB: only EVENT and GATE differ between the launchers.
-"""
+#
+# A launcher is sh first and Python after (the sh part is a Python string).  The sh part runs the
+# Python part under the interpreter pinned beside it when the pin's second line says `one-process`
+# (okfpro init writes it: the interpreter that ran init has okfpro), and okfpro then answers inside
+# that interpreter: one interpreter per hook.  That run must end with exit 10 (answered: go on) or
+# 12 (answered: block); anything else -- a removed interpreter, a crash, a program that is not this
+# launcher -- is refused by the sh part.  Without that line, or with OKFPRO_LAUNCHER=two-process, it
+# runs under python3 and the two-process path starts okfpro as a child, as before.
+STUB = r"""#!/bin/sh
+''':'
+# okfpro hook launcher: {event} ({kind}).
+# Called by the agent host (e.g. .claude/settings.json); see _launch.py beside it.
+# Generated from _launch.STUB: only the event, its kind and its refusal differ between the launchers.
+case $0 in */*) here=${{0%/*}} ;; *) here=. ;; esac
+unset OKFPRO_LAUNCH_PINNED
+py= mode=
+{{ IFS= read -r py; IFS= read -r mode; }} 2>/dev/null < "$here/okfpro-python"
+if [ "$mode" = one-process ] && [ "${{OKFPRO_LAUNCHER:-}}" != two-process ] && [ -f "$py" ] && [ -x "$py" ]; then
+  OKFPRO_LAUNCH_PINNED=1 "$py" "$0" "$@"
+  rc=$?
+  case $rc in 10) exit 0 ;; 12) exit 2 ;; esac
+  echo "{degraded} $py (named in $here/okfpro-python) could not run this launcher (exit $rc). {tail}" >&2
+  exit {fail}
+fi
+if command -v python3 >/dev/null 2>&1; then exec python3 "$0" "$@"; fi
+echo "{degraded} there is no python3 to run this launcher. {tail}" >&2
+exit {fail}
+':'''
 import os
 import sys
 
 EVENT = "{event}"
 GATE = {gate}
+PINNED = os.environ.pop("OKFPRO_LAUNCH_PINNED", "") == "1"  # run by the sh part: answer 10 or 12
 
 sys.dont_write_bytecode = True  # no __pycache__ left in the workspace beside the launchers
 try:
@@ -77,19 +101,19 @@ try:
     from _launch import launch
 except BaseException as exc:  # noqa: BLE001 - a broken launcher must not read as "carry on"
     sys.stderr.write(
-        "ENFORCEMENT DEGRADED — the okfpro launcher (_launch.py) beside %s could not be loaded (%s: %s).\\n"
+        "ENFORCEMENT DEGRADED — the okfpro launcher (_launch.py) beside %s could not be loaded (%s: %s).\n"
         % (os.path.basename(__file__), type(exc).__name__, exc)
     )
-    sys.exit(2 if GATE else 0)
+    sys.exit((2 if GATE else 0) + (10 if PINNED else 0))
 
 if __name__ == "__main__":
     try:
-        code = launch(EVENT, GATE)
+        code = launch(EVENT, GATE, in_process=PINNED)
     except BaseException as exc:  # noqa: BLE001
-        sys.stderr.write("ENFORCEMENT DEGRADED — the okfpro launcher crashed (%s: %s).\\n" % (type(exc).__name__, exc))
+        sys.stderr.write("ENFORCEMENT DEGRADED — the okfpro launcher crashed (%s: %s).\n" % (type(exc).__name__, exc))
         code = 2 if GATE else 0
-    sys.exit(code)
-'''
+    sys.exit(code + (10 if PINNED else 0))
+"""
 # file name -> (event, gate)
 LAUNCHERS = {
     "session_start.py": ("session-start", False),
@@ -103,7 +127,11 @@ LAUNCHERS = {
 
 def stub(event, gate):
     kind = "a gate: fails closed, exit 2" if gate else "feedback: never blocks, exit 0"
-    return STUB.format(event=event, gate=gate, kind=kind)
+    if gate:
+        degraded, tail = "ENFORCEMENT DEGRADED —", "Nothing was checked, so the call is refused (exit 2); run okfpro init again."
+    else:
+        degraded, tail = f"okfpro: hook {event} could not run —", "Only this advisory hook is affected."
+    return STUB.format(event=event, gate=gate, kind=kind, degraded=degraded, tail=tail, fail=2 if gate else 0)
 
 
 def _say(text):
@@ -168,7 +196,111 @@ def _write(stream, data):
         stream.buffer.flush()
 
 
-def launch(event, gate, argv=None):
+class _Late(BaseException):
+    """The in-process answer outlasted its timeout."""
+
+
+def _scratch():
+    """A file descriptor for captured output (a memory file where the system has one)."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("okfpro-hook", 0), None
+    import tempfile
+
+    handle = tempfile.TemporaryFile()
+    return handle.fileno(), handle
+
+
+def _drain(fd):
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def run_in_process(event, extra, data, timeout):
+    """Answer the event with okfpro imported into this interpreter: (exit code, stdout, stderr, what ran).
+
+    Everything okfpro and its children write to descriptors 1 and 2 is captured, as the two-process
+    path captures a child's pipes; the event is its stdin; a timeout is an alarm.  None when okfpro
+    cannot be imported here or the system has no interval timer (the caller starts it as a child).
+    """
+    import io
+    import signal
+
+    if not hasattr(signal, "setitimer"):
+        return None
+    here = os.path.dirname(os.path.abspath(sys.argv[0]))
+    sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != here]  # as -P: never the launcher's folder
+    os.environ.setdefault("PYTHONUTF8", "1")
+    try:
+        from okfpro.__main__ import main as door
+    except BaseException:  # noqa: BLE001 - not importable here: the two-process path says why
+        return None
+    desc = f"{sys.executable} (okfpro in the launcher's interpreter)"
+    (out_fd, out_keep), (err_fd, err_keep) = _scratch(), _scratch()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    saved = (os.dup(1), os.dup(2))
+    streams = (sys.stdin, sys.stdout, sys.stderr)
+    previous = signal.getsignal(signal.SIGALRM)
+    code = None
+    rang = []
+    try:
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace")
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace", write_through=True)
+        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
+                                      write_through=True)
+
+        def ring(signum, frame):
+            rang.append(True)  # whatever catches the exception below, the answer came too late
+            raise _Late()
+
+        signal.signal(signal.SIGALRM, ring)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            code = door(["hook", event, *extra])
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _Late:
+        code = "late"
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException as exc:  # noqa: BLE001 - a crash is an answer the host must not read as "go on"
+        try:
+            sys.stderr.write(f"okfpro crashed in the launcher's interpreter: {type(exc).__name__}: {exc}\n")
+        except Exception:  # noqa: BLE001
+            pass
+        code = 1
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001
+                pass
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
+        sys.stdin, sys.stdout, sys.stderr = streams
+    if rang:
+        code = "late"
+    out, err = _drain(out_fd), _drain(err_fd)
+    for fd, keep in ((out_fd, out_keep), (err_fd, err_keep)):
+        if keep is None:
+            os.close(fd)
+    return code, out, err, desc
+
+
+def launch(event, gate, argv=None, in_process=False):
     here = os.path.dirname(os.path.abspath(sys.argv[0] if argv is None else argv[0]))
     extra = list(sys.argv[1:] if argv is None else argv[1:])
     fail = 2 if gate else 0
@@ -187,31 +319,46 @@ def launch(event, gate, argv=None):
     except Exception as exc:  # noqa: BLE001
         data = b""
         _say(f"okfpro launcher: stdin could not be read ({exc}); okfpro will report an unreadable event")
-    cmd, desc = find_command(here, event, extra)
-    if cmd is None:
-        return degraded(desc)
-    env = dict(os.environ)
-    env.setdefault("PYTHONUTF8", "1")
     timeout = timeout_for(event, extra)
-    try:
-        proc = subprocess.run(cmd, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
+    answered = run_in_process(event, extra, data, timeout) if in_process else None
+    if answered is None:
+        answered = run_child(here, event, extra, data, timeout)
+        if isinstance(answered, str):
+            return degraded(answered)
+    code, out, err, desc = answered
+    if code == "late":
         return degraded(f"`{what}` ({desc}) did not answer within {timeout:g} s")
-    except OSError as exc:
-        return degraded(f"`{what}` ({desc}) could not be started: {exc}")
-    identified, err = _strip_marker(proc.stderr)
+    identified, err = _strip_marker(err)
     if not identified:
         _write(sys.stderr, err)
         return degraded(
-            f"`{desc}` did not identify itself as the okfpro enforcer (exit {proc.returncode}, no "
+            f"`{desc}` did not identify itself as the okfpro enforcer (exit {code}, no "
             f"'{MARKER.decode()}' line) — it may be missing, broken, or a different program named okfpro"
         )
-    if proc.returncode not in (0, 2):
+    if code not in (0, 2):
         _write(sys.stderr, err)
-        return degraded(f"`{what}` exited {proc.returncode}, which the host would read as 'carry on'")
-    _write(sys.stdout, proc.stdout)
+        return degraded(f"`{what}` exited {code}, which the host would read as 'carry on'")
+    _write(sys.stdout, out)
     _write(sys.stderr, err)
-    return proc.returncode if gate else 0
+    return code if gate else 0
+
+
+def run_child(here, event, extra, data, timeout):
+    """The two-process path: (exit code, stdout, stderr, what ran), or why it could not run."""
+    import subprocess
+
+    cmd, desc = find_command(here, event, extra)
+    if cmd is None:
+        return desc
+    env = dict(os.environ)
+    env.setdefault("PYTHONUTF8", "1")
+    try:
+        proc = subprocess.run(cmd, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "late", b"", b"", desc
+    except OSError as exc:
+        return f"`okfpro hook {event}` ({desc}) could not be started: {exc}"
+    return proc.returncode, proc.stdout, proc.stderr, desc
 
 
 if __name__ == "__main__":  # regenerate the launchers beside this file

@@ -113,7 +113,7 @@ def test_installed_wheel_finds_the_template_and_runs_init(wheel_path: Path, tmp_
     for rel in (".okf/index.md", ".claude/settings.json", ".tmp/.gitkeep", ".gitignore", ".claude/hooks/stop.py"):
         assert (ws / rel).is_file(), rel
     assert os.access(ws / ".claude/hooks/stop.py", os.X_OK)
-    assert (ws / ".claude/hooks/okfpro-python").read_text().strip() == str(py)
+    assert (ws / ".claude/hooks/okfpro-python").read_text().splitlines() == [str(py), "one-process"]
 
     # the installed launcher runs the wheel's okfpro through the pinned interpreter
     event = json.dumps({"hook_event_name": "SessionStart", "cwd": str(ws), "source": "startup"})

@@ -155,7 +155,8 @@ def launcher_items() -> list[Item]:
             continue
         items.append(Item(f"{LAUNCHER_DIR}/{rel}", full.read_bytes(), _mode_of(full), owned=True))
     if items:
-        pin = (os.path.abspath(sys.executable) + "\n").encode("utf-8")
+        # line 2: this interpreter runs okfpro (it is running init), so the launchers may answer inside it
+        pin = (os.path.abspath(sys.executable) + "\none-process\n").encode("utf-8")
         items.append(Item(PIN_FILE, pin, FILE_MODE, owned=True, machine=True))
     return items
 
