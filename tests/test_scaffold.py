@@ -364,7 +364,7 @@ def test_session_start_runs_through_the_wiring_from_a_path_with_a_space(tmp_path
     proc = subprocess.run(["sh", "-c", command], input=event.encode(), capture_output=True, env=env, cwd=ws, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert b"in flight 0/5" in proc.stdout
-    assert (ws / scaffold.PIN_FILE).read_text().strip() == os.path.abspath(sys.executable)
+    assert (ws / scaffold.PIN_FILE).read_text().splitlines() == [os.path.abspath(sys.executable), "one-process"]
 
 
 def test_pre_commit_config_and_workflow_run_the_gates(tmp_path: Path) -> None:
@@ -506,7 +506,7 @@ def test_init_refreshes_a_stale_interpreter_pin(tmp_path: Path) -> None:
     pin.write_text("/nowhere/python\n")
     proc = init(ws)
     assert proc.returncode == 0
-    assert pin.read_text().strip() == os.path.abspath(sys.executable)
+    assert pin.read_text().splitlines() == [os.path.abspath(sys.executable), "one-process"]
     assert counts(proc.stdout)[:2] == (1, 0)
     assert f"wrote    {scaffold.PIN_FILE}" in proc.stdout
     assert not (ws / (scaffold.PIN_FILE + scaffold.NEW_SUFFIX)).exists()
