@@ -380,6 +380,15 @@ class Bundle:
             e.path for e in self.unparseable
         }
 
+    def add(self, item: Concept | Entry) -> None:
+        """File one read item: a concept, a reserved file, or an unparseable one."""
+        if isinstance(item, Concept):
+            self.concepts.append(item)
+        elif item.error is None:
+            self.reserved.append(item)
+        else:
+            self.unparseable.append(item)
+
     @property
     def indexes(self) -> list[Entry]:
         return [e for e in self.reserved if e.path.rsplit("/", 1)[-1] == "index.md"]

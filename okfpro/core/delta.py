@@ -62,12 +62,7 @@ def kind_of(item: Concept | Entry) -> str:
 def _validated(item: Concept | Entry) -> tuple[list[tuple], list[tuple], list[str | None]]:
     """(errors, warnings without broken links, broken-link candidates as (target, warning))."""
     bundle = Bundle(root="")
-    if isinstance(item, Concept):
-        bundle.concepts.append(item)
-    elif item.error is None:
-        bundle.reserved.append(item)
-    else:
-        bundle.unparseable.append(item)
+    bundle.add(item)
     v = _Validator(bundle)
     v.existing = NOTHING
     r = v.run()

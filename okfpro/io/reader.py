@@ -97,12 +97,7 @@ def read_bundle(root: str | os.PathLike) -> Bundle:
 
 
 def add(bundle: Bundle, item: Concept | Entry) -> None:
-    if isinstance(item, Concept):
-        bundle.concepts.append(item)
-    elif item.error is None:
-        bundle.reserved.append(item)
-    else:
-        bundle.unparseable.append(item)
+    bundle.add(item)
 
 
 def is_bundle_dir(path: Path) -> bool:
