@@ -282,28 +282,57 @@ class State:
         self_ids = {rel[:-3] if rel.endswith(".md") else rel}
         if own is not None and own["k"] == "c":
             self_ids.add(own["id"])
-        score_sql = " + ".join(f"(instr({name}, :t) > 0) * {weight}" for name, weight in search.WEIGHTS.items())
         keep: set[str] = {rel} if own is not None and own["k"] == "c" else set()
-        for term in _reconcile.terms_of(rel):
-            if not term.isascii() or "\x00" in term or "\x01" in term:
-                return False, None
-            t = term.lower()
-            ranked = db.execute(f"SELECT -s, cid, path FROM (SELECT path, cid, {score_sql} AS s FROM docs) "
-                                "WHERE s > 0 ORDER BY s DESC, cid, path", {"t": t})
+        terms = _reconcile.terms_of(rel)
+        if any(not term.isascii() or "\x00" in term or "\x01" in term for term in terms):
+            return False, None
+        # One pass over the short fields scores every term without the body (weight 1): a concept's
+        # score is then o or o + 1.  Each term is ranked in bands: with the body read for the concepts
+        # whose o reaches the band's floor f, every concept outside scores at most f, so the ranking
+        # is exact down to scores above f; the band widens until five hits are kept (the last band
+        # reads every body).
+        short = [(field, weight) for field, weight in search.WEIGHTS.items() if field != "body"]
+        names = [f"o{i}" for i in range(len(terms))]
+        scores = ", ".join(" + ".join(f"(instr({field}, :t{i}) > 0) * {weight}" for field, weight in short)
+                           + f" AS {name}" for i, name in enumerate(names))
+        args = {f"t{i}": term.lower() for i, term in enumerate(terms)}
+        db.execute("DROP TABLE IF EXISTS temp.hits")
+        if terms:
+            db.execute(f"CREATE TEMP TABLE hits AS SELECT * FROM (SELECT path, cid, {scores} FROM docs) "
+                       f"WHERE {' + '.join(names)} > 0", args)
+        body = search.WEIGHTS["body"]
+        for i, term in enumerate(terms):
             odd = []
             for path in irregular:
-                c = concept(path)
-                for row in search.scan([c], [term]):
+                for row in search.scan([concept(path)], [term]):
                     odd.append((-row["score"], row["id"], path))
-            kept = 0
-            for _, cid, path in heapq.merge(ranked, sorted(odd)):
-                keep.add(path)
-                first = db.execute("SELECT min(path) FROM files WHERE cid=? AND kind='c'", (cid,)).fetchone()[0]
-                keep.add(first)
-                if cid in self_ids or first.rsplit("/", 1)[-1] in _reconcile.NO_RECONCILE:
-                    continue
-                kept += 1
-                if kept == _reconcile.MAX_HITS:
+            odd.sort()
+            top = db.execute(f"SELECT max(o{i}) FROM temp.hits").fetchone()[0] or 0
+            floor = top
+            while True:
+                floor = max(floor - 3, 0)
+                if floor > 0:
+                    ranked = db.execute(
+                        f"SELECT -(h.o{i} + (instr(d.body, :t{i}) > 0) * {body}), h.cid, h.path FROM temp.hits h "
+                        f"JOIN docs d ON d.path = h.path WHERE h.o{i} >= :f ORDER BY 1, 2, 3", {**args, "f": floor})
+                else:  # every concept: the engine's whole ranking
+                    full = " + ".join(f"(instr({field}, :t{i}) > 0) * {weight}" for field, weight in search.WEIGHTS.items())
+                    ranked = db.execute(f"SELECT -s, cid, path FROM (SELECT path, cid, {full} AS s FROM docs) "
+                                        "WHERE s > 0 ORDER BY s DESC, cid, path", args)
+                kept = 0
+                for neg, cid, path in heapq.merge(ranked, odd):
+                    if -neg <= floor:  # a concept outside the band may score as much: widen it
+                        break
+                    keep.add(path)
+                    first = db.execute("SELECT min(path) FROM files WHERE cid=? AND kind='c'", (cid,)).fetchone()[0]
+                    keep.add(first)
+                    if cid in self_ids or first.rsplit("/", 1)[-1] in _reconcile.NO_RECONCILE:
+                        continue
+                    kept += 1
+                    if kept == _reconcile.MAX_HITS:
+                        break
+                ranked.close()
+                if kept == _reconcile.MAX_HITS or floor == 0:
                     break
         mini = Bundle(root=self.root_real)
         for path in sorted(keep):
