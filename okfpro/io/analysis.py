@@ -26,7 +26,7 @@ import sys
 import time
 from typing import Any, Iterable
 
-SCHEMA = 1
+SCHEMA = 2
 # the code whose answers the state holds: other code means a foreign state
 CODE = ("core/delta.py", "core/validate.py", "core/lint.py", "core/graph.py", "core/links.py", "core/concept.py",
         "core/yamlsafe.py", "core/yamlfast.py", "core/search.py", "core/reconcile.py", "io/reader.py", "io/analysis.py")
@@ -34,8 +34,7 @@ BUSY_S = 20.0
 IRREGULAR_MAX = 400  # concepts with non-ASCII text, scanned by the engine itself on every reconcile
 _DDL = (
     "CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT)",
-    "CREATE TABLE files(path TEXT PRIMARY KEY, size INT, mtime INT, ctime INT, ino INT, kind TEXT, cid TEXT, dir TEXT,"
-    " facts BLOB, active BLOB)",
+    "CREATE TABLE files(path TEXT PRIMARY KEY, key INT, kind TEXT, cid TEXT, dir TEXT, facts BLOB, active BLOB)",
     "CREATE INDEX files_cid ON files(cid)",
     "CREATE INDEX files_dir ON files(dir, kind)",
     "CREATE INDEX files_active ON files(path) WHERE active IS NOT NULL",
@@ -67,26 +66,40 @@ def _meta(root_real: str) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- identities
-def identities(root_real: str) -> dict[str, tuple | None]:
-    """Every bundle file (the reader's walk) -> its identity, or None when it must be re-read next
-    time (not a regular file, or modified too recently to tell a same-tick rewrite apart)."""
+def identities(root_real: str) -> dict[str, int | None]:
+    """Every bundle file (the reader's walk) -> its identity key, or None when it must be re-read next
+    time (not a regular file, or modified too recently to tell a same-tick rewrite apart).  The key is
+    the hash of ``(size, mtime_ns, ctime_ns, inode)`` (deterministic for integers; the Python version
+    is part of the state's fingerprint)."""
     from okfpro.io import reader
     from okfpro.io.cache import RACY_NS
 
     now = time.time_ns()
-    prefix = root_real.rstrip(os.sep) + os.sep
-    out: dict[str, tuple | None] = {}
-    stat = os.lstat
+    out: dict[str, int | None] = {}
+    by_dir: dict[str, list[tuple[str, str]]] = {}
     for rel in reader.walk(root_real):
+        head, _, name = rel.rpartition("/")
+        by_dir.setdefault(head, []).append((rel, name))
+    stat = os.stat
+    for head, names in by_dir.items():  # one directory descriptor each: every stat resolves one name
         try:
-            st = stat(prefix + rel)
+            fd = os.open(os.path.join(root_real, head) if head else root_real, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
-            out[rel] = None
+            out.update((rel, None) for rel, _ in names)
             continue
-        if (st.st_mode & 0o170000) != 0o100000 or now - max(st.st_mtime_ns, st.st_ctime_ns) <= RACY_NS:
-            out[rel] = None
-        else:
-            out[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        try:
+            for rel, name in names:
+                try:
+                    st = stat(name, dir_fd=fd, follow_symlinks=False)
+                except OSError:
+                    out[rel] = None
+                    continue
+                if (st.st_mode & 0o170000) != 0o100000 or now - max(st.st_mtime_ns, st.st_ctime_ns) <= RACY_NS:
+                    out[rel] = None
+                else:
+                    out[rel] = hash((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        finally:
+            os.close(fd)
     return out
 
 
@@ -97,7 +110,7 @@ class State:
     def __init__(self, db: Any, root_real: str) -> None:
         self.db = db
         self.root_real = root_real
-        self.present: dict[str, tuple | None] = {}
+        self.present: dict[str, int | None] = {}
 
     # -- reading -----------------------------------------------------------------
     def _facts(self, rel: str) -> dict[str, Any] | None:
@@ -122,7 +135,7 @@ class State:
         return row[0] if row is not None else None
 
     # -- updating ----------------------------------------------------------------
-    def build(self, items: Iterable[Any], present: dict[str, tuple | None]) -> None:
+    def build(self, items: Iterable[Any], present: dict[str, int | None]) -> None:
         """Fill an emptied state from a bundle already read; ``present`` are the identities taken
         *before* that read (a file changed since then is re-read next time)."""
         self.present = present
@@ -133,10 +146,9 @@ class State:
         from okfpro.io import reader
 
         load = load_item or (lambda rel: reader.load_entry(self.root_real, rel))
-        stored = {row[0]: (row[1:] if row[1] is not None else None)
-                  for row in self.db.execute("SELECT path, size, mtime, ctime, ino FROM files")}
+        stored = dict(self.db.execute("SELECT path, key FROM files"))
         self.present = identities(self.root_real)
-        changed = [rel for rel, key in self.present.items() if key is None or stored.get(rel, ()) != key]
+        changed = [rel for rel, key in self.present.items() if key is None or stored.get(rel) != key]
         gone = [rel for rel in stored if rel not in self.present]
         self.apply({rel: load(rel) for rel in changed}, gone)
         return set(changed) | set(gone)
@@ -153,10 +165,8 @@ class State:
             old = self._facts(rel)
             new = delta.facts(item)
             self._drop(rel)
-            key = self.present.get(rel)
-            size, mtime, ctime, ino = key if key is not None else (None, None, None, None)
-            db.execute("INSERT INTO files(path, size, mtime, ctime, ino, kind, cid, dir, facts) VALUES(?,?,?,?,?,?,?,?,?)",
-                       (rel, size, mtime, ctime, ino, new["k"], new.get("id"), new.get("dir"), marshal.dumps(new)))
+            db.execute("INSERT INTO files(path, key, kind, cid, dir, facts) VALUES(?,?,?,?,?,?)",
+                       (rel, self.present.get(rel), new["k"], new.get("id"), new.get("dir"), marshal.dumps(new)))
             rows = [("x", t, rel) for t in delta.exist_targets(new)]
             rows += [("e", t, rel) for t in new.get("edges", ())]
             rows += [("l", cid, rel) for cid in new.get("listed", ())]
