@@ -26,7 +26,7 @@ import sys
 import time
 from typing import Any, Iterable
 
-SCHEMA = 2
+SCHEMA = 4
 # the code whose answers the state holds: other code means a foreign state
 CODE = ("core/delta.py", "core/validate.py", "core/lint.py", "core/graph.py", "core/links.py", "core/concept.py",
         "core/yamlsafe.py", "core/yamlfast.py", "core/search.py", "core/reconcile.py", "io/reader.py", "io/analysis.py")
@@ -41,8 +41,10 @@ _DDL = (
     "CREATE TABLE refs(how TEXT, target TEXT, src TEXT)",
     "CREATE INDEX refs_target ON refs(how, target)",
     "CREATE INDEX refs_src ON refs(src)",
-    "CREATE TABLE docs(path TEXT PRIMARY KEY, cid TEXT, title TEXT, id TEXT, tags TEXT, type TEXT, description TEXT,"
-    " sources TEXT, body TEXT)",
+    # the short fields apart from the bodies: scoring them reads small rows only
+    "CREATE TABLE docs(path TEXT PRIMARY KEY, cid TEXT, short TEXT, title TEXT, id TEXT, tags TEXT, type TEXT,"
+    " description TEXT, sources TEXT)",
+    "CREATE TABLE bodies(path TEXT PRIMARY KEY, body TEXT)",
     "CREATE TABLE irregular(path TEXT PRIMARY KEY)",
 )
 _CLASS = {"c": 0, "i": 1, "l": 1, "u": 2}  # validate reports concepts, then reserved files, then unparseable ones
@@ -178,7 +180,7 @@ class State:
             self._settle(rel)
 
     def _drop(self, rel: str) -> None:
-        for sql in ("DELETE FROM files WHERE path=?", "DELETE FROM refs WHERE src=?", "DELETE FROM docs WHERE path=?",
+        for sql in ("DELETE FROM files WHERE path=?", "DELETE FROM refs WHERE src=?", "DELETE FROM docs WHERE path=?", "DELETE FROM bodies WHERE path=?",
                     "DELETE FROM irregular WHERE path=?"):
             self.db.execute(sql, (rel,))
 
@@ -191,7 +193,11 @@ class State:
             self.db.execute("INSERT INTO irregular(path) VALUES(?)", (rel,))
             return
         lows = [low.replace("\x00", "\x01") for low in lows]
-        self.db.execute("INSERT INTO docs VALUES(?,?,?,?,?,?,?,?,?)", (rel, concept.id, *lows))
+        short = "\x01".join(low for name, low in zip(search.FIELDS, lows) if name != "body")  # every field but the body
+        fields = dict(zip(search.FIELDS, lows))
+        self.db.execute("INSERT INTO docs(path, cid, short, title, id, tags, type, description, sources) "
+                        "VALUES(?,?,?,?,?,?,?,?,?)", (rel, concept.id, short, *(fields[f] for f in search.FIELDS if f != "body")))
+        self.db.execute("INSERT INTO bodies(path, body) VALUES(?,?)", (rel, fields["body"]))
 
     def _affected(self, touched: dict[str, tuple[dict | None, dict | None]]) -> set[str]:
         """Every file whose findings the touched files can change (the design note's dependency set)."""
@@ -303,8 +309,10 @@ class State:
         # reads every body).
         short = [(field, weight) for field, weight in search.WEIGHTS.items() if field != "body"]
         names = [f"o{i}" for i in range(len(terms))]
-        scores = ", ".join(" + ".join(f"(instr({field}, :t{i}) > 0) * {weight}" for field, weight in short)
-                           + f" AS {name}" for i, name in enumerate(names))
+        # a term in none of the short fields is not in their join either (no term holds \x01): one instr rules it out
+        scores = ", ".join(f"CASE WHEN instr(short, :t{i}) > 0 THEN "
+                           + " + ".join(f"(instr({field}, :t{i}) > 0) * {weight}" for field, weight in short)
+                           + f" ELSE 0 END AS {name}" for i, name in enumerate(names))
         args = {f"t{i}": term.lower() for i, term in enumerate(terms)}
         db.execute("DROP TABLE IF EXISTS temp.hits")
         if terms:
@@ -323,11 +331,12 @@ class State:
                 floor = max(floor - 3, 0)
                 if floor > 0:
                     ranked = db.execute(
-                        f"SELECT -(h.o{i} + (instr(d.body, :t{i}) > 0) * {body}), h.cid, h.path FROM temp.hits h "
-                        f"JOIN docs d ON d.path = h.path WHERE h.o{i} >= :f ORDER BY 1, 2, 3", {**args, "f": floor})
+                        f"SELECT -(h.o{i} + (instr(b.body, :t{i}) > 0) * {body}), h.cid, h.path FROM temp.hits h "
+                        f"JOIN bodies b ON b.path = h.path WHERE h.o{i} >= :f ORDER BY 1, 2, 3", {**args, "f": floor})
                 else:  # every concept: the engine's whole ranking
                     full = " + ".join(f"(instr({field}, :t{i}) > 0) * {weight}" for field, weight in search.WEIGHTS.items())
-                    ranked = db.execute(f"SELECT -s, cid, path FROM (SELECT path, cid, {full} AS s FROM docs) "
+                    ranked = db.execute(f"SELECT -s, cid, path FROM (SELECT d.path AS path, cid, {full} AS s FROM docs d "
+                                        "JOIN bodies b ON b.path = d.path) "
                                         "WHERE s > 0 ORDER BY s DESC, cid, path", args)
                 kept = 0
                 for neg, cid, path in heapq.merge(ranked, odd):
