@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hookkit as k  # noqa: E402
+import hookkit  # noqa: E402
 
 from okfpro.hooks import post_edit  # noqa: E402
 from okfpro.hooks.context import Ctx  # noqa: E402
@@ -197,7 +197,7 @@ def answer(ws: Path, tool: str, rel: str, *, full: bool, monkeypatch) -> tuple[s
 
 
 def walk(tmp_path: Path, monkeypatch, seed: int, steps: int, racy: bool) -> int:
-    monkeypatch.setenv("OKFPRO_TODAY", k.TODAY)
+    monkeypatch.setenv("OKFPRO_TODAY", hookkit.TODAY)
     if not racy:  # every change is judged by its identity key alone (the walk gives each its own mtime)
         monkeypatch.setattr(cache, "RACY_NS", -1)
     ws = workspace(tmp_path)
@@ -237,7 +237,7 @@ def test_incremental_equals_full_on_long_walks(tmp_path, monkeypatch, seed):
 def _post(ws: Path, rel: str, tool: str = "Edit", **env) -> subprocess.CompletedProcess:
     event = {"cwd": str(ws), "hook_event_name": "PostToolUse", "tool_name": tool,
              "tool_input": {"file_path": str(ws / ".okf" / rel), "content": "x"}}
-    return k.hook("post-tool-use", event=event, extra_env=env)
+    return hookkit.hook("post-tool-use", event=event, extra_env=env)
 
 
 def _db(ws: Path) -> Path:
@@ -245,7 +245,7 @@ def _db(ws: Path) -> Path:
 
 
 def _notes(proc: subprocess.CompletedProcess) -> list[str]:
-    return [line for line in k.err_text(proc).splitlines() if "post-edit ran in full" in line]
+    return [line for line in hookkit.err_text(proc).splitlines() if "post-edit ran in full" in line]
 
 
 @pytest.fixture
@@ -262,8 +262,8 @@ def _same_as_full(ws: Path, rel: str = "learnings/a.md") -> subprocess.Completed
     inc = _post(ws, rel)
     full = _post(ws, rel, OKFPRO_NO_CACHE="1")
     assert inc.returncode == full.returncode
-    strip = [line for line in k.err_text(inc).splitlines() if "post-edit ran in full" not in line]
-    assert strip == k.err_text(full).splitlines()
+    strip = [line for line in hookkit.err_text(inc).splitlines() if "post-edit ran in full" not in line]
+    assert strip == hookkit.err_text(full).splitlines()
     return inc
 
 
@@ -290,7 +290,7 @@ def test_a_damaged_or_foreign_state_runs_in_full_says_so_once_and_is_rebuilt(rea
         con.close()
     proc = _same_as_full(ready)
     notes = _notes(proc)
-    assert len(notes) == 1, k.err_text(proc)
+    assert len(notes) == 1, hookkit.err_text(proc)
     expected = {"truncated": "unreadable", "garbage": "unreadable", "empty": "no incremental state",
                 "foreign": "another bundle", "newer": "another okfpro version", "other code": "another okfpro version"}
     assert expected[attack] in notes[0]
@@ -299,10 +299,10 @@ def test_a_damaged_or_foreign_state_runs_in_full_says_so_once_and_is_rebuilt(rea
 
 def test_a_change_made_outside_any_hook_is_seen(ready):
     # a shell command creates the missing link target: a.md's broken link must go away
-    assert "link target does not exist: /learnings/b.md" in k.err_text(_post(ready, "learnings/a.md", "Edit"))
+    assert "link target does not exist: /learnings/b.md" in hookkit.err_text(_post(ready, "learnings/a.md", "Edit"))
     (ready / ".okf" / "learnings" / "b.md").write_text("---\ntype: Learning\ntitle: B\n---\n\nback to [a](a.md)\n")
     proc = _same_as_full(ready)
-    assert "link target does not exist: /learnings/b.md" not in k.err_text(proc)
+    assert "link target does not exist: /learnings/b.md" not in hookkit.err_text(proc)
 
 
 def test_concurrent_post_edits_leave_a_state_that_still_equals_a_full_run(ready):
@@ -313,7 +313,7 @@ def test_concurrent_post_edits_leave_a_state_that_still_equals_a_full_run(ready)
         event = {"cwd": str(ready), "hook_event_name": "PostToolUse", "tool_name": "Write",
                  "tool_input": {"file_path": str(root / f"c{i}.md"), "content": "x"}}
         procs.append(subprocess.Popen([sys.executable, "-m", "okfpro", "hook", "post-tool-use"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=k.env()))
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=hookkit.env()))
         procs[-1].stdin.write(json.dumps(event).encode())
         procs[-1].stdin.close()
     for p in procs:
