@@ -15,7 +15,7 @@ incremental path then refuses to answer (a full run does).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from okfpro.core import graph as _graph
 from okfpro.core import lint as _lint
@@ -59,15 +59,16 @@ def kind_of(item: Concept | Entry) -> str:
     return "i" if item.path.rsplit("/", 1)[-1] == "index.md" else "l"
 
 
-def _validated(item: Concept | Entry) -> tuple[list[tuple], list[tuple], list[str | None]]:
+def _validated(item: Concept | Entry) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]], list[tuple[str, str, str]]]:
     """(errors, warnings without broken links, broken-link candidates as (target, warning))."""
     bundle = Bundle(root="")
     bundle.add(item)
     v = _Validator(bundle)
-    v.existing = NOTHING
+    v.existing = NOTHING  # type: ignore[assignment]  # a set that holds nothing, whatever is asked
     r = v.run()
     errors = [(e["path"], e["message"]) for e in r.errors]
-    own, broken = [], []
+    own: list[tuple[str, str, str]] = []
+    broken: list[tuple[str, str, str]] = []
     for w in r.warnings:
         (broken if w["check"] == "broken_link" else own).append((w["path"], w["message"], w["check"]))
     return errors, own, broken
@@ -86,11 +87,11 @@ def _link_targets(item: Concept | Entry) -> list[str]:
 
 def _ctx(bundle: Bundle) -> _lint.Context:
     ctx = _lint.Context(bundle, OPTIONS)
-    ctx.existing = NOTHING
+    ctx.existing = NOTHING  # type: ignore[assignment]
     return ctx
 
 
-def _found(cid: str, ctx: _lint.Context) -> list[tuple]:
+def _found(cid: str, ctx: _lint.Context) -> list[tuple[Any, ...]]:
     return [(cid, path, message, metric) for path, message, metric in _lint.CHECKS[cid].run(ctx)]
 
 
@@ -135,6 +136,7 @@ def facts(item: Concept | Entry) -> dict[str, Any]:
         out["orphan"] = orphan[:3] + (c.path,)
         out["nii"] = nii[:3] + (index,)  # not_in_index reports by index, then concept
     elif out["k"] == "i":
+        assert isinstance(item, Entry)
         bundle = Bundle(root="", reserved=[item])
         ctx = _ctx(bundle)
         (_, targets_of), = ctx.indexes
@@ -148,7 +150,8 @@ def exist_targets(f: dict[str, Any]) -> set[str]:
     return {t for t, _ in f["blink"]} | {t for t, _ in f.get("refs", ())}
 
 
-def active(f: dict[str, Any], exists, inbound: bool, listed: bool, index_lists: bool | None) -> tuple:
+def active(f: dict[str, Any], exists: Callable[[str], bool], inbound: bool, listed: bool,
+           index_lists: bool | None) -> tuple[list[Any], list[Any], list[Any]]:
     """The file's real findings: ``(errors, warnings, lint findings)``.
 
     ``exists(path)``; for a concept: ``inbound`` (another concept links here), ``listed`` (an

@@ -77,6 +77,7 @@ def _incremental(ctx: Ctx, root: str, rel: str, today: Any) -> dict[str, Any] | 
     except analysis.Unusable as exc:
         ctx.notes.append(f"post-edit ran in full: {exc}")
         return None
+    out: dict[str, Any]
     try:
         if reason is not None:
             present = analysis.identities(state.root_real)

@@ -127,10 +127,9 @@ class State:
 
     def _listed(self, cid: str, by: str | None = None) -> bool:
         if by is None:
-            q, args = "SELECT 1 FROM refs WHERE how='l' AND target=? LIMIT 1", (cid,)
-        else:
-            q, args = "SELECT 1 FROM refs WHERE how='l' AND target=? AND src=? LIMIT 1", (cid, by)
-        return self.db.execute(q, args).fetchone() is not None
+            return self.db.execute("SELECT 1 FROM refs WHERE how='l' AND target=? LIMIT 1", (cid,)).fetchone() is not None
+        return self.db.execute("SELECT 1 FROM refs WHERE how='l' AND target=? AND src=? LIMIT 1",
+                               (cid, by)).fetchone() is not None
 
     def _kind(self, rel: str) -> str | None:
         row = self.db.execute("SELECT kind FROM files WHERE path=?", (rel,)).fetchone()
@@ -188,11 +187,11 @@ class State:
         from okfpro.core import search
 
         values = search._concept_values(concept)
-        lows = [search._low(values[name]) for name in search.FIELDS]
-        if any(low is None or "\x01" in low for low in lows):  # not plain ASCII: searched the slow way
+        found = [search._low(values[name]) for name in search.FIELDS]
+        if any(low is None or "\x01" in low for low in found):  # not plain ASCII: searched the slow way
             self.db.execute("INSERT INTO irregular(path) VALUES(?)", (rel,))
             return
-        lows = [low.replace("\x00", "\x01") for low in lows]
+        lows = [(low or "").replace("\x00", "\x01") for low in found]
         short = "\x01".join(low for name, low in zip(search.FIELDS, lows) if name != "body")  # every field but the body
         fields = dict(zip(search.FIELDS, lows))
         self.db.execute("INSERT INTO docs(path, cid, short, title, id, tags, type, description, sources) "
@@ -395,13 +394,10 @@ def open_state(root: str) -> tuple[State, str | None]:
                 return State(db, root_real), None
             _reset(db, root_real)
             return State(db, root_real), reason
-        except sqlite3.OperationalError as exc:
-            db.close()
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise Unusable(f"another post-edit held the state for over {BUSY_S:g} s") from None
-            failure = exc
         except sqlite3.Error as exc:
             db.close()
+            if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+                raise Unusable(f"another post-edit held the state for over {BUSY_S:g} s") from None
             failure = exc
         _remove(path)  # corrupt: it is only a cache
         reason = f"the state was unreadable ({failure}) and was rebuilt"
