@@ -389,7 +389,6 @@ def _register_merge_driver(dest: Path, report: Report) -> None:
     elif had:
         report.left_alone.append(".gitattributes")
     if problem is not None:
-        report.not_active.append(("merge driver", problem))
         report.merge_driver = f"not active: {problem}"
     else:
         report.merge_driver = "configured (merge.okfpro in .git/config)" if changed else "already configured"
@@ -485,7 +484,10 @@ def render(report: Report) -> str:
         counts += f"{len(report.merged)} merged, "
     counts += f"{len(report.staged)} staged, {len(report.left_alone)} left alone"
     lines.append(counts)
-    if report.merge_driver and not report.merge_driver.startswith("not active"):
+    if report.merge_driver.startswith("not active"):
+        lines.append(f"Merge driver {report.merge_driver.upper()[:10]}{report.merge_driver[10:]}. Git merges the board, "
+                     "log and journal as plain text here; fix that and run `okfpro upgrade`.")
+    elif report.merge_driver:
         lines.append(f"Merge driver {report.merge_driver}: board, log and journal merge line by line, nothing lost.")
     wiring = [m for m in report.merged if m != ".gitattributes"]
     if wiring:
