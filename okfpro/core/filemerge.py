@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional, TypeVar
 
 from okfpro.core import linemerge
 from okfpro.core.board import HEADER, SECTIONS, count_rows, parse_day
@@ -47,6 +47,8 @@ DATE = re.compile(r"(?<![0-9])([0-9]{4}-[0-9]{2}-[0-9]{2})(?![0-9])")
 BULLET = re.compile(r"\A[*+-][ \t]")
 FENCE = re.compile(r"\A(```|~~~)")
 MARKER_LINE = re.compile(r"\A(<{7,}|>{7,})(?: |\Z)")
+T = TypeVar("T")
+Key = tuple[str, int]  # a section: (heading line, n-th heading of that text); ("", 0) is the head
 COUNT = "\x00in-flight\x00"  # stands for the header's count while the board merges (NUL is refused in input)
 
 
@@ -86,7 +88,7 @@ def surface(text: str) -> Surface:
     return Surface(bom, eol, final, [p[:-1] if p.endswith("\r") else p for p in parts])
 
 
-def _pick(base, ours, theirs, base_known: bool):
+def _pick(base: T, ours: T, theirs: T, base_known: bool) -> T:
     """One attribute merged three ways: a side that changed it wins; both changed: ours."""
     if ours == theirs or not base_known:
         return ours
@@ -105,7 +107,7 @@ def kind_of(path: str) -> str:
     return "markdown"
 
 
-def _dated(line: str) -> Optional[tuple]:
+def _dated(line: str) -> Optional[tuple[Any, ...]]:
     """A list line carrying a calendar date orders by its first one; other lines follow the line above."""
     if not BULLET.match(line):
         return None
@@ -115,7 +117,7 @@ def _dated(line: str) -> Optional[tuple]:
     return None
 
 
-def _log_order(line: str) -> Optional[tuple]:
+def _log_order(line: str) -> Optional[tuple[Any, ...]]:
     """A log day has no clock: its entries keep their order, its Snapshot lines come last."""
     if not line.strip():
         return None
@@ -124,7 +126,7 @@ def _log_order(line: str) -> Optional[tuple]:
 
 @dataclass
 class Section:
-    key: tuple  # (heading text, n-th such heading) or ("", 0) for the head
+    key: Key  # (heading text, n-th such heading) or ("", 0) for the head
     lines: list[str]  # the heading line first, then its body
 
 
@@ -172,24 +174,24 @@ def _grammar_problem(kind: str, sections: list[Section]) -> str | None:
     return None
 
 
-def _rank(kind: str, key: tuple) -> tuple:
+def _rank(kind: str, key: Key) -> tuple[Any, ...]:
     name = key[0]
     if kind == "board" and name[3:] in SECTIONS:
         return (SECTIONS.index(name[3:]), key)
     if kind == "log":
         day = day_of(name)
         if day is not None:
-            return (0, -parse_day(day).toordinal(), key)
+            return (0, -int(day.replace("-", "")), key)  # newest first
         return (1, key)
     return (len(SECTIONS), key)
 
 
-def _order(kind: str, sides: list[list[tuple]], keys: set) -> list[tuple] | None:
+def _order(kind: str, sides: list[list[Key]], keys: set[Key]) -> list[Key] | None:
     """The merged order of section keys: each side's order kept, free choices by the grammar's
     rank.  When the sides order two sections in opposite ways, the board's and the log's grammar
     decide alone (fixed sections, days newest first); elsewhere None."""
-    after: dict[tuple, set] = {k: set() for k in keys}
-    before_count: dict[tuple, int] = {k: 0 for k in keys}
+    after: dict[Key, set[Key]] = {k: set() for k in keys}
+    before_count: dict[Key, int] = {k: 0 for k in keys}
     for seq in sides:
         present = [k for k in seq if k in keys]
         for x, y in zip(present, present[1:]):
@@ -197,7 +199,7 @@ def _order(kind: str, sides: list[list[tuple]], keys: set) -> list[tuple] | None
                 after[x].add(y)
                 before_count[y] += 1
     ready = sorted((k for k in keys if before_count[k] == 0), key=lambda k: _rank(kind, k))
-    out: list[tuple] = []
+    out: list[Key] = []
     while ready:
         k = ready.pop(0)
         out.append(k)
@@ -264,7 +266,7 @@ def _merge_lines(kind: str, base: list[str], ours: list[str], theirs: list[str])
     by_key = [{s.key: s.lines for s in sections} for sections in split]
     o, a, b = by_key
     order_key = _log_order if kind == "log" else _dated
-    keys: set = set()
+    keys: set[Key] = set()
     for k in set(a) | set(b):
         if k[0] == "" or (k in a and k in b) or k not in o:
             keys.add(k)

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
-OrderKey = Callable[[str], Optional[tuple]]
+OrderKey = Callable[[str], Optional[tuple[Any, ...]]]
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class Edit:
         return (2 * self.start + 1, 2 * self.end - 1)
 
 
-def _big(a, b) -> bool:
+def _big(a: Sequence[str], b: Sequence[str]) -> bool:
     """Past this size difflib skips lines that make up over 1% of a side (blank lines, mostly) as
     anchors: the alignment may be less tight, the time stays near linear instead of quadratic."""
     return len(a) * len(b) > 4_000_000
@@ -92,10 +92,10 @@ def edits(base: list[str], side: list[str], which: int = 0) -> list[Edit]:
     return out
 
 
-def _keyed(lines: tuple[str, ...], order: OrderKey | None) -> list[tuple]:
+def _keyed(lines: tuple[str, ...], order: OrderKey | None) -> list[tuple[Any, ...]]:
     """Each line's order key; a line without one takes the key of the line above it."""
-    out: list[tuple] = []
-    current: tuple = ()
+    out: list[tuple[Any, ...]] = []
+    current: tuple[Any, ...] = ()
     for line in lines:
         k = order(line) if order is not None else None
         if k is not None:
@@ -168,7 +168,7 @@ def _apply(base: list[str], start: int, end: int, mine: list[Edit]) -> tuple[str
     return tuple(out)
 
 
-def _resolve(base: list[str], group: list[Edit], order: OrderKey | None, disposable: frozenset[str]) -> list[Piece]:
+def _resolve(base: list[str], group: list[Edit], order: OrderKey | None, disposable: frozenset[str]) -> Sequence[Piece]:
     ours = [e for e in group if e.side == 0]
     theirs = [e for e in group if e.side == 1]
     start = min(e.start for e in group)
@@ -184,7 +184,7 @@ def _resolve(base: list[str], group: list[Edit], order: OrderKey | None, disposa
         return []
 
     def deletes_all(mine: list[Edit]) -> bool:
-        covered = set()
+        covered: set[int] = set()
         for e in mine:
             covered.update(range(e.start, e.end))
         return covered == set(range(start, end))
