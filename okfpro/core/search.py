@@ -180,6 +180,16 @@ def _concept_values(c: Any) -> dict[str, Any]:
     }
 
 
+def _low(value: Any) -> str | None:
+    """A field as one lowercase ASCII string (list items joined by NUL), or None when not ASCII:
+    for ASCII text and an ASCII literal term, ``term in low`` answers exactly what the
+    case-insensitive regexp does (io/analysis.py indexes these forms)."""
+    if not value:
+        return ""
+    text = value if value.__class__ is str else "\x00".join(x if x.__class__ is str else str(x) for x in value if x is not None)
+    return text.lower() if text.isascii() else None
+
+
 def word_index(bundle: Any, state: dict[str, Any] | None = None) -> Any:
     """The bundle's :class:`okfpro.core.scanindex.ScanIndex`, built on the first literal scan (or
     restored from ``state``, a stored :meth:`~okfpro.core.scanindex.ScanIndex.state` of the same
