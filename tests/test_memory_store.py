@@ -300,10 +300,13 @@ def test_read_ranks_within_tier_and_keeps_tier_order(store):
 
 
 def test_memory_is_ranked_by_the_shared_engine(store):
-    """Recall uses the same ranked engine as `okfpro search --engine ranked`: OR-joined terms,
-    prefix matches, identifiers kept whole — and the same scores."""
-    from okfpro.core.bm25 import rank_docs
+    """Recall uses the same ranked engine as `okfpro search --engine ranked` (OR-joined terms,
+    prefix matches, identifiers kept whole) over stemmed terms — and the same scores."""
+    from okfpro.core.bm25 import RankedIndex
+    from okfpro.core.bm25 import stemmed_query as query_terms
+    from okfpro.core.bm25 import stemmed_terms as terms
     from okfpro.core.search import Doc
+    from okfpro.memory.ranking import entry_fields
 
     store.write(A, "we are shipping the customer_id migration", "user", now=NOW)
     store.write(A, "lunch is at noon", "user", now=NOW)
@@ -313,9 +316,10 @@ def test_memory_is_ranked_by_the_shared_engine(store):
     assert texts[0] == "we are shipping the customer_id migration"  # prefix + whole identifier
     assert "lunch is at noon" not in texts
     entries = store.enumerate(A).entries
-    rows = rank_docs([Doc(e.id, {"title": e.title, "body": e.text}) for e in entries], "ship customer_id", None,
-                  fields=("title", "body"))
-    assert {r["id"]: r["score"] for r in rows if r["matched"]} == {p.entry.id: p.score for p in got.passages}
+    index = RankedIndex([Doc(e.id, entry_fields(e.title, e.text)) for e in entries], fields=("title", "body"),
+                        tokenizer=terms)
+    scores, _matched, _hits = index.scores(query_terms("ship customer_id"))
+    assert {entries[i].id: round(sc, 4) for i, sc in scores.items()} == {p.entry.id: p.score for p in got.passages}
 
 
 def test_day_is_utc(store):

@@ -182,7 +182,8 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
     the batch itself, then one :meth:`write_many` (one commit) per tier."""
     from okfpro.core.sanitise import sanitise
     from okfpro.io.cache import _Progress
-    from okfpro.memory.index import norm_digest, opened
+    from okfpro.memory.index import opened
+    from okfpro.memory.ranking import norm_digest
 
     start = time.perf_counter()
     result = ImportResult(read=len(items))

@@ -22,45 +22,38 @@ policy's fold (:func:`okfpro.core.mempolicy.fold_step`), its status and validity
 digest of its normalised text (duplicates) and its vocabulary (the write decision's
 candidates).
 
-Ranking is defined once, for this index and for the index-free scan
-(:func:`scan_tier`): within a tier, BM25 over (title ×5, body ×1) with corpus
-statistics over every memory entry of the tier (change records are not documents);
-the policy hides superseded, expired and archived memories *before* the order and the
-limit; order = distinct query terms matched, then the score rounded to 4 places, then
-newest first.
+Ranking is defined once (:mod:`okfpro.memory.ranking`) and this index answers what
+its index-free :func:`~okfpro.memory.ranking.scan_tier` answers over the files; the day
+files are read through :mod:`okfpro.memory.entries`.  The index never imports the store:
+it is handed one (``store.root``, ``scope_dir``, ``_scope_lock``, ``_link_problem``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
-import json
 import math
 import os
-import re
 import sqlite3
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from okfpro.core import mempolicy as _mempolicy
 from okfpro.core import bm25
-from okfpro.core import search as _search
-from okfpro.core.dayfile import DAY_RE
-from okfpro.core.scope import Scope, scope_key
+from okfpro.core import mempolicy as _mempolicy
+from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, title
+from okfpro.core.scope import Scope, applicable_tiers, scope_key
+from okfpro.memory.entries import Diagnostic, Section, StoredEntry, day_listing, file_sections, fingerprint
 from okfpro.memory.layout import link_problem, read_day_file
+from okfpro.memory.ranking import WEIGHTS, Hit, entry_fields, match_expression, norm_digest, record_json, record_of, \
+    scan_tier, visible_status
 
 SCHEMA = "okfpro-memory-index/2"  # 2: stemmed terms (okfpro.core.stem)
 INDEX_DIR = ".okf-index"
-_HEADING = re.compile(rb"^## (\d\d:\d\d:\d\d) UTC$", re.M)
 # okfpro tokens are \w runs joined by ._-/:@#+ (and '_' in backtick spans); the ascii
 # tokenizer keeps non-ASCII characters as token characters, so with these joiners every
 # stored token is exactly one FTS5 token.
 _TOKENIZER = "ascii tokenchars '._-/:@#+_'"
-FIELDS = ("title", "body")
-WEIGHTS = (_search.WEIGHTS["title"], _search.WEIGHTS["body"])
 _HIDDEN_SQL = ", ".join(f"'{s}'" for s in _mempolicy.HIDDEN)
 _EXPIRING_SQL = "'active', 'candidate', 'conflicted'"
 
@@ -125,162 +118,7 @@ def remove(path: Path) -> None:
             os.unlink(p)
 
 
-def entry_fields(title: str, text: str) -> dict[str, str]:
-    """The searched fields of one entry (the pure engine and the index read the same)."""
-    return {"id": "", "title": title, "body": text}
-
-
-_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(_mempolicy.MemoryRecord))
-
-
-def record_json(rec: _mempolicy.MemoryRecord) -> str:
-    return json.dumps({name: getattr(rec, name) for name in _RECORD_FIELDS}, ensure_ascii=False,
-                      separators=(",", ":"))
-
-
-_TUPLES = tuple(f.name for f in dataclasses.fields(_mempolicy.MemoryRecord) if str(f.type).startswith("tuple"))
-
-
-def record_of(raw: str) -> _mempolicy.MemoryRecord:
-    data = json.loads(raw)
-    for name in _TUPLES:
-        data[name] = tuple(data.get(name) or ())
-    return _mempolicy.MemoryRecord(**data)
-
-
-def norm_digest(text: str) -> str:
-    return hashlib.blake2b(_mempolicy.normalise(text).encode("utf-8"), digest_size=12).hexdigest()
-
-
-def fingerprint(st: os.stat_result) -> str:
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{st.st_nlink}"
-
-
-def day_listing(directory: Path) -> dict[str, str]:
-    """name -> fingerprint of the day files of one scope directory (regular files only)."""
-    out: dict[str, str] = {}
-    match = DAY_RE.match
-    try:
-        with os.scandir(directory) as it:
-            for entry in it:
-                if not match(entry.name):
-                    continue
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except FileNotFoundError:
-                    continue
-                out[entry.name] = fingerprint(st) if stat.S_ISREG(st.st_mode) else "not-a-file"
-    except (FileNotFoundError, NotADirectoryError):
-        pass
-    return out
-
-
-@dataclass(frozen=True, slots=True)
-class Section:
-    clock: str
-    text: str
-    start: int  # byte offset of the heading in the file
-    end: int
-
-
-def file_sections(raw: bytes) -> list[Section]:
-    """Each ``## HH:MM:SS UTC`` section of a day file with its byte span (raises
-    MalformedConcept as :func:`okfpro.core.dayfile.split_concept` does)."""
-    from okfpro.core.dayfile import sections, split_concept
-
-    head, _body = split_concept(raw)
-    base = len(head.encode("utf-8"))
-    starts = [m.start() for m in _HEADING.finditer(raw, base)]
-    out: list[Section] = []
-    for i, start in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else len(raw)
-        parsed = sections(raw[start:end].decode("utf-8"))
-        clock, text = parsed[0]
-        out.append(Section(clock, text, start, end))
-    return out
-
-
-# ---------------------------------------------------------------------------- ranking
-
-
-def visible_status(rec: _mempolicy.MemoryRecord, today: str, include_hidden: bool) -> str | None:
-    """The status recall shows ``rec`` with, or None when the policy hides it."""
-    if rec.change:
-        return None
-    status = rec.status
-    if status in ("active", "candidate", "conflicted") and rec.valid_until and rec.valid_until < today:
-        status = "expired"
-    if status in _mempolicy.HIDDEN and not include_hidden:
-        return None
-    return status
-
-
-def order_key(coverage: int, score: float, date: str, seq: int) -> tuple:
-    return (coverage, round(score, 4), date, seq)
-
-
-@dataclass(frozen=True)
-class Hit:
-    entry: Any  # okfpro.memory.store.StoredEntry
-    score: float
-    record: _mempolicy.MemoryRecord
-    status: str
-
-    def passage(self, query: str) -> Any:
-        from okfpro.memory.store import Passage, _excerpt
-
-        return Passage(self.entry, round(self.score, 4), _excerpt(self.entry.text, query))
-
-
-def scan_tier(
-    query: str,
-    entries: Sequence[Any],
-    today: str,
-    include_hidden: bool = False,
-    limit: int | None = None,
-) -> list[Hit]:
-    """The index-free ranking of one tier's entries (oldest first): what the index answers."""
-    tokens = bm25.stemmed_query(query)
-    if not entries or not tokens:
-        return []
-    from okfpro.memory.policy import records_by_entry
-
-    pairs = records_by_entry(entries)
-    folded = _mempolicy.fold(rec for _, rec in pairs)
-    docs = [(e, rec) for e, rec in pairs if not rec.change]
-    if not docs:
-        return []
-    index = bm25.RankedIndex([_search.Doc(e.id, entry_fields(e.title, e.text)) for e, _ in docs], fields=FIELDS,
-                          tokenizer=bm25.stemmed_terms)
-    scores, _matched, _hits = index.scores(tokens)
-    covered: dict[int, int] = {}
-    for qt in tokens:
-        seen: set[int] = set()
-        for tok in index.expand(qt):
-            seen.update(index.postings[tok])
-        for i in seen:
-            covered[i] = covered.get(i, 0) + 1
-    ranked = []
-    for i, score in scores.items():
-        entry, rec = docs[i]
-        effective = folded.get(rec.id, rec)
-        status = visible_status(effective, today, include_hidden)
-        if status is None:
-            continue
-        ranked.append((order_key(covered.get(i, 0), score, entry.date, entry.seq), Hit(entry, score, effective, status)))
-    ranked.sort(key=lambda pair: pair[0], reverse=True)
-    hits = [h for _, h in ranked]
-    return hits if limit is None else hits[:limit]
-
-
-def match_expression(tokens: Sequence[str]) -> str:
-    phrases = []
-    for tok in tokens:
-        quoted = '"' + tok.replace('"', '""') + '"'
-        phrases.append(quoted + "*" if len(tok) >= bm25.PREFIX_MIN else quoted)
-    return " OR ".join(phrases)
-
-
+# ---------------------------------------------------------------------------- the index
 # ---------------------------------------------------------------------------- the index
 
 
@@ -395,8 +233,6 @@ class ScopeIndex:
             self._rebuild()
 
     def _rebuild(self) -> None:
-        from okfpro.core.dayfile import MalformedConcept
-
         con = self.con
         assert con is not None
         listing = day_listing(self.directory)
@@ -443,11 +279,9 @@ class ScopeIndex:
             raise
 
     def _entry_row(self, rid: int, name: str, day: str, seq: int, sec: Section) -> tuple[tuple, _mempolicy.MemoryRecord]:
-        from okfpro.core.dayfile import title as _title
-
         entry_id = f"{self.key}/{day}#{seq}"
         rec = _mempolicy.parse(sec.text, entry_id, day)
-        row = (rid, self.key, name, day, seq, sec.clock, _title(sec.text), sec.text, sec.start, sec.end, rec.id,
+        row = (rid, self.key, name, day, seq, sec.clock, title(sec.text), sec.text, sec.start, sec.end, rec.id,
                int(bool(rec.change)), record_json(rec))
         return row, rec
 
@@ -610,8 +444,6 @@ class ScopeIndex:
         return self._stored(row) if row else None
 
     def _stored(self, row: Sequence[Any]) -> Any:
-        from okfpro.memory.store import StoredEntry
-
         _rid, name, date, seq, clock, title, text = row[:7]
         return StoredEntry(tier=self.tier, id=f"{self.key}/{date}#{seq}", concept_id=f"{self.key}/{date}", date=date,
                            time=clock, title=title, text=text, path=f"{self.key}/{name}", seq=seq)
@@ -676,8 +508,6 @@ class ScopeIndex:
                     if start < 0 or end <= start or end - start > 16 * 1024 * 1024:
                         raise IndexUnavailable("an entry span is out of range")
                     chunk = os.pread(fd, end - start, start)
-                    from okfpro.core.dayfile import sections
-
                     try:
                         parsed = sections(chunk.decode("utf-8"))
                     except UnicodeDecodeError as exc:
@@ -725,8 +555,6 @@ def search_tier(store: Any, tier: str, scope: Scope, query: str, today: str, inc
                 limit: int | None, diags: list) -> list[Hit]:
     """One tier's hits: from the index, else (or when the index disagrees with a file
     twice) from the files."""
-    from okfpro.memory.store import Diagnostic
-
     for _attempt in (1, 2):
         with opened(store, tier, scope) as idx:
             if idx is None:
@@ -751,8 +579,6 @@ def recall(store: Any, scope: Scope, query: str, today: str, include_hidden: boo
            limit: int | None = None, tiers: Sequence[str] | None = None) -> tuple[list[Hit], list]:
     """The scope's applicable tiers, most specific first, each ranked on its own with the
     policy applied before the order and the limit; ``(hits, diagnostics)``."""
-    from okfpro.core.scope import applicable_tiers
-
     diags: list = []
     hits: list[Hit] = []
     if not isinstance(query, str) or not query.strip():
@@ -768,8 +594,6 @@ def recall(store: Any, scope: Scope, query: str, today: str, include_hidden: boo
 def scan_recall(store: Any, scope: Scope, query: str, today: str, include_hidden: bool = False,
                 limit: int | None = None) -> tuple[list[Hit], list]:
     """:func:`recall` without any index (the reference the tests compare against)."""
-    from okfpro.core.scope import applicable_tiers
-
     diags: list = []
     hits: list[Hit] = []
     if not isinstance(query, str) or not query.strip():

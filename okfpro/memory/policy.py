@@ -19,6 +19,7 @@ from typing import Any, Iterable
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.scope import Scope
 from okfpro.io import clock
+from okfpro.memory.entries import records_by_entry
 
 __all__ = ["RememberResult", "load_records", "candidates", "find_record", "remember", "change",
            "records_by_entry"]
@@ -38,12 +39,6 @@ class RememberResult:
         out.update(written=self.written, id=self.id, entry_id=self.entry_id, error=self.error,
                    redactions=dict(self.redactions))
         return out
-
-
-def records_by_entry(entries: Iterable[Any]) -> list[tuple[Any, _mempolicy.MemoryRecord]]:
-    """(stored entry, record) for each store entry, oldest first."""
-    ordered = sorted(entries, key=lambda e: (e.date, int(e.id.rsplit("#", 1)[1]) if "#" in e.id else 0))
-    return [(e, _mempolicy.parse(e.text, e.id, e.date)) for e in ordered]
 
 
 def load_records(store: Any, scope: Scope, tier: str | None = None) -> dict[str, _mempolicy.MemoryRecord]:
