@@ -66,20 +66,42 @@ def test_identity_never_comes_from_prompt_or_transcript(tmp_path):
 
 
 def test_session_binding_detects_a_change_and_stays_poisoned(tmp_path):
-    w = ws(tmp_path)
-    alice = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
-    first = _identity.resolve(w, {"session_id": "sess-1"}, env=alice)
+    """An identity change from okfpro.toml (where identity is configured) latches the session."""
+    w = ws(tmp_path, '[identity]\ntenant = "acme"\nuser = "alice"\n')
+    first = _identity.resolve(w, {"session_id": "sess-1"}, env={})
     assert first.ok and first.bound and first.scope.session == "sess-1"
     files = list((w / ".tmp" / "okfpro-identity").glob("*.json"))
     assert len(files) == 1 and "sess-1" not in files[0].name
-    assert _identity.resolve(w, {"session_id": "sess-1"}, env=alice).bound
-    changed = _identity.resolve(w, {"session_id": "sess-1"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "bob"})
+    assert _identity.resolve(w, {"session_id": "sess-1"}, env={}).bound
+    (w / "okfpro.toml").write_text('[identity]\ntenant = "acme"\nuser = "bob"\n')
+    changed = _identity.resolve(w, {"session_id": "sess-1"}, env={})
     assert changed.scope is None and changed.poisoned and not changed.capture_allowed
     # latched: even the original identity is refused for the rest of that session
-    again = _identity.resolve(w, {"session_id": "sess-1"}, env=alice)
+    (w / "okfpro.toml").write_text('[identity]\ntenant = "acme"\nuser = "alice"\n')
+    again = _identity.resolve(w, {"session_id": "sess-1"}, env={})
     assert again.poisoned and again.scope is None
     # another session is unaffected
-    assert _identity.resolve(w, {"session_id": "sess-2"}, env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "bob"}).ok
+    assert _identity.resolve(w, {"session_id": "sess-2"}, env={}).ok
+
+
+@pytest.mark.parametrize("toml", ["", '[identity]\ntenant = "acme"\n', '[memory]\nmode = "multi-user"\n'])
+def test_knowing_a_session_id_cannot_switch_off_its_owners_memory(tmp_path, toml):
+    """Issue #10 residual: a caller whose identity comes from the environment or the OS login
+    and who presents alice's session id is refused, but never latches her session."""
+    w = ws(tmp_path, toml)
+    alice = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
+    assert _identity.resolve(w, {"session_id": "sess-1"}, env=alice).bound
+    callers = [{"OKFPRO_TENANT": "acme", "OKFPRO_USER": "mallory"}, {"OKFPRO_TENANT": "globex", "OKFPRO_USER": "alice"},
+               {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice", "OKFPRO_AGENT": "bot"}, {}]
+    for env in callers:
+        for _ in range(2):
+            other = _identity.resolve(w, {"session_id": "sess-1"}, env=env)
+            assert other.scope is None and not other.poisoned and not other.capture_allowed, env
+            assert "alice" not in json.dumps(other.to_json())
+        still = _identity.resolve(w, {"session_id": "sess-1"}, env=alice)
+        assert still.ok and still.bound and not still.poisoned, env
+    binding = json.loads(next((w / ".tmp" / "okfpro-identity").glob("*.json")).read_text())
+    assert binding["poisoned"] is False and binding["user"] == "alice"
 
 
 @pytest.mark.parametrize("multi", [False, True])

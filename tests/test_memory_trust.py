@@ -136,6 +136,27 @@ def test_the_binding_confirms_an_independently_resolved_identity(ws: Path) -> No
     assert who["scope"]["user"] != "alice" and who["provenance"].get("user") != "session:bound"
 
 
+@pytest.mark.parametrize("intruder", [{"OKFPRO_TENANT": "acme", "OKFPRO_USER": "mallory"}, {}],
+                         ids=["other-identity", "os-login"])
+def test_knowing_alices_session_id_cannot_switch_off_her_memory(ws: Path, intruder: dict) -> None:
+    """Only the host resolver or okfpro.toml may latch a session poisoned: an intruder who knows
+    her session id is refused, and her own next prompt still recalls (issue #10 residual)."""
+    alice_with_a_bound_session(ws)
+    (ws / "okfpro.toml").write_text("[memory]\ncapture = true\n")
+    (ws / "turn.jsonl").write_text(json.dumps({"type": "user", "message": {"role": "user", "content":
+                                   "remember the intruder was here"}}) + "\n")
+    for _ in range(2):
+        p = prompt(ws, env_of(**intruder), SESSION, "what is the merger codename")
+        assert p.returncode == 0 and "bluefalcon" not in p.stdout, p.stdout
+        p = hook(ws, env_of(**intruder), "stop", {"hook_event_name": "Stop", "session_id": SESSION,
+                                                  "transcript_path": str(ws / "turn.jsonl")})
+        assert p.returncode == 0, p.stderr
+    p = prompt(ws, env_of(**ALICE), SESSION, "what is the merger codename")
+    assert p.returncode == 0 and "bluefalcon" in p.stdout, (p.stdout, p.stderr)
+    who = json.loads(okf(ws, env_of(**ALICE, OKFPRO_SESSION=SESSION), "whoami", "--json").stdout)
+    assert who["scope"]["user"] == "alice" and not who["poisoned"] and who["session_bound"]
+
+
 def test_commits_do_not_carry_the_session_id(ws: Path) -> None:
     alice_with_a_bound_session(ws)
     p = mem(ws, env_of(**ALICE, OKFPRO_SESSION=SESSION), "log", "--tier", "session", "--json")

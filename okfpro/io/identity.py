@@ -13,8 +13,11 @@ Resolution order (first that answers wins; the environment overrides the file pa
 host session id is bound to it in ``<workspace>/.tmp/okfpro-identity/<hash of session
 id>.json``.  A session id is not a credential: whoever presents one is resolved by the
 steps above as if they had none, and the binding is then only compared with that answer.
-A resolution that disagrees latches the session *poisoned*: capture and recall are
-refused for the rest of it (an identity change needs a new session), never misfiled.
+A resolution that disagrees is refused, never misfiled.  It latches the session
+*poisoned* (capture and recall refused for the rest of it: an identity change needs a new
+session) only when it came from the host resolver or from okfpro.toml alone; one from the
+environment or the development fallback is refused without latching, so whoever merely
+knows a session id cannot switch off its owner's memory for that session.
 
 ``[memory] mode = "multi-user"``: a host resolver that answers ``None`` or fails, or no
 identity from configuration / environment, resolves to *nothing* (fail closed) and the
@@ -313,12 +316,31 @@ def resolve(
                 result.bound = True
         elif _same(binding, parts):
             result.bound = True
-        else:
-            if bind:
-                _poison(binding_path, binding)
+        elif bind and _authoritative(from_resolver, fallback, prov, binding, parts):
+            _poison(binding_path, binding)
             return _refuse(mode, "identity: this session was bound to another identity; capture and recall are "
                                  "refused (an identity change needs a new session)", session_id, poisoned=True)
+        else:
+            # Whoever else presents the session id (an OKFPRO_* variable, the OS login) is refused
+            # here and now, but cannot latch the session: knowing a session id must not be
+            # enough to switch off its owner's memory.
+            return _refuse(mode, "identity: this session id is bound to another identity; this caller is refused "
+                                 "(only the host resolver or okfpro.toml can change a session's identity)", session_id)
     return result
+
+
+def _authoritative(from_resolver: bool, fallback: bool, prov: Mapping[str, str], binding: Mapping[str, Any],
+                   parts: Mapping[str, str | None]) -> bool:
+    """Whether a resolution that disagrees with a session's binding came from where a session's
+    identity may change: the host resolver, or okfpro.toml for every part that differs (not
+    the environment, not the development fallback, not a part nobody named).  Only such a
+    resolution latches the session poisoned."""
+    if from_resolver:
+        return True
+    if fallback:
+        return False
+    differ = [p for p in PARTS if (binding.get(p) or None) != (parts.get(p) or None)]
+    return bool(differ) and all(prov.get(p, ABSENT).startswith(f"{CONFIG}:") for p in differ)
 
 
 def _write_binding(path: Path, parts: Mapping[str, str | None], prov: Mapping[str, str], fallback: bool) -> None:
