@@ -455,3 +455,84 @@ def test_forget_over_mcp_follows_the_same_erasure_policy(ws: Path) -> None:
         assert json.loads(got.stdout)["passages"], query
     got = mem(ws, env_of(**BOB), "recall", "lunch", "--json")
     assert json.loads(got.stdout)["passages"] == []
+
+
+def test_list_and_log_show_every_session_of_the_user_and_filter_by_one(ws: Path) -> None:
+    """`memory list` / `memory log` cover what the resolved identity may read (every session of
+    the user, as erasure does, plus the user tier), `--session` narrows to one of the user's own
+    sessions, and naming someone else's session id shows nothing of theirs."""
+    for s in ("sess-one", "sess-two"):
+        assert mem(ws, env_of(**ALICE, OKFPRO_SESSION=s), "remember", "--tier", "session",
+                   f"alice note in {s}").returncode == 0
+    assert mem(ws, env_of(**ALICE), "remember", "alice user note").returncode == 0
+    assert mem(ws, env_of(**BOB, OKFPRO_SESSION="bob-sess"), "remember", "--tier", "session",
+               "bob note in his session").returncode == 0
+
+    def listed(env: dict, *extra: str) -> str:
+        p = mem(ws, env, "list", "--json", *extra)
+        assert p.returncode == 0, p.stderr
+        return json.dumps(json.loads(p.stdout)["entries"])
+
+    def commits(env: dict, *extra: str) -> int:
+        p = mem(ws, env, "log", "--json", *extra)
+        assert p.returncode == 0, p.stderr
+        return len(json.loads(p.stdout)["commits"])
+
+    for env in (env_of(**ALICE, OKFPRO_SESSION="sess-two"), env_of(**ALICE)):
+        everything = listed(env)
+        assert all(t in everything for t in ("in sess-one", "in sess-two", "alice user note")), everything
+        assert "bob" not in everything
+        assert commits(env) == 3
+    only = listed(env_of(**ALICE), "--session", "sess-one")
+    assert "in sess-one" in only and "in sess-two" not in only and "user note" not in only
+    assert commits(env_of(**ALICE), "--session", "sess-one") == 1
+    assert commits(env_of(**ALICE), "--tier", "user") == 1
+    # another user's session id names alice's (empty) session of that id, never bob's
+    assert listed(env_of(**ALICE), "--session", "bob-sess") == "[]"
+    assert commits(env_of(**ALICE), "--session", "bob-sess") == 0
+    bobs = listed(env_of(**BOB))
+    assert "bob note" in bobs and "alice" not in bobs
+    for bad in ("../sess-one", "a/b", ""):
+        p = mem(ws, env_of(**ALICE), "list", "--session", bad)
+        assert p.returncode == 2 and "session" in p.stderr, (bad, p.stderr)
+
+
+def _erasure_events(ws: Path) -> list[dict]:
+    path = ws / ".okf-memory" / ".audit" / "events.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return [r for r in rows if r["event"] in ("delete", "purge")]
+
+
+def test_forget_and_purge_through_the_cli_are_audited(ws: Path) -> None:
+    """Erasure through `okfpro memory forget` writes the same content-free audit event as every
+    other door: done, purged (with the verification), and refused (a shared tier, no maintainer)."""
+    shared_memory_of_alice(ws)
+    assert mem(ws, env_of(**ALICE), "remember", PLAN).returncode == 0
+    assert mem(ws, env_of(**BOB), "remember", "bob: lunch at noon").returncode == 0
+    assert mem(ws, env_of(**BOB), "forget", "--yes").returncode == 0
+    assert mem(ws, env_of(**BOB, OKFPRO_AGENT="bot"), "forget", "--tier", "tenant", "--yes").returncode == 2
+    assert mem(ws, env_of(**ALICE), "forget", "--purge", "--yes").returncode == 0
+    got = [(e["event"], e["tier"], e["outcome"], e.get("surface"), e.get("decision")) for e in _erasure_events(ws)]
+    assert got == [("delete", "subject", "ok", "cli", None), ("delete", "tenant", "refused", "cli", None),
+                   ("purge", "subject", "ok", "cli", "verified")], got
+    audit = (ws / ".okf-memory" / ".audit" / "events.jsonl").read_text()
+    assert "lunch" not in audit and "bob" not in audit and "alice" not in audit
+    summary = json.loads(mem(ws, env_of(**ALICE), "audit", "--json").stdout)
+    assert "purge" in json.dumps(summary)
+
+
+def test_forget_over_mcp_is_audited_too(ws: Path) -> None:
+    pytest.importorskip("mcp")
+    import anyio
+
+    from tests.mcpkit import call, server_env, stdio_client
+
+    assert mem(ws, env_of(**BOB), "remember", "bob: lunch at noon").returncode == 0
+
+    async def main() -> None:
+        async with stdio_client(ws / ".okf", server_env(**BOB)) as bob:
+            err, got = await call(bob, "memory_forget", {"confirm": True})
+            assert not err, got
+
+    anyio.run(main)
+    assert [(e["event"], e["outcome"]) for e in _erasure_events(ws)] == [("delete", "ok")]

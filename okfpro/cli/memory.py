@@ -1,4 +1,4 @@
-"""``okfpro memory``: remember, recall, list, log, forget — in the current scope only.
+"""``okfpro memory``: remember, recall, list, log, forget — as the resolved identity only.
 
 The scope comes from configuration and the environment (``OKFPRO_TENANT``,
 ``OKFPRO_USER``, ``OKFPRO_AGENT``, ``OKFPRO_SESSION`` over ``[identity]`` in
@@ -10,6 +10,7 @@ Exit codes: 0 done (a recall that finds nothing included), 2 refused or could no
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -52,6 +53,18 @@ class _Ctx:
         if door.store is None:
             fail(door.problem or "memory store unavailable")
         return door.store, res, door.config
+
+
+def _session_arg(session: str | None) -> str | None:
+    """``--session ID`` checked as a scope segment (exit 2 when it cannot be one)."""
+    if session is None:
+        return None
+    from okfpro.core.scope import segment_problem
+
+    problem = segment_problem(session)
+    if problem:
+        fail(f"--session: the session id {problem}")
+    return session
 
 
 def _actor(scope: Scope) -> str:
@@ -265,15 +278,25 @@ def import_cmd(obj: _Ctx, source: str, tier: str, kind: str, source_: str, as_js
     return 0
 
 
+_session_filter = click.option("--session", "session", metavar="ID", default=None,
+                               help="Only this session of yours (default: every session of yours, your user tier "
+                                    "and the shared tiers that apply to you).")
+
+
 @memory_cmd.command("list")
+@_session_filter
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_obj
-def list_cmd(obj: _Ctx, as_json: bool) -> int:
-    """Every entry stored for the current scope: tier, id, title, date."""
+def list_cmd(obj: _Ctx, session: str | None, as_json: bool) -> int:
+    """Every entry you may read: tier, id, title, date.
+
+    Every session of yours (under whatever session id), your user tier and the shared
+    tiers that apply to you; --session narrows it to one session of yours.
+    """
     from okfpro.memory.views import list_payload
 
     store, scope = obj.open()
-    payload, result = list_payload(store, scope)
+    payload, result = list_payload(store, scope, _session_arg(session))
     if as_json:
         click.echo(dumps(payload))
     else:
@@ -286,13 +309,18 @@ def list_cmd(obj: _Ctx, as_json: bool) -> int:
 
 @memory_cmd.command("log")
 @click.option("--tier", type=_tier_choice, default=None, help="Only this tier.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N commits per tier.")
+@_session_filter
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N commits per scope.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_obj
-def log_cmd(obj: _Ctx, tier: str | None, limit: int | None, as_json: bool) -> int:
-    """The current scope's history (one commit per remember / forget), newest first."""
+def log_cmd(obj: _Ctx, tier: str | None, session: str | None, limit: int | None, as_json: bool) -> int:
+    """The history of what you may read (one commit per remember / forget), newest first per scope.
+
+    Every session of yours, your user tier and the shared tiers that apply to you;
+    --tier and --session narrow it.
+    """
     store, scope = obj.open()
-    result = store.log(scope, tier, limit)
+    result = store.log(scope, tier, limit, session=_session_arg(session))
     if result.error:
         fail(result.error)
     for problem in result.diagnostics:
@@ -330,7 +358,11 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool, remote: str 
     if tier in ("tenant", "agent"):
         problem = maintainer_problem(res, cfg, tier)
         if problem is not None:
-            fail(f"refusing to forget the shared {tier} tier: {problem}")
+            from okfpro.memory.store import DeleteResult
+
+            why = f"refusing to forget the shared {tier} tier: {problem}"
+            store.audit_erasure(scope, tier, purge, DeleteResult(purged=purge, error=why), True, "cli", time.perf_counter())
+            fail(why)
     what = f"the {tier} tier" if shared else {None: "your user tier and every session of yours",
                                               "user": "your user tier",
                                               "session": "every session of yours"}[tier]
@@ -348,7 +380,7 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool, remote: str 
         from okfpro.cli.memsync import erased_targets
 
         targets = erased_targets(store, scope, tier)
-    result = store.forget(scope, cfg, tier, purge=purge, actor=_actor(scope))
+    result = store.forget(scope, cfg, tier, purge=purge, actor=_actor(scope), surface="cli")
     if result.error:
         fail(result.error)
     if targets is not None:

@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, split_concept, title
-from okfpro.core.scope import Scope, memory_path, scope_key
+from okfpro.core.scope import Scope, memory_path
 from okfpro.memory.layout import link_problem, read_day_file
 
 _HEADING = re.compile(rb"^## (\d\d:\d\d:\d\d) UTC$", re.M)
@@ -159,7 +159,13 @@ def excerpt(text: str, query: str) -> str:
 def tier_entries(root: Path, tier: str, scope: Scope, diags: list[Diagnostic]) -> list[StoredEntry]:
     """Every entry of one (tier, scope), read from its day files, oldest first: the index-free
     reading the index is built from and checked against.  Problems come back in ``diags``."""
-    directory = root.joinpath(*memory_path(tier, scope).split("/"))
+    return prefix_entries(root, tier, memory_path(tier, scope), diags)
+
+
+def prefix_entries(root: Path, tier: str, prefix: str, diags: list[Diagnostic]) -> list[StoredEntry]:
+    """:func:`tier_entries` of the scope whose directory (== scope key) is ``prefix``: what a
+    :class:`Subtree` names when only its hashed directory is known (another session of the user)."""
+    directory = root.joinpath(*prefix.split("/"))
     source = f"memory:{tier}"
     problem = link_problem(root, directory)
     if problem:
@@ -172,7 +178,7 @@ def tier_entries(root: Path, tier: str, scope: Scope, diags: list[Diagnostic]) -
     except OSError as exc:
         diags.append(Diagnostic("SourceUnavailable", source, f"cannot list {directory}: {exc.strerror}"))
         return []
-    key = scope_key(tier, scope)
+    key = prefix
     out: list[StoredEntry] = []
     for name in names:
         m = DAY_RE.match(name)

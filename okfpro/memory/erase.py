@@ -19,6 +19,7 @@ import datetime as _dt
 import os
 import shutil
 import stat
+import time
 from pathlib import Path
 
 from okfpro.core.dayfile import sections, stored_sections
@@ -62,19 +63,40 @@ class Erasure:
         return out
 
     def forget(self, scope: Scope, config, tier: str | None = None, purge: bool = False,
-               actor: str | None = None) -> DeleteResult:
+               actor: str | None = None, surface: str | None = None) -> DeleteResult:
         """The one erasure policy, for every door (CLI, MCP): without ``tier`` or with
         ``user`` / ``session``, what the data subject owns (:meth:`erase_subject`); the
         shared ``tenant`` / ``agent`` tiers only for a maintainer that ``config`` names
-        (``[memory.maintainers]``, see :func:`okfpro.io.identity.maintainer_problem`)."""
+        (``[memory.maintainers]``, see :func:`okfpro.io.identity.maintainer_problem`).
+        Every call, refused or done, writes one content-free audit event (``delete`` or
+        ``purge``), so erasure is audited whichever door it came through."""
+        start = time.perf_counter()
+        refused = False
         if tier in ("tenant", "agent"):
             from okfpro.io.identity import maintainer_problem
 
             problem = maintainer_problem(scope, config, tier)
             if problem is not None:
-                return DeleteResult(purged=purge, error=f"refusing to forget the shared {tier} tier: {problem}")
-            return self.delete_scope(scope, tier, purge, actor=actor)
-        return self.erase_subject(scope, tier, purge, actor=actor)
+                refused = True
+                result = DeleteResult(purged=purge, error=f"refusing to forget the shared {tier} tier: {problem}")
+            else:
+                result = self.delete_scope(scope, tier, purge, actor=actor)
+        else:
+            result = self.erase_subject(scope, tier, purge, actor=actor)
+        self.audit_erasure(scope, tier, purge, result, refused, surface, start)
+        return result
+
+    def audit_erasure(self, scope: Scope, tier: str | None, purge: bool, result: DeleteResult, refused: bool,
+                      surface: str | None, start: float) -> None:
+        """One ``delete`` / ``purge`` audit event (no text, no ids: the identity hash)."""
+        from okfpro.io.identity import identity_hash
+        from okfpro.memory import telemetry
+
+        outcome = "refused" if refused else ("error" if result.error else ("ok" if result.tiers_deleted else "empty"))
+        telemetry.record(self.root, "purge" if purge else "delete", identity_hash=identity_hash(scope),
+                         tier=tier or "subject", outcome=outcome, accepted_count=result.tiers_deleted, surface=surface,
+                         decision="verified" if purge and result.verified else None,
+                         latency_ms=(time.perf_counter() - start) * 1000)
 
     def erase_subject(self, scope: Scope, tier: str | None = None, purge: bool = False, actor: str | None = None,
                       now: _dt.datetime | None = None) -> DeleteResult:

@@ -312,13 +312,16 @@ class History:
 
     def log(self, tier: str, scope: Scope, limit: int | None = None) -> list[LogEntry]:
         """The scope's commits, newest first (first-parent chain of its ref)."""
+        return self.log_ref(tier, history_ref(tier, scope), scope_key(tier, scope), limit)
+
+    def log_ref(self, tier: str, name: str, key: str, limit: int | None = None) -> list[LogEntry]:
+        """:meth:`log` of the ref ``name`` whose scope key (== directory prefix) is ``key``: a
+        Subtree's, when only its hashed names are known (another session of the user)."""
         if not self.exists():
             return []
         repo = self.repo()
-        name = history_ref(tier, scope)
         _, commit = self._tip(repo, name)
-        key = scope_key(tier, scope)
-        prefix = memory_path(tier, scope)
+        prefix = key
         out: list[LogEntry] = []
         while commit is not None and (limit is None or len(out) < limit):
             if not self._belongs(repo, commit, tier, key, prefix):

@@ -42,6 +42,7 @@ from okfpro.core.dayfile import MalformedConcept, frontmatter, render_section, s
 from okfpro.io.atomic import atomic_write
 from okfpro.io.clock import utc_day, utcnow
 from okfpro.memory.entries import (  # noqa: F401 - the store's types, re-exported
+    DeleteResult,
     Diagnostic,
     EnumerateResult,
     LogResult,
@@ -50,8 +51,10 @@ from okfpro.memory.entries import (  # noqa: F401 - the store's types, re-export
     ReadResult,
     Section,
     StoredEntry,
+    Subtree,
     WriteResult,
     fingerprint,
+    prefix_entries,
     tier_entries,
 )
 from okfpro.memory.erase import Erasure
@@ -373,28 +376,46 @@ class MemoryStore(Erasure):
 
     # -- history ----------------------------------------------------------------------
 
-    def log(self, scope: Scope, tier: str | None = None, limit: int | None = None) -> LogResult:
-        """The commits of the scope's refs (one tier, or every applicable tier)."""
+    def readable_subtrees(self, scope: Scope, session: str | None = None) -> list[Subtree]:
+        """What the identity of ``scope`` may read, in read order: every session of the user
+        (under whatever session id, as erasure sees them), its user tier, then the applicable
+        shared tiers (agent, tenant).  ``session``: that one session of the user only."""
+        if session is not None:
+            probe = Scope(scope.tenant, scope.user, scope.agent, session)
+            return [self.subtree("session", probe)] if "session" in self.tiers else []
+        out = self.subject_subtrees(scope, "session") if "session" in self.tiers else []
+        out += [self.subtree(t, scope) for t in applicable_tiers(scope, self.tiers) if t != "session"]
+        return out
+
+    def enumerate_readable(self, scope: Scope, session: str | None = None) -> EnumerateResult:
+        """Every entry of :meth:`readable_subtrees`, oldest first per subtree (``memory list``)."""
+        result = EnumerateResult()
+        for sub in self.readable_subtrees(scope, session):
+            result.entries.extend(prefix_entries(self.root, sub.tier, sub.prefix, result.diagnostics))
+        return result
+
+    def log(self, scope: Scope, tier: str | None = None, limit: int | None = None,
+            session: str | None = None) -> LogResult:
+        """The commits of every ref :meth:`readable_subtrees` names (``tier``: that tier's only;
+        ``session``: that session's only), newest first per ref."""
         result = LogResult()
         if tier is not None:
-            problem = write_problem(tier, scope)
+            problem = write_problem(tier, scope) if tier != "session" else None
             if problem:
                 result.error = problem
                 return result
-            tiers = [tier]
-        else:
-            tiers = applicable_tiers(scope, self.tiers)
+        subtrees = [s for s in self.readable_subtrees(scope, session) if tier is None or s.tier == tier]
         if self.history is None or not self.history.exists():
             return result
         from .history import HistoryError
 
         try:
             with self._repo_lock(exclusive=False):
-                for t in tiers:
+                for sub in subtrees:
                     try:
-                        result.entries.extend(self.history.log(t, scope, limit))
-                    except HistoryError as exc:  # one tier's ref is not its own: that tier is not shown
-                        result.diagnostics.append(f"{t}: {exc}")
+                        result.entries.extend(self.history.log_ref(sub.tier, sub.ref, sub.key, limit))
+                    except HistoryError as exc:  # one ref is not its own: that subtree is not shown
+                        result.diagnostics.append(f"{sub.tier}: {exc}")
         except Exception as exc:  # noqa: BLE001 - reported as data
             result.error = f"could not read memory history: {exc}"
         return result

@@ -33,9 +33,11 @@ def recall_payload(store: Any, scope: Scope, query: str, *, limit: int | None, i
     return payload, shown, list(diagnostics)
 
 
-def list_payload(store: Any, scope: Scope) -> tuple[dict[str, Any], Any]:
-    """``okfpro memory list --json``: (payload, the store's enumeration)."""
-    result = store.enumerate(scope)
+def list_payload(store: Any, scope: Scope, session: str | None = None) -> tuple[dict[str, Any], Any]:
+    """``okfpro memory list --json``: (payload, the store's enumeration) — every scope the
+    identity may read (all sessions of the user, its user tier, the applicable shared tiers),
+    or one session of the user only (``session``)."""
+    result = store.enumerate_readable(scope, session)
     payload = {
         "scope": scope.parts(),
         "entries": [e.to_json() for e in result.entries],
