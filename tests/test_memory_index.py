@@ -209,6 +209,32 @@ def test_forget_removes_the_index(store):
     assert memindex.recall(store, ALICE, "deploy", TODAY.isoformat())[0] == []
 
 
+def test_candidates_hold_every_record_that_can_reach_the_overlap_bound(store):
+    """The SQL prefilter (k >= RELATED_AT * a and k >= RELATED_AT * (a + b - k)) never drops a
+    record whose overlap with the new text reaches RELATED_AT, at the boundary included
+    (3 of 10 = 0.3 exactly), and drops those below it (so few records are decoded)."""
+    words = [f"w{chr(97 + i)}{chr(97 + j)}" for i in range(8) for j in range(8)]
+    new_words = words[:5]
+    texts = []
+    for k in range(1, 6):  # shared words
+        for extra in range(0, 12):  # words of the stored record the new one lacks
+            texts.append(" ".join(new_words[:k] + words[20 + 3 * k + extra: 20 + 3 * k + extra + extra]))
+    ids = {}
+    for text in dict.fromkeys(texts):
+        res = remember(store, ALICE, text, today=TODAY)
+        assert res.written, res
+        ids[res.id] = text
+    new = _mempolicy.make(" ".join(new_words), kind="event", source="user", created=TODAY)
+    with memindex.opened(store, "user", ALICE) as idx:
+        got = {r.id for r in idx.candidates(new, TODAY.isoformat())}
+    new_vocab = _mempolicy.vocabulary(new.text)
+    reach = {mid for mid, text in ids.items()
+             if _mempolicy.overlap(new_vocab, _mempolicy.vocabulary(text)) >= _mempolicy.RELATED_AT}
+    assert any(_mempolicy.overlap(new_vocab, _mempolicy.vocabulary(t)) == 0.3 for t in ids.values())
+    assert reach <= got, sorted(ids[m] for m in reach - got)
+    assert len(got) < len(ids) / 2, (len(got), len(ids))
+
+
 def test_remember_reconciles_from_the_index_without_reading_the_scope(store, monkeypatch):
     first = remember(store, ALICE, "we deploy the staging cluster on tuesday", kind="decision", today=TODAY)
     memindex.recall(store, ALICE, "deploy", TODAY.isoformat())  # index in line with the files

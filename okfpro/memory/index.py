@@ -48,7 +48,7 @@ from okfpro.memory.layout import link_problem, read_day_file
 from okfpro.memory.ranking import WEIGHTS, Hit, entry_fields, match_expression, norm_digest, record_json, record_of, \
     scan_tier, visible_status
 
-SCHEMA = "okfpro-memory-index/2"  # 2: stemmed terms (okfpro.core.stem)
+SCHEMA = "okfpro-memory-index/3"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords
 INDEX_DIR = ".okf-index"
 # okfpro tokens are \w runs joined by ._-/:@#+ (and '_' in backtick spans); the ascii
 # tokenizer keeps non-ASCII characters as token characters, so with these joiners every
@@ -131,7 +131,7 @@ _DDL = (
     " end INTEGER NOT NULL, memory TEXT NOT NULL, change INTEGER NOT NULL, rec TEXT NOT NULL)",
     "CREATE INDEX entries_memory ON entries (memory)",
     "CREATE TABLE records (memory TEXT PRIMARY KEY, scope TEXT NOT NULL, status TEXT NOT NULL, valid_until TEXT,"
-    " kind TEXT NOT NULL, norm TEXT NOT NULL, rec TEXT NOT NULL)",
+    " kind TEXT NOT NULL, norm TEXT NOT NULL, rec TEXT NOT NULL, nwords INTEGER NOT NULL)",
     "CREATE INDEX records_norm ON records (norm)",
     "CREATE TABLE vocab (word TEXT NOT NULL, memory TEXT NOT NULL, PRIMARY KEY (word, memory)) WITHOUT ROWID",
     f"CREATE VIRTUAL TABLE docs USING fts5(title, body, tokenize=\"{_TOKENIZER}\")",
@@ -269,7 +269,7 @@ class ScopeIndex:
             con.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
             con.executemany("INSERT INTO docs (rowid, title, body) VALUES (?, ?, ?)", docs)
             folded = _mempolicy.fold(recs)
-            con.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
+            con.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             [self._record_row(r) for r in folded.values()])
             con.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)",
                             [(w, r.id) for r in folded.values() for w in _mempolicy.vocabulary(r.text)])
@@ -292,7 +292,7 @@ class ScopeIndex:
 
     def _record_row(self, rec: _mempolicy.MemoryRecord) -> tuple:
         return (rec.id, self.key, rec.status, rec.valid_until or None, rec.kind, norm_digest(rec.text),
-                record_json(rec))
+                record_json(rec), len(_mempolicy.vocabulary(rec.text)))
 
     # -- incremental update (the store calls this under the scope lock) ---------------
 
@@ -357,7 +357,7 @@ class ScopeIndex:
         for rid, r in out.items():
             if before.get(rid) == r:
                 continue
-            con.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?)", self._record_row(r))
+            con.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?)", self._record_row(r))
             if rid not in before:
                 con.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)", [(w, r.id) for w in _mempolicy.vocabulary(r.text)])
 
@@ -369,7 +369,7 @@ class ScopeIndex:
         folded = _mempolicy.fold(recs)
         con.execute("DELETE FROM records")
         con.execute("DELETE FROM vocab")
-        con.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)", [self._record_row(r) for r in folded.values()])
+        con.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [self._record_row(r) for r in folded.values()])
         con.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)",
                         [(w, r.id) for r in folded.values() for w in _mempolicy.vocabulary(r.text)])
 
@@ -420,12 +420,18 @@ class ScopeIndex:
             out[rec.id] = rec
         words = sorted(_mempolicy.vocabulary(new.text))
         if words:
-            need = max(1, math.ceil(len(words) * (_mempolicy.RELATED_AT - 0.00005)))
+            # Jaccard k / (a + b - k) >= RELATED_AT (a, b: the two vocabularies' sizes, k: shared
+            # words) needs k >= RELATED_AT * a (b >= k) and k >= RELATED_AT * (a + b - k): both
+            # bounds in SQL, with the threshold lowered by the 4-place rounding of the score, so
+            # only records that can reach it are decoded -- not every record sharing a common word.
+            at = _mempolicy.RELATED_AT - 0.0001
+            need = max(1, math.ceil(len(words) * at))
             marks = ",".join("?" * len(words))
             rows = con.execute(
-                f"SELECT r.rec FROM (SELECT memory FROM vocab WHERE word IN ({marks}) GROUP BY memory "
-                f"HAVING count(*) >= ?) v JOIN records r ON r.memory = v.memory WHERE r.scope = ? AND {visible}",
-                (*words, need, self.key, today),
+                f"SELECT r.rec FROM (SELECT memory, count(*) AS k FROM vocab WHERE word IN ({marks}) GROUP BY memory "
+                f"HAVING count(*) >= ?) v JOIN records r ON r.memory = v.memory WHERE r.scope = ? "
+                f"AND v.k >= ? * (? + r.nwords - v.k) AND {visible}",
+                (*words, need, self.key, at, len(words), today),
             )
             for (raw,) in rows:
                 rec = record_of(raw)
