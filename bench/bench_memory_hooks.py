@@ -2,13 +2,14 @@
 """Memory in the agent loop, timed as the host runs it: ``okfpro hook stop`` with capture on and
 ``okfpro hook user-prompt-submit`` (recall), fresh processes, next to ``python3 -c pass``.
 
-    python bench/bench_memory_hooks.py [--n 2000] [--runs 9] [--memories 10000]
+    python bench/bench_memory_hooks.py [--n 2000] [--runs 9] [--memories 10000] [--check]
 
 The workspace is a generated N-concept bundle (``bench/gen_bundle.py``), committed so the Stop
 gate passes, with ``[memory] capture = true``.  Each Stop run captures one new turn (its own
 session id); each prompt recalls over the bundle (ranked engine) and the captured memory.
 ``--memories`` entries are in alice's user tier first (one ``write_many``, one commit), so both
 hooks run against a long-lived user (issue #13: prompt ≤ 4×; issue #18: Stop ≤ 5× at 10,000).
+The load average is printed with the figures; ``--check`` exits 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--memories", type=int, default=10_000)
+    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args()
     import os
     import statistics
@@ -90,8 +92,16 @@ def main() -> None:
         rows = [timed("stop", stop_event, args.runs), timed("user-prompt-submit", prompt_event, args.runs)]
         report("memory hooks (capture on Stop, recall on UserPromptSubmit)", rows, base)
         captured = list((ws / ".okf-memory").rglob("*.md"))
-        print(f"captured files: {len(captured)}; secrets on disk: "
-              f"{sum(b'hunter2-' in p.read_bytes() for p in captured)}")
+        leaked = sum(b"hunter2-" in p.read_bytes() for p in captured)
+        print(f"captured files: {len(captured)}; secrets on disk: {leaked}")
+        print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        missed = [f"{t.label}: {t.p50 / base.p50:.1f}x > {limit}x"
+                  for t, limit in zip(rows, (5, 4)) if t.p50 > limit * base.p50]
+        missed += [f"{leaked} captured file(s) hold the synthetic secret"] if leaked else []
+        for m in missed:
+            print(f"MISSED: {m}")
+        if args.check and missed:
+            raise SystemExit(1)
 
 
 if __name__ == "__main__":
