@@ -51,7 +51,7 @@ def fill(store: MemoryStore, scope: Scope, n: int, tag: str) -> None:
         raise SystemExit(f"fill failed: {error}")
 
 
-def in_process(store: MemoryStore, runs: int) -> dict[str, float]:
+def in_process(store: MemoryStore, runs: int, entries: int) -> dict[str, float]:
     """CPU ms (p50 of ``runs``) of recall and remember in this process, after a warm-up."""
     import statistics
 
@@ -71,10 +71,10 @@ def in_process(store: MemoryStore, runs: int) -> dict[str, float]:
     day = today().isoformat()
     big, small = Scope(tenant="bench", user="big"), Scope(tenant="bench", user="u10")
     return {
-        "recall 'kilo note 4242' (10,000 entries)": cpu(lambda i: recall(store, big, "kilo note 4242", day, limit=10)),
+        f"recall 'kilo note 4242' ({entries:,} entries)": cpu(lambda i: recall(store, big, "kilo note 4242", day, limit=10)),
         "recall 'lima juliet'": cpu(lambda i: recall(store, big, "lima juliet", day, limit=10)),
         "remember, 10 prior entries": cpu(lambda i: remember(store, small, f"cpu probe about lima {words_of(i)}")),
-        "remember, 10,000 prior entries": cpu(lambda i: remember(store, big, f"cpu probe about lima {words_of(i)}")),
+        f"remember, {entries:,} prior entries": cpu(lambda i: remember(store, big, f"cpu probe about lima {words_of(i)}")),
     }
 
 
@@ -143,7 +143,7 @@ def main() -> None:
         rows.append(measure(okfpro("memory", "remember", "benchmark note about lima"), runs=args.runs, cwd=str(ws),
                             env=env_for("big"), expect=(0,), label=f"remember: {args.entries:,} prior entries"))
         report("memory at scale (fresh process each run)", rows, base_t)
-        cpu = in_process(store, args.runs)
+        cpu = in_process(store, args.runs, args.entries)
         for label, ms in cpu.items():
             print(f"in-process CPU p50: {label:<44} {ms:7.2f} ms")
 
