@@ -20,7 +20,9 @@ import os
 import shutil
 import stat
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from okfpro.core.dayfile import sections, stored_sections
 from okfpro.core.scope import Scope, applicable_tiers, history_ref, memory_path, scope_key, write_problem
@@ -31,6 +33,22 @@ from okfpro.memory.index import erase_key, remove, scan_for
 
 class Erasure:
     """Forget and purge, for :class:`~okfpro.memory.store.MemoryStore`."""
+
+    # what the store provides (declared for the type checker; MemoryStore defines them)
+    root: Path
+    tiers: tuple[str, ...]
+
+    if TYPE_CHECKING:
+        @property
+        def history(self) -> Any: ...
+
+        def _link_problem(self, target: Path) -> str | None: ...
+
+        def _lock_for(self, prefix: str) -> Path: ...
+
+        def _locked(self, path: Path, shared: bool = False) -> AbstractContextManager[None]: ...
+
+        def _repo_lock(self, exclusive: bool) -> AbstractContextManager[None]: ...
 
     def subtree(self, tier: str, scope: Scope) -> Subtree:
         return Subtree(tier, memory_path(tier, scope), history_ref(tier, scope), scope_key(tier, scope))
