@@ -187,7 +187,7 @@ class State:
         from okfpro.core import search
 
         values = search._concept_values(concept)
-        found = [_ascii_lower(values[name]) for name in search.FIELDS]
+        found = [search._low(values[name]) for name in search.FIELDS]
         if any(low is None or "\x01" in low for low in found):  # not plain ASCII: searched the slow way
             self.db.execute("INSERT INTO irregular(path) VALUES(?)", (rel,))
             return
@@ -356,16 +356,6 @@ class State:
         for path in sorted(keep):
             reader.add(mini, concept(path))
         return True, _reconcile.reconcile(mini, tool_name, rel)
-
-
-def _ascii_lower(value: Any) -> str | None:
-    """A searched field as one lowercase string (list items joined by NUL), or None when it is not
-    ASCII: for ASCII text and an ASCII term, ``term in`` it answers what the engine's case-insensitive
-    literal match answers (non-ASCII text has other case folds and is scanned by the engine itself)."""
-    if not value:
-        return ""
-    text = value if value.__class__ is str else "\x00".join(x if x.__class__ is str else str(x) for x in value if x is not None)
-    return text.lower() if text.isascii() else None
 
 
 def open_state(root: str) -> tuple[State, str | None]:
