@@ -124,7 +124,8 @@ def _stored(root: Path) -> dict:
     return cache._read_cache(cache.cache_path(root), os.path.realpath(root))
 
 
-def test_cache_lives_under_workspace_tmp_and_is_reused(tmp_path, monkeypatch_racy):
+def test_cache_lives_under_workspace_tmp_and_is_reused(tmp_path, monkeypatch_racy, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the workspace you work in caches in its own .tmp/
     tree = Tree(tmp_path)
     tree.write("a.md", BODIES[0].encode())
     cache.load_bundle(tree.root)

@@ -80,14 +80,23 @@ def test_a_read_only_copy_gets_no_new_file_and_still_answers(tmp_path):
             os.chmod(dirpath, 0o755)
 
 
-def test_a_workspace_keeps_its_cache_in_its_own_tmp(tmp_path):
+def test_a_workspace_keeps_its_cache_in_its_own_tmp(tmp_path, monkeypatch):
     base = _bundle(tmp_path / "ws")
     (base / "okfpro.toml").write_text("")
     home = tmp_path / "cache-home"
-    proc = run_okfpro("catalog", str(base), "--json", env={"XDG_CACHE_HOME": str(home)})
+    # read from elsewhere (a path, as a registered @slug is read): the workspace is only read
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    before = _tree(base)
+    proc = run_okfpro("catalog", str(base), "--json", env={"XDG_CACHE_HOME": str(home)}, cwd=elsewhere)
     assert proc.returncode == 0, proc.stderr
+    assert _tree(base) == before and home.exists()
+    # worked in: its caches live in its own .tmp/
+    proc = run_okfpro("catalog", str(base), "--json", env={"XDG_CACHE_HOME": str(home)}, cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    monkeypatch.chdir(base)
     assert cache.cache_dir(base / ".okf") == base / ".tmp" / "okfpro-cache"
-    assert (base / ".tmp" / "okfpro-cache").is_dir() and not home.exists()
+    assert (base / ".tmp" / "okfpro-cache").is_dir()
 
 
 @pytest.mark.parametrize("value", ["", "relative/dir"])

@@ -46,12 +46,15 @@ def test_set_list_del_and_normalized_slugs(two, home, tmp_path):
     assert listed["registry"] == str(tmp_path / "home" / "registry.json")
     assert [(r["slug"], r["dir"], r["default"], r["missing"]) for r in listed["bundles"]] == [
         ("alpha-docs", str(a), True, False), ("b", str(b), False, False)]
-    # re-pointing keeps the order; the human view says what changed
+    # an entry is keyed by its directory (the reference's rule): a slug another entry holds is refused
     out = run_okfpro("registry", "set", "B", str(a), env=home)
-    assert out.returncode == 0 and f"(was {b})" in out.stdout
-    assert [e.dir for e in reg.load()] == [str(a), str(a)]
+    assert out.returncode == 2 and "slug already taken: b" in out.stderr
+    # the same directory again renames it in place, keeping its position
+    out = run_okfpro("registry", "set", str(a), "--as", "first", env=home)
+    assert out.returncode == 0 and out.stdout.startswith("updated first")
+    assert [(e.slug, e.dir) for e in reg.Registry.open().entries] == [("first", str(a)), ("b", str(b))]
     assert run_okfpro("registry", "del", "@b", env=home).returncode == 0
-    assert [e.slug for e in reg.load()] == ["alpha-docs"]
+    assert [e.slug for e in reg.Registry.open().entries] == ["first"]
     gone = run_okfpro("registry", "del", "b", env=home)
     assert gone.returncode == 2 and "not a registered bundle" in gone.stderr
 
@@ -126,7 +129,7 @@ def test_concurrent_sets_keep_every_entry(home, tmp_path):
     procs = [subprocess.Popen([sys.executable, "-m", "okfpro", "registry", "set", f"s{i}", str(d)], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i, d in enumerate(dirs)]
     assert all(p.wait(timeout=120) == 0 for p in procs)
-    assert sorted(e.slug for e in reg.load()) == [f"s{i}" for i in range(8)]
+    assert sorted(e.slug for e in reg.Registry.open().entries) == [f"s{i}" for i in range(8)]
 
 
 def test_home_defaults_to_the_user_config_dir(monkeypatch, tmp_path):

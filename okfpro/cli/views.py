@@ -219,24 +219,30 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
             raise
 
     if refs:
-        if engine == "ranked":
-            fail("several bundles are searched with the scan engine only (its scores compare across bundles)")
-        from okfpro.io import registry, roots
+        from okfpro.io import across, registry, roots
 
         try:
             entries = registry.expand(refs, lambda line: click.echo(line, err=True))
         except registry.RegistryError as exc:
             fail(str(exc))
             raise
-        merged: list[dict[str, Any]] = []
+        sources = []
         for entry in entries:
             root = roots.resolve(entry.dir) or Path(entry.dir)
             bundle = load(root)
             note_skipped(bundle)
-            merged.extend({"slug": entry.slug, **row} for row in run(root, bundle))
-        merged.sort(key=lambda r: (-r["score"], r["slug"], r["id"]))
-        if limit is not None:
-            merged = merged[:limit]
+            sources.append(across.Source(entry.slug, root, bundle))
+        if engine == "ranked":  # one corpus, one ranking (io/across.py)
+            try:
+                merged = across.ranked(sources, args, RANKED_DEFAULT_LIMIT if limit is None else limit,
+                                       fields=in_fields, where=where, fuzzy=fuzzy)
+            except engine_mod.SearchError as exc:
+                fail(str(exc))
+        else:  # the scan's score is per concept: the rankings merge as they are
+            merged = [{"slug": s.slug, **row} for s in sources for row in run(s.root, s.bundle)]
+            merged.sort(key=lambda r: (-r["score"], r["slug"], r["id"]))
+            if limit is not None:
+                merged = merged[:limit]
         rows = [{"slug": r["slug"], **project(r)} for r in merged]
         data: dict[str, Any] = {"bundles": [{"slug": e.slug, "dir": e.dir} for e in entries], "query": args,
                                 "count": len(rows), "matches": rows}

@@ -1,7 +1,7 @@
 """The persistent parse cache: repeated reads of a large bundle skip the YAML parse.
 
 * One file per bundle: ``<workspace>/.tmp/okfpro-cache/bundle-<hash of root>.bin``
-  inside an okfpro workspace (:func:`cache_dir`; ``.tmp/`` is hidden, so the reader
+  inside the okfpro workspace you work in (:func:`cache_dir`; ``.tmp/`` is hidden, so the reader
   never sees it, and never committed), else under the user's cache directory — a
   reader never creates a file in a tree it was only asked to read.
 * Each entry is keyed by its bundle-relative path and validated by
@@ -51,19 +51,30 @@ def _progress_after() -> float:
 def cache_dir(bundle_root: str | os.PathLike) -> Path:
     """Where the caches of a bundle live — never inside a tree okfpro was only asked to read.
 
-    Inside an okfpro workspace (the bundle's workspace holds ``okfpro.toml``, as ``okfpro
-    init`` writes it): ``<workspace>/.tmp/okfpro-cache`` (ignored by the workspace's
-    ``.gitignore``).  Any other directory (a bundle someone else owns, a plain folder, a
-    checkout): the user's cache directory, ``$XDG_CACHE_HOME/okfpro`` (default
+    Inside the okfpro workspace you are working in (the bundle's workspace holds
+    ``okfpro.toml``, as ``okfpro init`` writes it, and encloses the working directory):
+    ``<workspace>/.tmp/okfpro-cache`` (ignored by the workspace's ``.gitignore``).  Any
+    other directory — a bundle someone else owns, a plain folder, a checkout, and another
+    okfpro workspace reached by path or ``@slug`` (search across registered bundles, recall
+    drawing on them): the user's cache directory, ``$XDG_CACHE_HOME/okfpro`` (default
     ``~/.cache/okfpro``); the file names there carry a hash of the bundle's real path.
     """
     from okfpro.io.config import CONFIG_NAME
     from okfpro.io.roots import repo_of
 
     workspace = repo_of(Path(os.path.abspath(os.fspath(bundle_root))))
-    if (workspace / CONFIG_NAME).is_file():
+    if (workspace / CONFIG_NAME).is_file() and _encloses_cwd(workspace):
         return workspace / ".tmp" / "okfpro-cache"
     return user_cache_dir()
+
+
+def _encloses_cwd(workspace: Path) -> bool:
+    try:
+        here = os.path.realpath(os.getcwd())
+    except OSError:  # the working directory was deleted
+        return False
+    top = os.path.realpath(workspace)
+    return here == top or here.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def user_cache_dir() -> Path:

@@ -1,0 +1,75 @@
+"""Ranked search across several bundles: one corpus, one ranking, every row named by its bundle.
+
+``okfpro search @a @b TERM --engine ranked`` (or ``--fuzzy``, or ``@all``, or a registry
+group) and prompt recall drawing on registered bundles both come here.  The bundles go in
+as *one* corpus: BM25 weighs a term by how rare it is across the documents it ranks, so
+ranking each bundle on its own statistics and interleaving the lists would score the same
+match differently depending on which bundle it sits in.  With one index, a concept scores
+exactly as it would in a single bundle holding every bundle's concepts (pinned by
+``tests/test_across.py``).
+
+Row filters stay per concept (``where``).  Ties keep the engine's order (score, then id),
+then the order the bundles were named in.  The in-memory engine (:class:`RankedIndex`)
+answers; it writes nothing anywhere, so a bundle read this way gets no index in its tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from okfpro.core.concept import Bundle
+    from okfpro.core.search import RowFilter
+
+
+@dataclass(frozen=True)
+class Source:
+    """One bundle of the corpus: the label its rows carry, its root, and its parsed concepts."""
+
+    slug: str
+    root: Path
+    bundle: Bundle
+
+
+class _Owner:
+    """The ``where`` handed to the engine: applies the caller's filter and notes, for every row
+    the engine keeps (it asks exactly once per kept row, in row order), which bundle it is from."""
+
+    def __init__(self, owner: dict[int, str], where: RowFilter | None) -> None:
+        self.owner = owner
+        self.where = where if where is not None and where.active() else None
+        self.kept: list[str] = []
+
+    def active(self) -> bool:
+        return True
+
+    def __call__(self, view: Any) -> bool:
+        if self.where is not None and not self.where(view):
+            return False
+        self.kept.append(self.owner[id(view.obj)])
+        return True
+
+
+def ranked(
+    sources: Sequence[Source],
+    query: str | Sequence[str],
+    limit: int | None = 10,
+    *,
+    fields: str | Iterable[str] | None = None,
+    where: RowFilter | None = None,
+    fuzzy: bool = False,
+) -> list[dict[str, Any]]:
+    """The merged ranking of ``sources``: rows shaped as the ranked engine's, each led by ``slug``."""
+    from okfpro.core.search import RankedIndex
+
+    concepts = [c for s in sources for c in s.bundle.concepts]
+    if not concepts:
+        return []
+    owner = {id(c): s.slug for s in sources for c in s.bundle.concepts}
+    pick = _Owner(owner, where)
+    rows = RankedIndex(concepts, fields).query(query, limit, where=pick, fuzzy=fuzzy)  # type: ignore[arg-type]
+    if len(rows) != len(pick.kept):  # the engine's contract with ``where`` changed: refuse to mislabel
+        raise RuntimeError("ranked engine kept rows it did not ask the filter about")
+    return [{"slug": slug, **row} for slug, row in zip(pick.kept, rows)]
