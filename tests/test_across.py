@@ -52,8 +52,10 @@ def reg(tmp_path):
     a = _bundle(tmp_path / "a", A)
     b = _bundle(tmp_path / "b", B, kind="Reference")
     (b / "okfpro.toml").write_text("")  # another okfpro workspace: still only read from here
+    pristine = (_tree(a), _tree(b))
     for slug, d in (("a", a), ("b", b)):
-        assert run_okfpro("registry", "set", str(d), "--as", slug, env=env).returncode == 0
+        assert run_okfpro("registry", "set", str(d), "--as", slug, env=env, cwd=tmp_path).returncode == 0
+    assert (_tree(a), _tree(b)) == pristine  # registering reads the bundle (to count it) and writes nothing there
     return env, a, b
 
 
@@ -121,6 +123,7 @@ def test_fuzzy_across_bundles_and_per_bundle_filters(reg, tmp_path):
 def test_reading_registered_bundles_writes_nothing_into_them(reg, tmp_path):
     env, a, b = reg
     before = (_tree(a), _tree(b))
+    assert not any(p.startswith(".tmp") for p in before[1])
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     for args in (("@all", "cache", "--engine", "ranked"), ("@all", "cashe", "--fuzzy"), ("@b", "cache"),

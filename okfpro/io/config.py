@@ -12,6 +12,7 @@ CONFIG_NAME = "okfpro.toml"
 
 DEFAULTS: dict[str, Any] = {
     "bundle": {"path": ".okf"},
+    "knowledge": {"bundles": []},  # registered bundles recall also draws on: "@slug", "@group", "@all"
     "memory": {
         "root": ".okf-memory",
         "mode": "local",

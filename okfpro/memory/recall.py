@@ -6,8 +6,9 @@ From a UserPromptSubmit event:
    whose identity changed) means no recall at all, and the reason says why;
 2. the query is the prompt's content words (our own recall blocks stripped first);
 3. knowledge — ``knowledge_search(query, limit)`` returning rows with ``id`` / ``title`` /
-   ``snippet`` / ``date`` (and optionally ``trust``); by default the ranked engine over
-   the workspace bundle;
+   ``snippet`` / ``date`` (and optionally ``trust``, ``bundle``); by default the ranked engine
+   over the workspace bundle and the registered bundles ``[knowledge] bundles`` lists (one
+   ranking; such a block's source is ``bundle:@slug``; nothing is written into their trees);
 4. memory — ``store.read(scope, query)``: the scope's applicable tiers, most specific
    first; superseded, expired and archived memories hidden (policy);
 5. every line redacted again, then assembled under ``[memory] budget_tokens`` split
@@ -72,40 +73,98 @@ def query_of(prompt: str) -> str:
     return " ".join(seen)
 
 
-def bundle_search(workspace: Path, cfg: Any) -> KnowledgeSearch | None:
-    """The default knowledge surface: the ranked engine over the workspace bundle."""
+def bundle_search(workspace: Path, cfg: Any, degraded: list[str] | None = None) -> KnowledgeSearch | None:
+    """The default knowledge surface: the ranked engine over the workspace bundle — and, when
+    ``[knowledge] bundles`` lists registered bundles (``@slug``, ``@group``, ``@all``), over those
+    too, as one corpus with one ranking (:mod:`okfpro.io.across`); their rows carry ``bundle``
+    (the slug).  A listed bundle that cannot be read is left out and named in ``degraded``."""
     raw = cfg.get("bundle", "path", ".okf")
-    if not isinstance(raw, str) or not raw.strip():
+    root = workspace / raw if isinstance(raw, str) and raw.strip() else None
+    if root is not None and not root.is_dir():
+        root = None
+    refs = cfg.get("knowledge", "bundles", [])
+    refs = [r for r in refs if isinstance(r, str) and r.startswith("@")] if isinstance(refs, list) else []
+    if root is None and not refs:
         return None
-    root = workspace / raw
-    if not root.is_dir():
-        return None
+    notes = degraded if degraded is not None else []
 
     def search(query: str, limit: int) -> list[dict[str, Any]]:
-        from okfpro.core.concept import moment_date
         from okfpro.io.bundle import load
-        from okfpro.io.fts import rank_bundle
 
-        bundle = load(root)
-        rows = rank_bundle(root, bundle, query, limit)
-        by_id = bundle.by_id
+        own = load(root) if root is not None else None
+        sources = _registered_sources(workspace, refs, root, notes)
+        if not sources:
+            if own is None:
+                return []
+            from okfpro.io.fts import rank_bundle
+
+            return _dated(rank_bundle(root, own, query, limit), {None: own})  # type: ignore[arg-type]
+        from okfpro.io import across
+
+        if own is not None:
+            sources.insert(0, across.Source("", root, own))  # type: ignore[arg-type]
+        rows = across.ranked(sources, query, limit)
         for row in rows:
-            concept = by_id.get(str(row.get("id")))
-            if concept is None:
-                continue
-            day = None
-            for value in (concept.frontmatter.get("updated"), concept.generated_at, concept.frontmatter.get("created")):
-                try:
-                    day = moment_date(value)
-                except (ValueError, TypeError):
-                    day = None
-                if day:
-                    break
-            row["date"] = day.isoformat() if day else None
-            row["trust"] = concept.trust
-        return rows
+            row["bundle"] = row.pop("slug") or None
+        return _dated(rows, {s.slug or None: s.bundle for s in sources})
 
     return search
+
+
+def _registered_sources(workspace: Path, refs: list[str], own_root: Path | None, notes: list[str]) -> list[Any]:
+    """The listed registered bundles, resolved through the registry the workspace sees (its own
+    ``.okf.json`` if it has one, else the global registry); the workspace's own bundle once."""
+    if not refs:
+        return []
+    from okfpro.io import across, registry, roots
+    from okfpro.io.bundle import load
+
+    try:
+        reg = registry.Registry.open(cwd=workspace)
+        entries = []
+        for ref in refs:  # one bad ref costs that ref, not the others
+            try:
+                entries.extend(registry.expand([ref], lambda line: notes.append("knowledge " + line.removeprefix("note: ")), reg))
+            except registry.RegistryError:
+                notes.append(f"knowledge {ref} (not readable)")
+    except registry.RegistryError:
+        notes.append("knowledge registry (unreadable)")
+        return []
+    own = os.path.realpath(own_root) if own_root is not None else None
+    out, seen = [], {own}
+    for entry in entries:
+        bundle_root = roots.resolve(entry.path) or Path(entry.path)
+        real = os.path.realpath(bundle_root)
+        if real in seen:
+            continue
+        seen.add(real)
+        try:
+            out.append(across.Source(entry.slug, bundle_root, load(bundle_root)))
+        except OSError:
+            notes.append(f"knowledge @{entry.slug} (not readable)")
+    return out
+
+
+def _dated(rows: list[dict[str, Any]], bundles: Mapping[str | None, Any]) -> list[dict[str, Any]]:
+    """Each row gets its concept's ``date`` (updated, generated_at, else created) and ``trust``."""
+    from okfpro.core.concept import moment_date
+
+    for row in rows:
+        bundle = bundles.get(row.get("bundle"))
+        concept = bundle.by_id.get(str(row.get("id"))) if bundle is not None else None
+        if concept is None:
+            continue
+        day = None
+        for value in (concept.frontmatter.get("updated"), concept.generated_at, concept.frontmatter.get("created")):
+            try:
+                day = moment_date(value)
+            except (ValueError, TypeError):
+                day = None
+            if day:
+                break
+        row["date"] = day.isoformat() if day else None
+        row["trust"] = concept.trust
+    return rows
 
 
 def recall_for_prompt(
@@ -158,7 +217,7 @@ def _recall(door: MemoryDoor, prompt: str, knowledge_search: KnowledgeSearch | N
 
     # knowledge
     kblocks: list[_budget.Block] = []
-    search = knowledge_search if knowledge_search is not None else bundle_search(workspace, cfg)
+    search = knowledge_search if knowledge_search is not None else bundle_search(workspace, cfg, degraded)
     if search is not None:
         try:
             rows = list(search(query, KNOWLEDGE_LIMIT) or [])[:KNOWLEDGE_LIMIT]
@@ -169,7 +228,7 @@ def _recall(door: MemoryDoor, prompt: str, knowledge_search: KnowledgeSearch | N
                 kblocks.append(
                     _budget.Block(
                         "knowledge",
-                        "bundle",
+                        f"bundle:@{row['bundle']}" if row.get("bundle") else "bundle",
                         str(row["id"]),
                         redact(str(row.get("title") or "")).text,
                         clean(snippet.splitlines()),
