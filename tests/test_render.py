@@ -173,3 +173,87 @@ def test_the_png_check_can_fail():
            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
     assert _png_pixels_vary(png) < 5
     assert os.sep
+
+
+# --------------------------------------------------------------------------- layouts and the Map view
+@pytest.mark.parametrize("name", R.LAYOUTS)
+def test_every_layout_places_every_node_apart_and_the_map_boxes_hold_them(tmp_path, name):
+    sys.path.insert(0, str(REPO / "bench"))
+    from gen_bundle import generate
+
+    ws = generate(tmp_path / "gen", 200)
+    bundle = read_bundle(ws / ".okf" if (ws / ".okf").is_dir() else ws)
+    g = R.layout(bundle, name)
+    assert g["layout"] == name and g == R.layout(bundle, name)  # deterministic
+    spots = {(n["x"], n["y"]) for n in g["nodes"]}
+    assert len(spots) == len(g["nodes"])  # no two concepts drawn on the same spot
+    boxes = {b["dir"]: b for b in g["boxes"]}
+    assert sum(b["count"] for b in g["boxes"]) == len(g["nodes"])
+    for n in g["nodes"]:
+        b = boxes[n["dir"]]
+        assert b["x"] < n["mx"] < b["x"] + b["w"] and b["y"] < n["my"] < b["y"] + b["h"], n["id"]
+    bs = g["boxes"]
+    for i, a in enumerate(bs):
+        for b in bs[i + 1:]:
+            apart = a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"] or a["y"] + a["h"] <= b["y"] \
+                or b["y"] + b["h"] <= a["y"]
+            assert apart, (a["dir"], b["dir"])
+
+
+def test_layouts_mean_what_they_say(tmp_path):
+    root = _bundle(tmp_path)
+    bundle = read_bundle(root)
+    at = {name: {n["id"]: n for n in R.layout(bundle, name)["nodes"]} for name in R.LAYOUTS}
+    hub = "hub"
+    # concentric: the most linked-to concept is the centre
+    assert (at["concentric"][hub]["x"], at["concentric"][hub]["y"]) == (0, 0)
+    # breadthfirst: what links to the hub sits a row above it
+    assert all(at["breadthfirst"][f"notes/n{i}"]["y"] < at["breadthfirst"][hub]["y"] for i in range(6))
+    # circle: one ring
+    radii = {round(math.hypot(n["x"], n["y"])) for n in at["circle"].values()}
+    assert len(radii) == 1
+    # grid: rows and columns
+    assert len({n["x"] for n in at["grid"].values()}) <= math.ceil(math.sqrt(len(at["grid"])))
+    with pytest.raises(ValueError):
+        R.layout(bundle, "spring")
+
+
+def test_cli_layout_map_and_link_flags(tmp_path):
+    root = _bundle(tmp_path)
+    proc = run_okfpro("render", str(root), "--layout", "circle", "--map", "-l", "https://example.org/repo")
+    assert proc.returncode == 0, proc.stderr
+    data = _data(proc.stdout)
+    assert (data["graph"]["layout"], data["view"], data["link"]) == ("circle", "map", "https://example.org/repo")
+    assert _data(run_okfpro("render", str(root)).stdout)["view"] == "graph"
+    for bad in (["--layout", "spring"], ["-l", "javascript:alert(1)"], ["-l", "file:///etc/passwd"]):
+        refused = run_okfpro("render", str(root), *bad)
+        assert refused.returncode == 2 and refused.stdout == "", bad
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium); .ci/run installs it")
+@pytest.mark.parametrize("flags", [["--map"], ["--layout", "breadthfirst", "-l", "https://example.org/x"],
+                                   ["--layout", "concentric", "--map"], ["--layout", "grid"], ["--layout", "circle"]])
+def test_layouts_and_the_map_view_in_headless_chromium(tmp_path, flags):
+    sys.path.insert(0, str(REPO / "bench"))
+    from gen_bundle import generate
+
+    ws = generate(tmp_path / "gen", 300)
+    page = tmp_path / "graph.html"
+    assert run_okfpro("render", str(ws), "-o", str(page), *flags).returncode == 0
+    dom = _chromium("--dump-dom", page.as_uri() + "#selftest", profile=tmp_path / "profile")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    body = re.search(r"<body([^>]*)>", dom.stdout).group(1)
+    assert 'data-selftest="done"' in body and "data-errors" not in body, body
+    clicked = re.search(r'data-clicked="([^"]+)"', body).group(1)
+    assert f'data-shown="{clicked}"' in body  # the hit test works in this layout / view
+    started = "map" if "--map" in flags else "graph"
+    assert f'data-started="{started}"' in body
+    assert f'data-toggled="{"graph" if started == "map" else "map"}"' in body  # the button switches views
+    if "-l" in flags:
+        assert 'href="https://example.org/x"' in dom.stdout
+    for noise in ("Uncaught", "Refused to", "Content Security Policy", "ERR_"):
+        assert noise not in dom.stderr, [line for line in dom.stderr.splitlines() if noise in line][:3]
+    shot = tmp_path / "shot.png"
+    snap = _chromium(f"--screenshot={shot}", page.as_uri(), profile=tmp_path / "profile-shot")
+    assert snap.returncode == 0 and _png_pixels_vary(shot.read_bytes()) > 50

@@ -1,4 +1,7 @@
-"""``okfpro render [DIR] [-o FILE] [-t TITLE]``: the bundle as one self-contained HTML page.
+"""``okfpro render [DIR] [-o FILE] [-t TITLE] [-l URL] [--layout NAME] [--map]``: the bundle as one
+self-contained HTML page (the reference's flags: ``--layout`` cose, concentric, breadthfirst,
+circle or grid; ``--map`` opens the Map view, concepts boxed by directory, links shown on
+selection — a button switches views).
 
 The page (see :mod:`okfpro.core.render`) needs no network: open it from disk.  Without
 ``-o`` the HTML goes to stdout, as the reference's.  With ``-o FILE`` it is written
@@ -15,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+
+from okfpro.core.render import LAYOUTS
 
 
 def workspace_facts(root: Path) -> dict[str, Any] | None:
@@ -44,17 +49,24 @@ def workspace_facts(root: Path) -> dict[str, Any] | None:
 @click.argument("dir_arg", metavar="[DIR]", required=False)
 @click.option("-o", "--output", metavar="FILE", help="Write the page to FILE (default: stdout).")
 @click.option("-t", "--title", metavar="TITLE", help="The page's title (default: the bundle's name).")
-def render_cmd(dir_arg: str | None, output: str | None, title: str | None) -> None:
+@click.option("-l", "--link", metavar="URL", help="A source URL shown in the header (http or https).")
+@click.option("--layout", "layout_name", type=click.Choice(LAYOUTS), default="cose", show_default=True,
+              help="The graph's initial layout (the reference's names; cose: directories as clusters).")
+@click.option("--map", "map_view", is_flag=True, help="Open in the Map view: concepts boxed by directory, links on selection.")
+def render_cmd(dir_arg: str | None, output: str | None, title: str | None, link: str | None, layout_name: str,
+               map_view: bool) -> None:
     """Write the bundle (and its workspace) as one self-contained HTML page: the graph with
     directories as clusters, hubs, search, click to read; the board, Snapshot history, open projects."""
     from okfpro.cli.common import fail
     from okfpro.cli.views import open_bundle
     from okfpro.core.render import page
 
+    if link is not None and not link.lower().startswith(("http://", "https://")):
+        fail(f"--link takes an http or https URL, not {link!r}")
     opened = open_bundle(dir_arg, None)
     root = Path(opened.root)
     name = title or _label(root)
-    document = page(name, opened.bundle, workspace_facts(root))
+    document = page(name, opened.bundle, workspace_facts(root), layout_name=layout_name, map_view=map_view, link=link)
     if not output:
         sys.stdout.write(document)
         return

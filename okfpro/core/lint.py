@@ -26,6 +26,7 @@ from okfpro.core import graph as _graph
 from okfpro.core import links as _links
 from okfpro.core.concept import TRUST_TIERS, Bundle, Concept, Entry, citations_text
 from okfpro.core.validate import is_attested_computation, log_headings
+from okfpro.core.views import ruby_text
 from okfpro.core.yamlsafe import is_blank, to_text
 
 Finding = tuple[Any, ...]  # (path | None, message, metric | None)
@@ -244,9 +245,11 @@ def check_stale(ctx: Context) -> Iterator[Finding]:
     for c in ctx.concepts:
         at = _moment_day(c.generated_at)
         if at is not None and at < cutoff:
+            # the metric is the reference's text for both moments (its Time#to_s: a cutoff day is
+            # local midnight), the message ours
             yield where(c), f"generated {at.isoformat()}, before the --stale-after cutoff {cutoff.isoformat()}", {
-                "generated_at": at.isoformat(),
-                "cutoff": cutoff.isoformat(),
+                "generated_at": ruby_text(c.generated_at),
+                "cutoff": ruby_text(_dt.datetime.combine(cutoff, _dt.time()).astimezone()),
             }
 
 

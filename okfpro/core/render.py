@@ -32,8 +32,20 @@ GOLDEN = math.pi * (3 - math.sqrt(5))
 CHART_KEYS = ("inbox", "in flight", "waiting", "backlog", "to read")
 
 
-def layout(bundle: Bundle) -> dict[str, Any]:
-    """Nodes with positions, edges as index pairs, clusters with centre and radius."""
+LAYOUTS = ("cose", "concentric", "breadthfirst", "circle", "grid")  # the reference's names
+
+
+def layout(bundle: Bundle, name: str = "cose") -> dict[str, Any]:
+    """Nodes with positions, edges as index pairs, clusters with centre and radius.
+
+    ``name`` (the reference's layout names): ``cose`` directories as packed clusters (the
+    default); ``concentric`` rings, the most linked-to concepts innermost; ``breadthfirst``
+    rows by link depth from the concepts nothing links to; ``circle`` one ring in directory
+    order; ``grid`` rows in directory order.  Every node also carries ``mx``/``my``, its place in
+    the Map view (a box per directory, see :func:`map_boxes`), and ``boxes`` lists those boxes.
+    """
+    if name not in LAYOUTS:
+        raise ValueError(f"unknown layout {name!r} (one of {', '.join(LAYOUTS)})")
     g = graph_of(bundle)
     by_dir: dict[str, list[str]] = {}
     for cid in g.ids:
@@ -71,13 +83,105 @@ def layout(bundle: Bundle) -> dict[str, Any]:
             })
     edges = [[index[s], index[t]] for s, t in g.edges if s in index and t in index]
     hubs = [{"id": h["id"], "inbound": h["inbound"]} for h in g.hubs(10)]
+    if name != "cose":
+        for n, (x, y) in zip(nodes, _positions(name, nodes, edges)):
+            n["x"], n["y"] = round(x, 1), round(y, 1)
+    boxes = map_boxes(nodes)
     return {
+        "layout": name,
+        "boxes": boxes,
         "nodes": nodes,
         "edges": edges,
         "clusters": [{"dir": c["dir"], "x": round(c["x"], 1), "y": round(c["y"], 1), "r": round(c["r"], 1),
                       "count": len(c["ids"])} for c in clusters],
         "hubs": hubs,
     }
+
+
+def _positions(name: str, nodes: list[dict[str, Any]], edges: list[list[int]]) -> list[tuple[float, float]]:
+    """(x, y) per node for the non-cluster layouts; deterministic (ties by directory, then id)."""
+    n = len(nodes)
+    gap = 2.2 * NODE_GAP
+    order = sorted(range(n), key=lambda i: (nodes[i]["dir"], nodes[i]["id"]))
+    pos: list[tuple[float, float]] = [(0.0, 0.0)] * n
+    if name == "circle":
+        r = max(4 * NODE_GAP, n * gap / (2 * math.pi))
+        for k, i in enumerate(order):
+            a = 2 * math.pi * k / max(n, 1) - math.pi / 2
+            pos[i] = (r * math.cos(a), r * math.sin(a))
+    elif name == "grid":
+        cols = max(1, math.ceil(math.sqrt(n)))
+        for k, i in enumerate(order):
+            pos[i] = ((k % cols) * gap, (k // cols) * gap)
+    elif name == "concentric":
+        ranked = sorted(range(n), key=lambda i: (-nodes[i]["inbound"], nodes[i]["dir"], nodes[i]["id"]))
+        ring, slot, cap = 0, 0, 1
+        for i in ranked:
+            if slot >= cap:
+                ring, slot = ring + 1, 0
+                cap = max(1, int(2 * math.pi * ring))
+            r = ring * gap
+            a = 2 * math.pi * slot / cap
+            pos[i] = (r * math.cos(a), r * math.sin(a))
+            slot += 1
+    else:  # breadthfirst
+        succ: list[list[int]] = [[] for _ in range(n)]
+        indeg = [0] * n
+        for s_, t in edges:
+            succ[s_].append(t)
+            indeg[t] += 1
+        depth = [-1] * n
+        for start in [i for i in order if indeg[i] == 0] + order:
+            if depth[start] >= 0:
+                continue
+            depth[start] = 0  # a root, or the first of a cycle nothing outside reaches
+            queue = [start]
+            while queue:
+                cur = queue.pop(0)
+                for t in succ[cur]:
+                    if depth[t] < 0:
+                        depth[t] = depth[cur] + 1
+                        queue.append(t)
+        rows: dict[int, list[int]] = {}
+        for i in order:
+            rows.setdefault(depth[i], []).append(i)
+        for d, members in rows.items():
+            width = (len(members) - 1) * gap
+            for k, i in enumerate(members):
+                pos[i] = (k * gap - width / 2, d * 3 * gap)
+    return pos
+
+
+def map_boxes(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The Map view: one box per directory (concepts in a grid inside it), boxes on shelves.
+
+    Sets each node's ``mx``/``my`` and returns the boxes (``dir``, ``x``, ``y``, ``w``, ``h``,
+    ``count``), largest directory first.
+    """
+    cell, pad, head = 2.2 * NODE_GAP, NODE_GAP, 1.6 * NODE_GAP
+    by_dir: dict[str, list[dict[str, Any]]] = {}
+    for node in nodes:
+        by_dir.setdefault(node["dir"], []).append(node)
+    groups = sorted(by_dir.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    sizes = []
+    for d, members in groups:
+        cols = max(1, math.ceil(math.sqrt(len(members) * 1.6)))
+        rows = math.ceil(len(members) / cols)
+        sizes.append((d, members, cols, cols * cell + 2 * pad, rows * cell + 2 * pad + head))
+    target = math.sqrt(sum(w * h for *_, w, h in sizes)) * 1.4 if sizes else 0.0
+    boxes: list[dict[str, Any]] = []
+    x = y = shelf = 0.0
+    for d, members, cols, w, h in sizes:
+        if x > 0 and x + w > target:
+            x, y, shelf = 0.0, y + shelf + pad, 0.0
+        for k, node in enumerate(sorted(members, key=lambda m: m["id"])):
+            node["mx"] = round(x + pad + (k % cols + 0.5) * cell, 1)
+            node["my"] = round(y + head + pad + (k // cols + 0.5) * cell, 1)
+        boxes.append({"dir": d, "x": round(x, 1), "y": round(y, 1), "w": round(w, 1), "h": round(h, 1),
+                      "count": len(members)})
+        x += w + pad
+        shelf = max(shelf, h)
+    return boxes
 
 
 def _place(r: float, placed: list[dict[str, Any]]) -> tuple[float, float]:
@@ -105,10 +209,15 @@ def snapshot_history(days: list[tuple[str, dict[str, Any]]]) -> list[dict[str, A
     return out
 
 
-def page(title: str, bundle: Bundle, workspace: dict[str, Any] | None = None) -> str:
+def page(title: str, bundle: Bundle, workspace: dict[str, Any] | None = None, *, layout_name: str = "cose",
+         map_view: bool = False, link: str | None = None) -> str:
     """The whole HTML document.  ``workspace``: ``{"board": [rows], "snapshots": [points],
-    "projects": [slugs]}`` or None when the bundle has no work state."""
-    data = {"title": title, "graph": layout(bundle), "workspace": workspace, "chart_keys": list(CHART_KEYS)}
+    "projects": [slugs]}`` or None when the bundle has no work state.  ``map_view``: open in the
+    Map view (the reader can switch); ``link``: a source URL for the header (http or https only)."""
+    if link is not None and not link.lower().startswith(("http://", "https://")):
+        raise ValueError(f"not an http(s) URL: {link!r}")
+    data = {"title": title, "graph": layout(bundle, layout_name), "workspace": workspace,
+            "chart_keys": list(CHART_KEYS), "view": "map" if map_view else "graph", "link": link}
     island = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     island = island.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     island = island.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
@@ -128,7 +237,9 @@ body{margin:0;font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;color:#1
 header{grid-column:1/3;display:flex;gap:12px;align-items:center;padding:8px 14px;background:#1d2330;color:#fff}
 header h1{font-size:16px;margin:0;font-weight:600}
 header .meta{opacity:.75;font-size:12px}
-#search{margin-left:auto;width:280px;padding:6px 8px;border-radius:4px;border:0;font:inherit}
+#source{color:#b9cdfa;font-size:12px}
+#view{margin-left:auto;padding:4px 10px;border-radius:4px;border:0;font:inherit;cursor:pointer}
+#search{width:280px;padding:6px 8px;border-radius:4px;border:0;font:inherit}
 #stage{position:relative;overflow:hidden;background:#fff}
 #graph{display:block;width:100%;height:100%;cursor:grab}
 #results{position:absolute;left:10px;top:10px;max-height:45%;overflow:auto;background:rgba(255,255,255,.95);border:1px solid #d5d9e0;border-radius:4px;font-size:12px;min-width:220px;display:none}
@@ -152,6 +263,7 @@ ol,ul{padding-left:18px;margin:4px 0}
 </head>
 <body>
 <header><h1 id="title"></h1><span class="meta" id="meta"></span>
+<a id="source" rel="noreferrer"></a><button id="view" type="button"></button>
 <input id="search" type="search" placeholder="Search titles, ids, tags…" autocomplete="off" aria-label="Search concepts"></header>
 <div id="stage"><canvas id="graph" aria-label="knowledge graph"></canvas><div id="results"><ul></ul></div></div>
 <aside>
@@ -168,12 +280,19 @@ ol,ul{padding-left:18px;margin:4px 0}
   const errors = [];
   window.addEventListener("error", e => { errors.push(String(e.message)); document.body.dataset.errors = errors.join(" | "); });
   const data = JSON.parse(document.getElementById("okfpro-data").textContent);
-  const G = data.graph, nodes = G.nodes, edges = G.edges, clusters = G.clusters;
+  const G = data.graph, nodes = G.nodes, edges = G.edges, clusters = G.clusters, boxes = G.boxes;
+  let view = data.view === "map" ? "map" : "graph";
+  const px = n => view === "map" ? n.mx : n.x, py = n => view === "map" ? n.my : n.y;
   const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
   const byId = new Map(nodes.map((n, i) => [n.id, i]));
   const out = nodes.map(() => []), inn = nodes.map(() => []);
   edges.forEach(([s, t]) => { out[s].push(t); inn[t].push(s); });
   document.getElementById("title").textContent = data.title;
+  const source = document.getElementById("source");
+  if (data.link && /^https?:\/\//i.test(data.link)) { source.href = data.link; source.textContent = data.link; } else source.remove();
+  const toggle = document.getElementById("view");
+  function setView(v) { view = v; document.body.dataset.view = v; toggle.textContent = v === "map" ? "Graph view" : "Map view"; fit(); draw(); }
+  toggle.addEventListener("click", () => setView(view === "map" ? "graph" : "map"));
   document.getElementById("meta").textContent = nodes.length + " concepts · " + edges.length + " links · " + clusters.length + " directories";
   const palette = ["#4e79a7","#f28e2b","#e15759","#76b7b2","#59a14f","#edc948","#b07aa1","#ff9da7","#9c755f","#bab0ac"];
   const colour = i => palette[i % palette.length];
@@ -183,8 +302,11 @@ ol,ul{padding-left:18px;margin:4px 0}
   function fit() {
     const w = canvas.clientWidth, h = canvas.clientHeight;
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    clusters.forEach(c => { x0 = Math.min(x0, c.x - c.r); y0 = Math.min(y0, c.y - c.r); x1 = Math.max(x1, c.x + c.r); y1 = Math.max(y1, c.y + c.r); });
-    if (!clusters.length) { x0 = y0 = -1; x1 = y1 = 1; }
+    const grow = (a, b, c, d) => { x0 = Math.min(x0, a); y0 = Math.min(y0, b); x1 = Math.max(x1, c); y1 = Math.max(y1, d); };
+    if (view === "map") boxes.forEach(b => grow(b.x, b.y, b.x + b.w, b.y + b.h));
+    else if (G.layout === "cose") clusters.forEach(c => grow(c.x - c.r, c.y - c.r, c.x + c.r, c.y + c.r));
+    else nodes.forEach(n => grow(n.x - 20, n.y - 20, n.x + 20, n.y + 20));
+    if (x0 === Infinity) { x0 = y0 = -1; x1 = y1 = 1; }
     scale = Math.min(w / (x1 - x0 + 40), h / (y1 - y0 + 40));
     ox = w / 2 - scale * (x0 + x1) / 2; oy = h / 2 - scale * (y0 + y1) / 2;
   }
@@ -197,7 +319,14 @@ ol,ul{padding-left:18px;margin:4px 0}
   function draw() {
     const w = canvas.clientWidth, h = canvas.clientHeight;
     ctx.clearRect(0, 0, w, h);
-    clusters.forEach((c, i) => {
+    if (view === "map") boxes.forEach(b => {
+      const i = clusters.findIndex(c => c.dir === b.dir);
+      ctx.fillStyle = colour(i) + "14"; ctx.fillRect(sx(b.x), sy(b.y), b.w * scale, b.h * scale);
+      ctx.strokeStyle = colour(i) + "88"; ctx.strokeRect(sx(b.x), sy(b.y), b.w * scale, b.h * scale);
+      if (b.w * scale > 40) { ctx.fillStyle = "#3b4456"; ctx.font = "12px system-ui"; ctx.textAlign = "left";
+        ctx.fillText((b.dir === "." ? "(root)" : b.dir + "/") + " " + b.count, sx(b.x) + 4, sy(b.y) + 13); }
+    });
+    else if (G.layout === "cose") clusters.forEach((c, i) => {
       ctx.beginPath(); ctx.arc(sx(c.x), sy(c.y), c.r * scale, 0, 2 * Math.PI);
       ctx.fillStyle = colour(i) + "14"; ctx.fill(); ctx.strokeStyle = colour(i) + "55"; ctx.stroke();
       if (c.r * scale > 18) { ctx.fillStyle = "#3b4456"; ctx.font = "12px system-ui"; ctx.textAlign = "center";
@@ -206,20 +335,20 @@ ol,ul{padding-left:18px;margin:4px 0}
     ctx.lineWidth = 0.6;
     edges.forEach(([s, t]) => {
       const hot = selected >= 0 && (s === selected || t === selected);
-      if (!hot && matches && !(matches.has(s) || matches.has(t))) return;
+      if (!hot && (view === "map" || (matches && !(matches.has(s) || matches.has(t))))) return;  // the Map shows links on selection
       ctx.strokeStyle = hot ? "rgba(36,87,197,.9)" : "rgba(90,100,117,.18)";
-      ctx.beginPath(); ctx.moveTo(sx(nodes[s].x), sy(nodes[s].y)); ctx.lineTo(sx(nodes[t].x), sy(nodes[t].y)); ctx.stroke();
+      ctx.beginPath(); ctx.moveTo(sx(px(nodes[s])), sy(py(nodes[s]))); ctx.lineTo(sx(px(nodes[t])), sy(py(nodes[t]))); ctx.stroke();
     });
     nodes.forEach((n, i) => {
       const dim = matches && !matches.has(i);
-      ctx.beginPath(); ctx.arc(sx(n.x), sy(n.y), Math.max(1.5, radius(n) * Math.sqrt(scale)), 0, 2 * Math.PI);
+      ctx.beginPath(); ctx.arc(sx(px(n)), sy(py(n)), Math.max(1.5, radius(n) * Math.sqrt(scale)), 0, 2 * Math.PI);
       ctx.fillStyle = dim ? "#d8dce3" : colour(n.cluster); ctx.fill();
       if (i === selected) { ctx.lineWidth = 2.5; ctx.strokeStyle = "#1d2330"; ctx.stroke(); ctx.lineWidth = 0.6; }
     });
   }
-  function nodeAt(px, py) {
+  function nodeAt(qx, qy) {
     let best = -1, bestD = Infinity;
-    nodes.forEach((n, i) => { const d = Math.hypot(sx(n.x) - px, sy(n.y) - py); const r = Math.max(4, radius(n) * Math.sqrt(scale)) + 2;
+    nodes.forEach((n, i) => { const d = Math.hypot(sx(px(n)) - qx, sy(py(n)) - qy); const r = Math.max(4, radius(n) * Math.sqrt(scale)) + 2;
       if (d <= r && d < bestD) { best = i; bestD = d; } });
     return best;
   }
@@ -239,7 +368,7 @@ ol,ul{padding-left:18px;margin:4px 0}
     if (n.description) box.appendChild(el("p", n.description));
     box.appendChild(el("pre", n.body || "(no body)"));
     box.appendChild(linkList("Links out", out[i])); box.appendChild(linkList("Linked from", inn[i]));
-    if (centre) { ox = canvas.clientWidth / 2 - n.x * scale; oy = canvas.clientHeight / 2 - n.y * scale; }
+    if (centre) { ox = canvas.clientWidth / 2 - px(n) * scale; oy = canvas.clientHeight / 2 - py(n) * scale; }
     draw();
   }
   const search = document.getElementById("search"), results = document.getElementById("results");
@@ -297,7 +426,7 @@ ol,ul{padding-left:18px;margin:4px 0}
     box.appendChild(svg); box.appendChild(legend);
     box.appendChild(el("div", points[0].day + " → " + points[points.length - 1].day + " (" + points.length + " days)", "empty"));
   }
-  resize(); fit(); draw();
+  resize(); setView(view);
   window.addEventListener("resize", () => { resize(); draw(); });
   // A self-check a headless browser can read back from the DOM: click (a real event, through
   // the hit test) the biggest hub and report what the reading pane then shows.
@@ -305,13 +434,15 @@ ol,ul{padding-left:18px;margin:4px 0}
     const target = G.hubs.length ? byId.get(G.hubs[0].id) : 0;
     if (nodes.length) {
       const r = canvas.getBoundingClientRect();
-      ox = canvas.clientWidth / 2 - nodes[target].x * scale; oy = canvas.clientHeight / 2 - nodes[target].y * scale; draw();
+      ox = canvas.clientWidth / 2 - px(nodes[target]) * scale; oy = canvas.clientHeight / 2 - py(nodes[target]) * scale; draw();
       canvas.dispatchEvent(new MouseEvent("click", { bubbles: true, clientX: r.left + canvas.clientWidth / 2, clientY: r.top + canvas.clientHeight / 2 }));
       document.body.dataset.clicked = nodes[target].id;
       document.body.dataset.shown = document.getElementById("concept").dataset.id || "";
       search.value = nodes[target].title.split(/\s+/)[0]; search.dispatchEvent(new Event("input"));
       document.body.dataset.searched = results.dataset.count || "0";
     }
+    document.body.dataset.started = view;
+    toggle.click(); document.body.dataset.toggled = view;
     document.body.dataset.selftest = "done";
   }
 })();

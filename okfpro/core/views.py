@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable
 from okfpro.core.concept import Bundle, Concept, ParseError, split
 from okfpro.core.fence import FRONTMATTER
 from okfpro.core.graph import Graph, build as build_graph, node_type, top_dir
-from okfpro.core.yamlsafe import is_blank, to_text
+from okfpro.core.yamlsafe import ZULU, is_blank, to_text
 
 # The row fields each list view's --fields/--except is checked against.
 CATALOG_ROW = ("id", "title", "type", "description", "tags", "generated_at", "generated_by", "generated", "trust",
@@ -76,17 +76,40 @@ def iso(value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, _dt.datetime):
-        # as the reference's YAML hands it over: seconds, no fraction; a UTC stamp ends in Z;
-        # a zoneless one is read as UTC (the reference reads it in its process's zone)
+        # as the reference prints it (Ruby's Time#iso8601): seconds, no fraction; a stamp
+        # written with Z ends in Z, an explicit offset (+00:00 too) is kept; a zoneless one is
+        # a UTC moment shown in the process's local zone (TZ), as an offset
+        value = moment(value)
         head = value.strftime("%Y-%m-%dT%H:%M:%S")
-        offset = value.utcoffset()
-        if offset is None:
-            return head + "+00:00"
-        if not offset:
+        if value.tzinfo is ZULU:
             return head + "Z"
-        minutes = int(offset.total_seconds()) // 60
-        sign = "+" if minutes >= 0 else "-"
-        return f"{head}{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+        return head + _offset(value, ":")
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return to_text(value)
+
+
+def moment(value: _dt.datetime) -> _dt.datetime:
+    """A frontmatter timestamp as the reference holds it: a zoneless one is a UTC moment in the
+    process's local zone; one with a zone is kept as written (``Z`` stays :data:`ZULU`)."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=_dt.timezone.utc).astimezone()
+    return value
+
+
+def _offset(value: _dt.datetime, sep: str) -> str:
+    minutes = int((value.utcoffset() or _dt.timedelta(0)).total_seconds()) // 60
+    sign = "+" if minutes >= 0 else "-"
+    return f"{sign}{abs(minutes) // 60:02d}{sep}{abs(minutes) % 60:02d}"
+
+
+def ruby_text(value: Any) -> str:
+    """A temporal value as the reference's ``to_s`` prints it (lint's stale metric): a moment
+    ``2026-11-20 10:00:00 +0200`` (``UTC`` for one written with Z), a day ``2026-11-20``, text as is."""
+    if isinstance(value, _dt.datetime):
+        value = moment(value)
+        head = value.strftime("%Y-%m-%d %H:%M:%S")
+        return f"{head} UTC" if value.tzinfo is ZULU else f"{head} {_offset(value, '')}"
     if isinstance(value, _dt.date):
         return value.isoformat()
     return to_text(value)

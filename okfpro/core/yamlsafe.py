@@ -109,11 +109,19 @@ def _plainly(v: object) -> object:
     return v
 
 
+# A timestamp written with ``Z`` keeps that spelling (its zone is named "Z"); ``+00:00`` is
+# ``timezone.utc``.  The two are equal as moments; the reference prints them as written.
+ZULU = _dt.timezone(_dt.timedelta(0), "Z")
+
+
 def _timestamp(loader: yaml.SafeLoader, node: yaml.Node) -> object:
     try:
-        return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+        value = yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
     except (ValueError, OverflowError):
         return loader.construct_scalar(node)
+    if isinstance(value, _dt.datetime) and str(node.value).rstrip()[-1:] in ("Z", "z"):
+        value = value.replace(tzinfo=ZULU)
+    return value
 
 
 class _PureLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types

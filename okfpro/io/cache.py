@@ -34,10 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from okfpro.core.concept import Bundle, Concept, Entry
+from okfpro.core.yamlsafe import ZULU
 from okfpro.io import reader
 
 MAGIC = b"okfpro-parse-cache\n"
-VERSION = 6
+VERSION = 7  # 7: a timestamp written with Z is stored as such
 RACY_NS = 2_000_000_000
 
 def _progress_after() -> float:
@@ -91,6 +92,12 @@ def cache_path(bundle_root: str | os.PathLike) -> Path:
 
 
 # --------------------------------------------------------------------------- value codec
+def _stamp(tag: str, text: str) -> _dt.datetime:
+    """A stored timestamp; ``z``: one written with ``Z`` (its spelling is part of the value)."""
+    value = _dt.datetime.fromisoformat(text)
+    return value.replace(tzinfo=ZULU) if tag == "z" else value
+
+
 class _Unstorable(Exception):
     pass
 
@@ -103,7 +110,7 @@ def _enc(value: Any) -> Any:
     if isinstance(value, dict):
         return {_enc(k): _enc(v) for k, v in value.items()}
     if isinstance(value, _dt.datetime):
-        return ("t", value.isoformat())
+        return ("z" if value.tzinfo is ZULU else "t", value.isoformat())
     if isinstance(value, _dt.date):
         return ("d", value.isoformat())
     if isinstance(value, tuple):
@@ -120,8 +127,8 @@ def _dec(value: Any) -> Any:
         return {_dec(k): _dec(v) for k, v in value.items()}
     if isinstance(value, tuple):
         tag, payload = value
-        if tag == "t":
-            return _dt.datetime.fromisoformat(payload)
+        if tag in ("t", "z"):
+            return _stamp(tag, payload)
         if tag == "d":
             return _dt.date.fromisoformat(payload)
         if tag == "T":
@@ -164,7 +171,7 @@ def _patchable(value: Any, path: tuple, patches: list[tuple]) -> Any:
     if cls is list:
         return [_patchable(v, path + (i,), patches) for i, v in enumerate(value)]
     if cls is _dt.datetime:
-        patches.append((path, "t", value.isoformat()))
+        patches.append((path, "z" if value.tzinfo is ZULU else "t", value.isoformat()))
         return value.isoformat()
     if cls is _dt.date:
         patches.append((path, "d", value.isoformat()))
@@ -205,7 +212,7 @@ def _item(rel: str, rec: tuple) -> Concept | Entry:
                     child = dict(child) if child.__class__ is dict else list(child)
                     holder[step] = child
                     holder = child
-                holder[path[-1]] = _dt.datetime.fromisoformat(text) if tag == "t" else _dt.date.fromisoformat(text)
+                holder[path[-1]] = _stamp(tag, text) if tag in ("t", "z") else _dt.date.fromisoformat(text)
         concept = Concept.__new__(Concept)
         state = dict(rec[3])
         state["path"] = rel
