@@ -4,7 +4,8 @@ Every reading verb is run as a real process on (a) a plain directory holding a b
 okfpro workspace: no ``okfpro.toml``) and (b) a read-only copy of one, and the tree must hold
 exactly the same paths afterwards — no ``.tmp/``, no cache, no index, no lock.  The caches
 still work: outside a workspace they land in the user's cache directory, keyed by the
-bundle's real path; inside a workspace (``okfpro.toml``) in its ``.tmp/okfpro-cache``.
+bundle's real path; inside a workspace (``okfpro.toml``) you work in (it encloses the working
+directory) in its ``.tmp/okfpro-cache`` — read from elsewhere, as a registered bundle is, it gets none.
 """
 
 from __future__ import annotations

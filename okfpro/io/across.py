@@ -8,6 +8,10 @@ match differently depending on which bundle it sits in.  With one index, a conce
 exactly as it would in a single bundle holding every bundle's concepts (pinned by
 ``tests/test_across.py``).
 
+Cost: the index is built per call (in memory; nothing persisted) — measured with
+``python bench/bench_across.py``: 2,000 + 2,000 concepts ≈ 0.9 s CPU against ≈ 0.08 s for one
+bundle through its persistent FTS5 index.  A persistent union index is the way to close that gap.
+
 Row filters stay per concept (``where``).  Ties keep the engine's order (score, then id),
 then the order the bundles were named in.  The in-memory engine (:class:`RankedIndex`)
 answers; it writes nothing anywhere, so a bundle read this way gets no index in its tree.
