@@ -57,7 +57,7 @@ def main() -> None:
     from okfpro.io.fts import bundle_ranked
 
     ra, rb = a, b  # generate() returns the bundle root
-    ba, bb = load(ra), load(rb)
+    ba = load(ra)
     bundle_ranked(ra, ba, QUERY, 8)  # warm the index
     own = _cpu(lambda: bundle_ranked(ra, load(ra), QUERY, 8), args.runs)
     merged = _cpu(lambda: across.ranked([across.Source("", ra, load(ra)), across.Source("b", rb, load(rb))],
