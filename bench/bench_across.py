@@ -54,13 +54,13 @@ def main() -> None:
 
     from okfpro.io import across
     from okfpro.io.bundle import load
-    from okfpro.io.fts import bundle_ranked
+    from okfpro.io.fts import rank_bundle
 
     ra, rb = a, b  # generate() returns the bundle root
     ba = load(ra)
-    bundle_ranked(ra, ba, QUERY, 8)  # warm the index
-    own = _cpu(lambda: bundle_ranked(ra, load(ra), QUERY, 8), args.runs)
-    merged = _cpu(lambda: across.ranked([across.Source("", ra, load(ra)), across.Source("b", rb, load(rb))],
+    rank_bundle(ra, ba, QUERY, 8)  # warm the index
+    own = _cpu(lambda: rank_bundle(ra, load(ra), QUERY, 8), args.runs)
+    merged = _cpu(lambda: across.rank_sources([across.Source("", ra, load(ra)), across.Source("b", rb, load(rb))],
                                         QUERY, 8), args.runs)
     print(f"knowledge search, {args.size} concepts, own bundle (FTS5):      {own * 1000:7.1f} ms CPU")
     print(f"knowledge search, {args.size}+{args.size} concepts, merged (in-memory): {merged * 1000:7.1f} ms CPU")

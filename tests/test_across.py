@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.core import search as S
+from okfpro.core import search as _search
 from okfpro.io import across
 from okfpro.io.bundle import load
 from tests.helpers import run_okfpro
@@ -59,7 +59,7 @@ def reg(tmp_path):
     return env, a, b
 
 
-def _search(env, cwd, *args):
+def _cli_search(env, cwd, *args):
     proc = run_okfpro("search", *args, "--json", env=env, cwd=cwd)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
@@ -67,7 +67,7 @@ def _search(env, cwd, *args):
 
 def test_merged_ranking_is_one_corpus(reg, tmp_path):
     env, a, b = reg
-    got = _search(env, tmp_path, "@a", "@b", "cache", "--engine", "ranked", "--limit", "50")
+    got = _cli_search(env, tmp_path, "@a", "@b", "cache", "--engine", "ranked", "--limit", "50")
     assert got["bundles"] == [{"slug": "a", "dir": str(a)}, {"slug": "b", "dir": str(b)}]
     labelled = [(r["slug"], r["id"]) for r in got["matches"]]
     # both bundles answer, the shared id twice, each under its own bundle
@@ -82,7 +82,7 @@ def test_merged_ranking_is_one_corpus(reg, tmp_path):
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(b / ".okf" / f"{cid}.md", dst)
     # ids differ in the combined bundle (b/...), so compare the id-free score by (title, type)
-    single = {(r["title"], r["type"]): r["score"] for r in S.ranked(load(one), ["cache"], None)}
+    single = {(r["title"], r["type"]): r["score"] for r in _search.rank_docs(load(one), ["cache"], None)}
     merged = {(r["title"], r["type"]): r["score"] for r in got["matches"]}
     assert merged.keys() == single.keys()
     # the id field is indexed too: only the two ops/cache rows' scores may differ ("b/" prefix)
@@ -98,8 +98,8 @@ def test_scores_match_a_combined_bundle_exactly_when_ids_agree(tmp_path):
     shutil.copytree(b / ".okf" / "y", one / ".okf" / "y")
     srcs = [across.Source("a", a / ".okf", load(a / ".okf")), across.Source("b", b / ".okf", load(b / ".okf"))]
     for fuzzy, q in ((False, ["cache", "warm"]), (True, ["cashe"]), (False, ["cold"])):
-        merged = across.ranked(srcs, q, None, fuzzy=fuzzy)
-        single = S.ranked(load(one / ".okf"), q, None, fuzzy=fuzzy)
+        merged = across.rank_sources(srcs, q, None, fuzzy=fuzzy)
+        single = _search.rank_docs(load(one / ".okf"), q, None, fuzzy=fuzzy)
         assert [(r["id"], r["score"]) for r in merged] == [(r["id"], r["score"]) for r in single]
         assert {r["id"]: r["slug"] for r in merged} == {
             r["id"]: ("a" if r["id"].startswith("x/") else "b") for r in merged}
@@ -108,15 +108,15 @@ def test_scores_match_a_combined_bundle_exactly_when_ids_agree(tmp_path):
 
 def test_fuzzy_across_bundles_and_per_bundle_filters(reg, tmp_path):
     env, a, b = reg
-    got = _search(env, tmp_path, "@all", "cashe", "--fuzzy")
+    got = _cli_search(env, tmp_path, "@all", "cashe", "--fuzzy")
     assert {r["slug"] for r in got["matches"]} == {"a", "b"}
-    only_refs = _search(env, tmp_path, "@all", "cache", "--engine", "ranked", "--type", "Reference")
+    only_refs = _cli_search(env, tmp_path, "@all", "cache", "--engine", "ranked", "--type", "Reference")
     assert {r["slug"] for r in only_refs["matches"]} == {"b"} and only_refs["matches"]
     # --limit cuts the merged ranking, not each bundle's
-    one = _search(env, tmp_path, "@a", "@b", "cache", "--engine", "ranked", "--limit", "1")
+    one = _cli_search(env, tmp_path, "@a", "@b", "cache", "--engine", "ranked", "--limit", "1")
     assert one["count"] == 1
     # a typo that matches nothing anywhere is an empty answer, exit 0
-    none = _search(env, tmp_path, "@all", "zzzzqqq", "--fuzzy")
+    none = _cli_search(env, tmp_path, "@all", "zzzzqqq", "--fuzzy")
     assert none["matches"] == [] and none["count"] == 0
 
 
@@ -128,22 +128,22 @@ def test_reading_registered_bundles_writes_nothing_into_them(reg, tmp_path):
     elsewhere.mkdir()
     for args in (("@all", "cache", "--engine", "ranked"), ("@all", "cashe", "--fuzzy"), ("@b", "cache"),
                  ("@b", "cache", "--engine", "ranked")):
-        _search(env, elsewhere, *args)
+        _cli_search(env, elsewhere, *args)
     assert (_tree(a), _tree(b)) == before  # no .tmp/, no parse cache, no index in either tree
     assert any((tmp_path / "cache" / "okfpro").iterdir())  # the caches went to the user's directory
     # working inside workspace b, its own cache lives in its own .tmp/ as before
-    _search(env, b, "@b", "cache")
+    _cli_search(env, b, "@b", "cache")
     assert (b / ".tmp" / "okfpro-cache").is_dir()
 
 
 def test_the_owner_filter_refuses_to_mislabel(tmp_path, monkeypatch):
     a = _bundle(tmp_path / "a", {"x/one": "cache"})
     src = [across.Source("a", a / ".okf", load(a / ".okf"))]
-    real = S.RankedIndex.query
+    real = _search.RankedIndex.query
 
     def skipping_where(self, query, limit=10, *, where=None, fuzzy=False):
         return real(self, query, limit, where=None, fuzzy=fuzzy)  # an engine that ignores `where`
 
-    monkeypatch.setattr(S.RankedIndex, "query", skipping_where)
+    monkeypatch.setattr(_search.RankedIndex, "query", skipping_where)
     with pytest.raises(RuntimeError):
-        across.ranked(src, ["cache"], None)
+        across.rank_sources(src, ["cache"], None)

@@ -176,15 +176,15 @@ def test_the_png_check_can_fail():
 
 
 # --------------------------------------------------------------------------- layouts and the Map view
-@pytest.mark.parametrize("name", R.LAYOUTS)
+@pytest.mark.parametrize("name", _render.LAYOUTS)
 def test_every_layout_places_every_node_apart_and_the_map_boxes_hold_them(tmp_path, name):
     sys.path.insert(0, str(REPO / "bench"))
     from gen_bundle import generate
 
     ws = generate(tmp_path / "gen", 200)
     bundle = read_bundle(ws / ".okf" if (ws / ".okf").is_dir() else ws)
-    g = R.layout(bundle, name)
-    assert g["layout"] == name and g == R.layout(bundle, name)  # deterministic
+    g = _render.layout(bundle, name)
+    assert g["layout"] == name and g == _render.layout(bundle, name)  # deterministic
     spots = {(n["x"], n["y"]) for n in g["nodes"]}
     assert len(spots) == len(g["nodes"])  # no two concepts drawn on the same spot
     boxes = {b["dir"]: b for b in g["boxes"]}
@@ -203,7 +203,7 @@ def test_every_layout_places_every_node_apart_and_the_map_boxes_hold_them(tmp_pa
 def test_layouts_mean_what_they_say(tmp_path):
     root = _bundle(tmp_path)
     bundle = read_bundle(root)
-    at = {name: {n["id"]: n for n in R.layout(bundle, name)["nodes"]} for name in R.LAYOUTS}
+    at = {name: {n["id"]: n for n in _render.layout(bundle, name)["nodes"]} for name in _render.LAYOUTS}
     hub = "hub"
     # concentric: the most linked-to concept is the centre
     assert (at["concentric"][hub]["x"], at["concentric"][hub]["y"]) == (0, 0)
@@ -215,7 +215,7 @@ def test_layouts_mean_what_they_say(tmp_path):
     # grid: rows and columns
     assert len({n["x"] for n in at["grid"].values()}) <= math.ceil(math.sqrt(len(at["grid"])))
     with pytest.raises(ValueError):
-        R.layout(bundle, "spring")
+        _render.layout(bundle, "spring")
 
 
 def test_cli_layout_map_and_link_flags(tmp_path):

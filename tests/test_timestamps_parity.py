@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.core import views as V
+from okfpro.core import views as _views
 from okfpro.io.reader import read_bundle
 from tests.helpers import run_okfpro
 from tests.test_reference_parity import RUN_OKF, needs_reference
@@ -47,7 +47,7 @@ def test_z_and_offsets_keep_their_spelling_and_zoneless_follows_tz(stamped, monk
 
     time.tzset()
     try:
-        got = {c.id: V.iso(c.generated_at) for c in read_bundle(stamped).concepts}
+        got = {c.id: _views.iso(c.generated_at) for c in read_bundle(stamped).concepts}
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()

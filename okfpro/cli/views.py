@@ -234,7 +234,7 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
             sources.append(across.Source(entry.slug, root, bundle))
         if engine == "ranked":  # one corpus, one ranking (io/across.py)
             try:
-                merged = across.ranked(sources, args, RANKED_DEFAULT_LIMIT if limit is None else limit,
+                merged = across.rank_sources(sources, args, RANKED_DEFAULT_LIMIT if limit is None else limit,
                                        fields=in_fields, where=where, fuzzy=fuzzy)
             except engine_mod.SearchError as exc:
                 fail(str(exc))

@@ -56,7 +56,7 @@ class _Owner:
         return True
 
 
-def ranked(
+def rank_sources(
     sources: Sequence[Source],
     query: str | Sequence[str],
     limit: int | None = 10,

@@ -103,7 +103,7 @@ def bundle_search(workspace: Path, cfg: Any, degraded: list[str] | None = None) 
 
         if own is not None:
             sources.insert(0, across.Source("", root, own))  # type: ignore[arg-type]
-        rows = across.ranked(sources, query, limit)
+        rows = across.rank_sources(sources, query, limit)
         for row in rows:
             row["bundle"] = row.pop("slug") or None
         return _dated(rows, {s.slug or None: s.bundle for s in sources})
