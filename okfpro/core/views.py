@@ -79,11 +79,11 @@ def iso(value: Any) -> str | None:
         # as the reference prints it (Ruby's Time#iso8601): seconds, no fraction; a stamp
         # written with Z ends in Z, an explicit offset (+00:00 too) is kept; a zoneless one is
         # a UTC moment shown in the process's local zone (TZ), as an offset
-        value = moment(value)
-        head = value.strftime("%Y-%m-%dT%H:%M:%S")
-        if value.tzinfo is ZULU:
+        at = moment(value)
+        head = at.strftime("%Y-%m-%dT%H:%M:%S")
+        if at.tzinfo is ZULU:
             return head + "Z"
-        return head + _offset(value, ":")
+        return head + _offset(at, ":")
     if isinstance(value, _dt.date):
         return value.isoformat()
     return to_text(value)
@@ -107,9 +107,9 @@ def ruby_text(value: Any) -> str:
     """A temporal value as the reference's ``to_s`` prints it (lint's stale metric): a moment
     ``2026-11-20 10:00:00 +0200`` (``UTC`` for one written with Z), a day ``2026-11-20``, text as is."""
     if isinstance(value, _dt.datetime):
-        value = moment(value)
-        head = value.strftime("%Y-%m-%d %H:%M:%S")
-        return f"{head} UTC" if value.tzinfo is ZULU else f"{head} {_offset(value, '')}"
+        at = moment(value)
+        head = at.strftime("%Y-%m-%d %H:%M:%S")
+        return f"{head} UTC" if at.tzinfo is ZULU else f"{head} {_offset(at, '')}"
     if isinstance(value, _dt.date):
         return value.isoformat()
     return to_text(value)

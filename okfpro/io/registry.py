@@ -46,7 +46,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NoReturn
 
 HOME_ENV = "OKFPRO_HOME"
 FILE_NAME = "registry.json"
@@ -216,13 +216,14 @@ class Registry:
         if self.follow_links:
             self._resolve_links()
 
-    def _malformed(self, detail: str):
+    def _malformed(self, detail: str) -> NoReturn:
         raise RegistryError(f"the registry {self.path} is malformed: {detail}")
 
     def _entry(self, row: Any) -> Entry:
         where = row.get("path", row.get("dir")) if isinstance(row, dict) else None
         if not (isinstance(row, dict) and isinstance(row.get("slug"), str) and isinstance(where, str) and where):
             self._malformed(f"every bundle needs a \"slug\" and a \"path\": {row!r}")
+        assert isinstance(where, str)  # _malformed raised otherwise
         full = self._stored(where)
         title = row.get("title")
         return Entry(row["slug"], full, title if isinstance(title, str) else os.path.basename(full))
@@ -251,7 +252,8 @@ class Registry:
 
     def _repair_slugs(self) -> None:
         """A hand-edited slug registration would not have produced is re-minted (the next write keeps it)."""
-        for item in [*self.entries, *self.groups]:
+        items: list[Entry | Group] = [*self.entries, *self.groups]
+        for item in items:
             s = item.slug
             if not s or s != normalize(s) or s in RESERVED:
                 item.slug = dedupe(s, self._taken(skip=item) + list(RESERVED))
