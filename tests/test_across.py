@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.core import search as _search
+from okfpro.core import bm25 as _search
 from okfpro.io import across
 from okfpro.io.bundle import load
 from tests.helpers import run_okfpro

@@ -66,7 +66,7 @@ def rank_sources(
     fuzzy: bool = False,
 ) -> list[dict[str, Any]]:
     """The merged ranking of ``sources``: rows shaped as the ranked engine's, each led by ``slug``."""
-    from okfpro.core.search import RankedIndex
+    from okfpro.core.bm25 import RankedIndex
 
     concepts = [c for s in sources for c in s.bundle.concepts]
     if not concepts:
