@@ -326,12 +326,13 @@ def test_concurrent_post_edits_leave_a_state_that_still_equals_a_full_run(ready)
 
 def test_an_unwritable_cache_directory_runs_in_full_every_time(tmp_path, monkeypatch):
     ws = workspace(tmp_path)
-    (ws / ".tmp").mkdir()
-    (ws / ".tmp").chmod(0o555)
-    try:
-        (ws / ".okf" / "learnings" / "a.md").write_text("---\ntype: Learning\n---\n\nx\n")
-        for _ in range(2):
-            proc = _post(ws, "learnings/a.md")
-            assert proc.returncode == 2 and "cannot be written" in " ".join(_notes(proc))
-    finally:
-        (ws / ".tmp").chmod(0o755)
+    # The hook runs outside the workspace, so its state lives in the user's cache directory: put a
+    # regular file where that directory's parent would be. No directory can be made under a file, not
+    # even by root (CI runs as root, for whom a mode-0555 directory is still writable).
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("x\n")
+    (ws / ".okf" / "learnings" / "a.md").write_text("---\ntype: Learning\n---\n\nx\n")
+    for _ in range(2):
+        proc = _post(ws, "learnings/a.md", XDG_CACHE_HOME=str(blocker / "cache"))
+        assert proc.returncode == 2 and "cannot be written" in " ".join(_notes(proc))
+    assert blocker.read_text() == "x\n"
