@@ -72,7 +72,7 @@ class _Budgeted:
 
     def _refuse(self) -> SearchTimeout:
         return SearchTimeout(
-            f"regular expression {self.pattern!r} did not finish within the {self._budget:g} s search budget "
+            f"regular expression '{self.pattern}' did not finish within the {self._budget:g} s search budget "
             "(nested repetition such as (a+)+ backtracks without end); simplify it"
         )
 
