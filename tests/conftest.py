@@ -82,12 +82,3 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if _named(item) in SLOW:
             item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: file order otherwise
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto`` starts half again as many workers as there are CPUs.
-
-    A quarter of the suite's wall time is spent waiting, not computing: on git, node, ruby and
-    chromium subprocesses, on loopback servers, on the hosts' own timers.  Measured on a quiet 2-core
-    machine with two workers: 542 s of CPU in 335 s of wall time (1.6 cores busy)."""
-    return max(2, (os.cpu_count() or 1) * 3 // 2)
