@@ -23,6 +23,8 @@ cannot be found (Codex then refuses that file).
 
 from __future__ import annotations
 
+from typing import Callable
+
 BEGIN, END = "*** Begin Patch", "*** End Patch"
 ADD, DELETE, UPDATE, MOVE = "*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: "
 EOF_MARK = "*** End of File"
@@ -153,6 +155,10 @@ _FOLD = {**{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"},
 _FOLD_TABLE = str.maketrans(_FOLD)
 _RUST_WS = " \t\n\r\x0b\x0c\x85\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
            "\u2028\u2029\u202f\u205f\u3000"  # char::is_whitespace, what Rust's trim() removes
+# the line comparisons tried in turn, strictest first: exact, trailing blanks, both ends, folded
+_NORMS: tuple[Callable[[str], str], ...] = (
+    lambda s: s, lambda s: s.rstrip(_RUST_WS), lambda s: s.strip(_RUST_WS),
+    lambda s: s.strip(_RUST_WS).translate(_FOLD_TABLE))
 
 
 def _seek(lines: list[str], pattern: list[str], start: int, eof: bool) -> int | None:
@@ -161,8 +167,7 @@ def _seek(lines: list[str], pattern: list[str], start: int, eof: bool) -> int | 
     if len(pattern) > len(lines):
         return None
     first = len(lines) - len(pattern) if eof else start
-    for norm in (lambda s: s, lambda s: s.rstrip(_RUST_WS), lambda s: s.strip(_RUST_WS),
-                 lambda s: s.strip(_RUST_WS).translate(_FOLD_TABLE)):
+    for norm in _NORMS:
         want = [norm(p) for p in pattern]
         for i in range(first, len(lines) - len(pattern) + 1):
             if all(norm(lines[i + k]) == want[k] for k in range(len(pattern))):

@@ -125,7 +125,7 @@ def expand(command: str) -> str:
 
 def _encoded_args(text: str) -> list[str]:
     """The -EncodedCommand arguments given to a PowerShell: flags between ``pwsh`` and its -Command/-File."""
-    out = []
+    out: list[str] = []
     for shell in _SHELL.finditer(text):
         rest = text[shell.end():]
         end = _rx("args_end").search(rest)

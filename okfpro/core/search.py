@@ -24,7 +24,10 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from okfpro.core.concept import Concept
 
 WEIGHTS: dict[str, int] = {
     "title": 5,
@@ -143,7 +146,7 @@ def sources_text(sources: Iterable[dict[str, Any]]) -> str:
     return " ".join(parts)
 
 
-def concept_tags(concept: Any) -> list[str]:
+def concept_tags(concept: Concept) -> list[str]:
     """Tags as search reads them: a list, or a lone scalar read as a one-tag list."""
     value = concept.frontmatter.get("tags")
     if isinstance(value, list):
@@ -213,7 +216,7 @@ class _View:
 
     __slots__ = ("obj", "is_doc", "_fields")
 
-    def __init__(self, obj: Any) -> None:
+    def __init__(self, obj: Concept | Doc) -> None:
         self.obj = obj
         self.is_doc = isinstance(obj, Doc)
         self._fields: dict[str, Any] | None = None
@@ -223,21 +226,22 @@ class _View:
         return self.obj.id
 
     def attr(self, name: str) -> Any:
-        if self.is_doc:
-            return self.obj.get(name)
+        obj = self.obj
+        if isinstance(obj, Doc):
+            return obj.get(name)
         if name == "title":
-            return self.obj.display_title
+            return obj.display_title
         if name == "tags":
-            return concept_tags(self.obj)
-        return getattr(self.obj, name)
+            return concept_tags(obj)
+        return getattr(obj, name)
 
     def field(self, name: str) -> Any:
-        if self.is_doc:
-            value = self.obj.fields.get(name)
-            if name == "id" and value is None:
-                return self.obj.id
-            return value
         obj = self.obj
+        if isinstance(obj, Doc):
+            value = obj.fields.get(name)
+            if name == "id" and value is None:
+                return obj.id
+            return value
         if name == "title":
             return obj.title
         if name == "id":

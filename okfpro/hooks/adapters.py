@@ -125,7 +125,8 @@ def _split_patch(raw: dict[str, Any], dialect: str) -> list[Event]:
     ops = patch.parse(_patch_text(raw.get("tool_input")))
     if not ops:
         return []
-    cwd = raw.get("cwd") if isinstance(raw.get("cwd"), str) else os.getcwd()
+    given = raw.get("cwd")
+    cwd = given if isinstance(given, str) else os.getcwd()
 
     def event(path: str, tool_input: dict[str, Any], tool: str) -> Event:
         sub = dict(raw)

@@ -141,8 +141,11 @@ def build_http(root: Path, *, host: str, tokens_file: str | None):
                          "(mint one with `okfpro mcp --new-token --user NAME`, or bind 127.0.0.1)")
 
     class Verifier:
+        def __init__(self, tokens: TokenFile) -> None:
+            self.tokens = tokens
+
         async def verify_token(self, token: str):
-            ident = table.identity(token)
+            ident = self.tokens.identity(token)
             if ident is None:
                 return None
             return AccessToken(token="(hidden)", client_id=describe_identity(ident.tenant, ident.user, ident.agent),
@@ -175,8 +178,8 @@ def build_http(root: Path, *, host: str, tokens_file: str | None):
     server = build(session)
     kwargs: dict[str, Any] = {"host": host}
     if table is not None:
-        kwargs.update(auth=AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None),
-                      token_verifier=Verifier())
+        kwargs.update(auth=AuthSettings.model_validate({"issuer_url": "http://127.0.0.1", "resource_server_url": None}),
+                      token_verifier=Verifier(table))
     return server.streamable_http_app(**kwargs), session
 
 

@@ -57,7 +57,7 @@ class Host:
     workspace: Path
     name: str
     warm: Any  # okfpro.mcp.watch.Warm
-    scope_source: Callable[[], tuple[Any, str | None]] = None  # () -> (Scope | None, reason)
+    scope_source: Callable[[], tuple[Any, str | None]]  # () -> (Scope | None, reason)
     allow_purge: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
 

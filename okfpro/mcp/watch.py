@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import Any, Protocol
 
 from okfpro.core.concept import Bundle
 
@@ -31,6 +32,14 @@ from okfpro.core.concept import Bundle
 _EVENTS = (
     "MODIFY", "ATTRIB", "CLOSE_WRITE", "MOVED_FROM", "MOVED_TO", "CREATE", "DELETE", "DELETE_SELF", "MOVE_SELF",
 )
+
+
+class _Inotify(Protocol):
+    """What we use of ``inotify_simple.INotify`` (the library ships no type information)."""
+
+    def add_watch(self, path: str, mask: int) -> int: ...
+    def read(self, timeout: int | None = None) -> list[Any]: ...
+    def close(self) -> None: ...
 
 
 class Warm:
@@ -41,7 +50,7 @@ class Warm:
         self._bundle: Bundle | None = None
         self._dirty = True
         self._lock = threading.Lock()
-        self._inotify = None
+        self._inotify: _Inotify | None = None
         self._flags = 0
         self.mode = "reload-per-call"
         self.reloads = 0
@@ -76,15 +85,18 @@ class Warm:
         """Watch ``top`` and every non-hidden directory below it, as the reader walks them (a
         dot-directory is outside the bundle — and ``.tmp/``, where the parse cache and the search
         index live, would otherwise wake us on our own reads).  False when a watch cannot be added."""
+        inotify = self._inotify
+        if inotify is None:
+            return False
         try:
-            self._inotify.add_watch(top, self._flags)
+            inotify.add_watch(top, self._flags)
         except OSError:
             return False
         for dirpath, dirnames, _ in os.walk(top):
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]
             for d in dirnames:
                 try:
-                    self._inotify.add_watch(os.path.join(dirpath, d), self._flags)
+                    inotify.add_watch(os.path.join(dirpath, d), self._flags)
                 except OSError:
                     return False
         return True
@@ -100,8 +112,11 @@ class Warm:
 
     def _drain(self) -> None:
         """Read every queued event without blocking; any event marks the bundle dirty."""
+        inotify = self._inotify
+        if inotify is None:
+            return
         try:
-            events = self._inotify.read(timeout=0)
+            events = inotify.read(timeout=0)
         except OSError:
             self._stop_watch()
             self._dirty = True
@@ -123,11 +138,14 @@ class Warm:
     def _wd_paths(self) -> dict[int, str]:
         # inotify_simple keeps no wd -> path map; rebuild ours lazily (directory creations are rare)
         out: dict[int, str] = {}
+        inotify = self._inotify
+        if inotify is None:
+            return out
         for dirpath, dirnames, _ in os.walk(os.path.realpath(self.root)):
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]
             for p in [dirpath] + [os.path.join(dirpath, d) for d in dirnames]:
                 try:
-                    out[self._inotify.add_watch(p, self._flags)] = p  # re-adding returns the existing wd
+                    out[inotify.add_watch(p, self._flags)] = p  # re-adding returns the existing wd
                 except OSError:
                     pass
         return out

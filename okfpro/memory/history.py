@@ -473,13 +473,12 @@ class History:
         if stale_packed.exists():
             stale_packed.unlink()
         ref = repo.references.get(name)
-        found = ref is not None
-        if found:
+        if ref is not None:
             ref.delete()
         reflog = self.gitdir / "logs" / name
         if reflog.exists():
             reflog.unlink()
-        return found
+        return ref is not None
 
     def collect(self, needles: list[bytes]) -> PurgeReport:
         """Expire reflogs, repack and prune every unreachable object, then look for
@@ -554,7 +553,7 @@ class _Needles:
     the cost is the object's size, not size x number of needles."""
 
     def __init__(self, needles: list[bytes]) -> None:
-        prefix = os.path.commonprefix(needles)
+        prefix = os.path.commonprefix(needles) or b""  # '' (str) only for an empty list
         self.prefix = bytes(prefix)
         self.width = min(len(n) for n in needles)
         self.buckets: dict[bytes, list[bytes]] = {}

@@ -437,9 +437,9 @@ class ScopeIndex:
                 rec = record_of(raw)
                 out[rec.id] = rec
         for memory in wanted:
-            rec = self.record(memory)
-            if rec is not None:
-                out[rec.id] = rec
+            named = self.record(memory)
+            if named is not None:
+                out[named.id] = named
         return list(out.values())
 
     def last_entry(self) -> Any | None:

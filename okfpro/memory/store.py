@@ -326,7 +326,7 @@ class MemoryStore(Erasure):
                 return f"refusing to write memory: {rel} has {st.st_nlink - 1} other hard link(s)"
             raw = handle.read()
             try:
-                head, body = split_concept(raw)
+                _, body = split_concept(raw)
             except MalformedConcept as exc:
                 return f"refusing to append to malformed {rel}: {exc}; the file was left untouched"
             count = len(sections(body))
