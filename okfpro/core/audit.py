@@ -1,21 +1,25 @@
-"""The doors' pure half: audit's categories, records' verdict, the unverified rows.
+"""The doors' pure half: audit's checks in one table, records' verdict, the unverified rows.
 
-Pure: the caller reads the disk (and Git) and hands each function what it needs.
-Every audit category is one function returning a list of messages, so the shell
-makes exactly one call per category and the report is their concatenation in
-the fixed order of :data:`CATEGORIES`.
+Pure: the disk (and Git) is read once by :mod:`okfpro.io.audit` into :class:`Facts`; every
+audit check is one function of those facts returning a list of messages, registered in
+:data:`CHECKS`, and the report is their concatenation in the table's order (:func:`run`).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from okfpro.core import board as _board
 from okfpro.core import log as _log
 
-CATEGORIES = ("layout", "structure", "validate", "lint", "snapshot", "budget", "board", "pairing")
+if TYPE_CHECKING:
+    from okfpro.core.concept import Bundle
+    from okfpro.core.pairing import Facts as PairingFacts
+
+CATEGORIES = ("layout", "wiring", "structure", "validate", "lint", "snapshot", "budget", "board", "pairing")
 # The closed core: (bundle-relative path, kind, why it is needed).
 CORE: tuple[tuple[str, str, str], ...] = (
     ("board.md", "file", "the one page of state"),
@@ -24,7 +28,80 @@ CORE: tuple[tuple[str, str, str], ...] = (
     ("areas/corpus.md", "file", "the standard this corpus is kept at"),
 )
 LINT_EXCEPT = ("stale",)  # the reader's age cutoff is opt-in; audit never invents one
-_WIDTH = max(len(c) for c in (*CATEGORIES, "records"))
+
+
+# --- audit: the facts and the table --------------------------------------------------
+
+
+@dataclass
+class Facts:
+    """What ``okfpro audit`` read from the disk for one start directory (okfpro/io/audit.py)."""
+
+    start: str
+    start_kind: str | None  # the start directory's own root kind, if it is a bundle root
+    has_nested: bool  # the start directory also holds .okf/index.md
+    wiring: list[str]  # an okfpro workspace's doors that are not wired ([] elsewhere)
+    today: _dt.date
+    bundle: Bundle | None = None  # None: no bundle found from the start directory
+    present: dict[str, bool] = field(default_factory=dict)  # CORE path -> exists on disk
+    escaped: list[str] = field(default_factory=list)  # state files resolving outside the bundle
+    log_text: str | None = None  # None: absent, or never read (it escapes the bundle)
+    board_text: str | None = None
+    promise: list[str] = field(default_factory=list)  # what the Stop gate asks of uncommitted changes
+    pairing: PairingFacts | None = None  # read when board.md is
+
+
+def _layout(f: Facts) -> list[str]:
+    return layout(f.start, f.start_kind, f.has_nested)
+
+
+def _structure(f: Facts) -> list[str]:
+    if f.bundle is None:
+        return [no_bundle(f.start)]
+    return structure(f.present) + f.escaped
+
+
+def _validate(f: Facts) -> list[str]:
+    from okfpro.core.validate import validate
+
+    return validate_findings(validate(f.bundle)) if f.bundle is not None else []
+
+
+def _lint(f: Facts) -> list[str]:
+    from okfpro.core.lint import lint
+
+    return lint_findings(lint(f.bundle, today=f.today, except_=list(LINT_EXCEPT))) if f.bundle is not None else []
+
+
+def _snapshot(f: Facts) -> list[str]:
+    return snapshot_findings(f.log_text) + f.promise if f.log_text is not None else []
+
+
+def _pairing(f: Facts) -> list[str]:
+    from okfpro.core.pairing import failures
+
+    if f.board_text is None or f.pairing is None:
+        return []
+    return pairing_findings(failures(_board.parse(f.board_text).rows, f.pairing))
+
+
+# Every audit check, in report order: (category, check).  A new invariant is one row here.
+CHECKS: tuple[tuple[str, Callable[[Facts], list[str]]], ...] = (
+    ("layout", _layout),
+    ("wiring", lambda f: f.wiring),
+    ("structure", _structure),
+    ("validate", _validate),
+    ("lint", _lint),
+    ("snapshot", _snapshot),
+    ("budget", lambda f: budget_findings(f.board_text) if f.board_text is not None else []),
+    ("board", lambda f: board_findings(f.board_text) if f.board_text is not None else []),
+    ("pairing", _pairing),
+)
+
+
+def run(facts: Facts) -> list[tuple[str, str]]:
+    """Every finding of ``okfpro audit``, as (category, message), in the order of :data:`CHECKS`."""
+    return [(category, m) for category, check in CHECKS for m in check(facts)]
 
 
 # --- audit categories ---------------------------------------------------------------
@@ -104,16 +181,6 @@ def _strip_lead(message: str, category: str) -> str:
 
 def no_bundle(start: str) -> str:
     return f"{start} holds no OKF bundle — no index.md, and none in .okf/."
-
-
-def render_findings(findings: list[tuple[str, str]]) -> str:
-    """One line per finding, prefixed by its padded category."""
-    lines = []
-    for category, message in findings:
-        first, *rest = message.split("\n")
-        lines.append(f"  {category:<{_WIDTH}}  {first}")
-        lines.extend(f"  {'':<{_WIDTH}}  {more}" for more in rest)
-    return "\n".join(lines)
 
 
 # --- records -------------------------------------------------------------------------

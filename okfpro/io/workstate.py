@@ -166,15 +166,22 @@ def journal_entries(root: str | os.PathLike) -> dict[str, str]:
     return out
 
 
-def core_missing(root: str | os.PathLike) -> list[str]:
-    """The closed core (``okfpro.core.audit.CORE``) checked on disk: what is missing, one line each."""
+def core_present(root: str | os.PathLike) -> dict[str, bool]:
+    """The closed core (``okfpro.core.audit.CORE``) on disk: path -> whether it exists as its kind."""
     from okfpro.core import audit as _audit
 
     present = {}
     for path, kind, _ in _audit.CORE:
         full = os.path.join(os.fspath(root), path)
         present[path] = os.path.isdir(full) if kind == "dir" else os.path.isfile(full)
-    return _audit.structure(present)
+    return present
+
+
+def core_missing(root: str | os.PathLike) -> list[str]:
+    """The closed core checked on disk: what is missing, one line each."""
+    from okfpro.core import audit as _audit
+
+    return _audit.structure(core_present(root))
 
 
 def escaping_state_files(root: str | os.PathLike) -> list[str]:

@@ -343,10 +343,10 @@ def _lint(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _audit(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.cli.doors import audit_findings
+    from okfpro.io import audit
 
     start = host.root.parent if host.root.name == ".okf" else host.root
-    findings = [{"category": c, "message": m} for c, m in audit_findings(start, _today())]
+    findings = [{"category": c, "message": m} for c, m in audit.findings(start, _today())]
     shown, marks = page(findings, args, default=50)
     return {"clean": not findings, "count": len(shown), **marks, "findings": shown}
 
