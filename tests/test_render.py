@@ -70,7 +70,7 @@ def test_layout_clusters_do_not_overlap_and_hold_their_nodes(tmp_path):
 
 def test_the_page_carries_the_graph_and_the_workspace(tmp_path):
     root = _bundle(tmp_path)
-    from okfpro.cli.render import workspace_facts
+    from okfpro.io.render import workspace_facts
 
     doc = _render.page("ws", read_bundle(root), workspace_facts(root))
     data = _data(doc)

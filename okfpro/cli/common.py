@@ -5,7 +5,8 @@
   table's runner (:func:`okfpro.cli.run`) turns it into the process's code.
 * :func:`json_options` / :func:`emit` — ``--json`` (one compact line) and ``--pretty``
   (indented; implies ``--json``), printed one way everywhere.
-* :func:`bundle_for` — the addressing rules, written once (below); :func:`load` reads the bundle.
+* :func:`bundle_for` — the addressing rules, written once (below); :func:`load` reads the bundle;
+  :func:`open_bundle` does both for the readers that take ``[DIR]`` / ``--bundle DIR``.
 
 Addressing: a verb's bundle is named by a directory, the positional ``[DIR]`` (the views
 also take ``--bundle DIR``, kept as an alias).  The rules, per verb family:
@@ -185,6 +186,24 @@ def note_skipped(bundle: Bundle) -> None:
     n = len(bundle.unparseable)
     if n:
         click.echo(f"note: skipped {n} unusable file(s) (run `okfpro validate` for details)", err=True)
+
+
+class Opened:
+    """A bundle a view reads: where it is, how the envelope names it, and the parsed bundle."""
+
+    def __init__(self, at: Located, bundle: Bundle) -> None:
+        self.root, self.name, self.slug, self.bundle = at.root, at.name, at.slug, bundle
+        self.head = at.head
+
+
+def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> Opened:
+    """The bundle named by ``[DIR]`` / ``--bundle DIR`` / ``@slug`` (default: the enclosing one), read."""
+    if dir_arg and bundle_opt and dir_arg != bundle_opt:
+        fail(f"two bundles named: {dir_arg} and --bundle {bundle_opt} (give one)")
+    at = bundle_for(dir_arg or bundle_opt, named_is_bundle=True)
+    bundle = load(at.root)
+    note_skipped(bundle)
+    return Opened(at, bundle)
 
 
 def _relative(path: Path) -> str:

@@ -3,7 +3,8 @@ self-contained HTML page (the reference's flags: ``--layout`` cose, concentric, 
 circle or grid; ``--map`` opens the Map view, concepts boxed by directory, links shown on
 selection — a button switches views).
 
-The page (see :mod:`okfpro.core.render`) needs no network: open it from disk.  Without
+The page (see :mod:`okfpro.core.render`; the workspace is read and the file written by
+:mod:`okfpro.io.render`) needs no network: open it from disk.  Without
 ``-o`` the HTML goes to stdout, as the reference's.  With ``-o FILE`` it is written
 atomically and ``wrote N concepts to FILE`` is printed.  When the bundle has a
 ``board.md`` the page also carries the workspace: the board, the log's Snapshot
@@ -15,34 +16,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
 from okfpro.core.render import LAYOUTS
-
-
-def workspace_facts(root: Path) -> dict[str, Any] | None:
-    """The board rows, the Snapshot history and the open projects, or None without a board."""
-    from okfpro.core import board as _board
-    from okfpro.core import log as _log
-    from okfpro.core import render as _render
-    from okfpro.core import snapshot as _snapshot
-    from okfpro.io import clock
-    from okfpro.io import workstate as ws
-
-    if not (root / "board.md").is_file() or ws.escaping_state_files(root):
-        return None
-    text = ws.board_text(root) or ""
-    rows = [{"section": r["section"], "text": r["text"]} for r in _board.rows_json(_board.parse(text), clock.today())]
-    log = _log.parse(ws.read_optional(root / "log.md") or "")
-    days = []
-    for day in log.days:
-        line = log.snapshot_line(day)
-        if line is not None:
-            days.append((day, _snapshot.parse(line)))
-    projects = [p.slug for p in ws.projects(root, emptiness=False) if not p.closed]
-    return {"board": rows, "snapshots": _render.snapshot_history(days), "projects": projects}
 
 
 @click.command("render")
@@ -57,26 +34,20 @@ def render_cmd(dir_arg: str | None, output: str | None, title: str | None, link:
                map_view: bool) -> None:
     """Write the bundle (and its workspace) as one self-contained HTML page: the graph with
     directories as clusters, hubs, search, click to read; the board, Snapshot history, open projects."""
-    from okfpro.cli.common import fail
-    from okfpro.cli.views import open_bundle
-    from okfpro.core.render import page
+    from okfpro.cli.common import fail, open_bundle
+    from okfpro.io import render
 
     if link is not None and not link.lower().startswith(("http://", "https://")):
         fail(f"--link takes an http or https URL, not {link!r}")
     opened = open_bundle(dir_arg, None)
     root = Path(opened.root)
-    name = title or _label(root)
-    document = page(name, opened.bundle, workspace_facts(root), layout_name=layout_name, map_view=map_view, link=link)
+    document = render.draw(root, opened.bundle, title or _label(root), layout_name=layout_name, map_view=map_view,
+                           link=link)
     if not output:
         sys.stdout.write(document)
         return
-    from okfpro.io.atomic import atomic_write
-
-    target = Path(output)
-    if target.is_dir():
-        fail(f"cannot write {output}: it is a directory")
     try:
-        atomic_write(target, document)
+        render.write(Path(output), document)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
     n = len(opened.bundle.concepts)

@@ -22,29 +22,11 @@ from typing import Any, Callable
 
 import click
 
-from okfpro.cli.common import Located, bundle_for, emit, fail, json_options, load, note_skipped
+from okfpro.cli.common import Opened, emit, fail, json_options, load, note_skipped, open_bundle
 from okfpro.core import views as _views
 from okfpro.core.concept import Bundle
 
 # --------------------------------------------------------------------------- shared plumbing
-
-
-class Opened:
-    """A bundle a view reads: where it is, how the envelope names it, and the parsed bundle."""
-
-    def __init__(self, at: Located, bundle: Bundle) -> None:
-        self.root, self.name, self.slug, self.bundle = at.root, at.name, at.slug, bundle
-        self.head = at.head
-
-
-def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> Opened:
-    """The bundle named by ``[DIR]`` / ``--bundle DIR`` / ``@slug`` (default: the enclosing one), read."""
-    if dir_arg and bundle_opt and dir_arg != bundle_opt:
-        fail(f"two bundles named: {dir_arg} and --bundle {bundle_opt} (give one)")
-    at = bundle_for(dir_arg or bundle_opt, named_is_bundle=True)
-    bundle = load(at.root)
-    note_skipped(bundle)
-    return Opened(at, bundle)
 
 
 def parse_projection(fields: str | None, exclude: str | None, known: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any]]:

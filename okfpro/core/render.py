@@ -17,6 +17,7 @@ as a small chart, and the open projects.
 
 from __future__ import annotations
 
+import datetime as _dt
 import html
 import json
 import math
@@ -195,6 +196,23 @@ def _place(r: float, placed: list[dict[str, Any]]) -> tuple[float, float]:
         x, y = dist * math.cos(angle), dist * math.sin(angle)
         if all(math.hypot(x - p["x"], y - p["y"]) >= r + p["r"] + 8 for p in placed):
             return x, y
+
+
+def workspace(board_text: str, log_text: str, open_projects: list[str], today: _dt.date) -> dict[str, Any]:
+    """The page's workspace from the texts the shell read: the board's rows, the log's Snapshot
+    history as chart points, the open projects' slugs."""
+    from okfpro.core import board as _board
+    from okfpro.core import log as _log
+    from okfpro.core import snapshot as _snapshot
+
+    rows = [{"section": r["section"], "text": r["text"]} for r in _board.rows_json(_board.parse(board_text), today)]
+    log = _log.parse(log_text)
+    days = []
+    for day in log.days:
+        line = log.snapshot_line(day)
+        if line is not None:
+            days.append((day, _snapshot.parse(line)))
+    return {"board": rows, "snapshots": snapshot_history(days), "projects": open_projects}
 
 
 def snapshot_history(days: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
