@@ -110,7 +110,7 @@ async def server_run(ws: Path, calls: int, warm_calls: bool = True) -> dict[str,
 def in_process(ws: Path, calls: int) -> dict[str, float]:
     """CPU seconds of the library calls behind the tools, in this process."""
     from okfpro.core import search
-    from okfpro.io import fts, scanstore
+    from okfpro.io import cache, fts
     from okfpro.io.bundle import load
 
     root = ws / ".okf"
@@ -123,7 +123,7 @@ def in_process(ws: Path, calls: int) -> dict[str, float]:
     out["word index build"] = time.process_time() - c
     again = load(root)
     c = time.process_time()
-    scanstore.attach(root, again, persist_at=0)
+    cache.attach_scan(root, again, persist_at=0)
     out["word index from its store"] = time.process_time() - c
     for label, (_, args) in CASES.items():
         if not label.startswith("search"):

@@ -87,7 +87,7 @@ def test_a_term_inside_a_word_and_across_punctuation():
 def test_the_stored_index_is_reused_only_while_the_file_identities_match(tmp_path, monkeypatch):
     import time
 
-    from okfpro.io import scanstore
+    from okfpro.io import cache
     from okfpro.io.bundle import load
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -98,8 +98,8 @@ def test_the_stored_index_is_reused_only_while_the_file_identities_match(tmp_pat
         (root / f"{name}.md").write_text(f"---\ntitle: {name}\n---\n\n{body}\n")
     time.sleep(2.1)  # older than the parse cache's racy window: the identities are vouched for
     first = load(root)
-    assert scanstore.attach(root, first, persist_at=1) is not None
-    path = scanstore.store_path(root)
+    assert cache.attach_scan(root, first, persist_at=1) is not None
+    path = cache.scan_store_path(root)
     assert path.is_file()
     want = search.scan(list(first.concepts), ["ledger"])
 
@@ -110,7 +110,7 @@ def test_the_stored_index_is_reused_only_while_the_file_identities_match(tmp_pat
 
     monkeypatch.setattr(scanindex.ScanIndex, "build", classmethod(lambda cls, *a, **k: refuse()))
     second = load(root)  # a new reading (a new process would do the same)
-    scanstore.attach(root, second, persist_at=1)
+    cache.attach_scan(root, second, persist_at=1)
     assert search.scan(second, ["ledger"]) == want
 
     # an edit changes an identity: the stored index is not used, the answer follows the disk
@@ -118,11 +118,11 @@ def test_the_stored_index_is_reused_only_while_the_file_identities_match(tmp_pat
     monkeypatch.setattr(scanindex.ScanIndex, "build", real_build)
     time.sleep(2.1)  # vouched for again: only the changed identity tells
     third = load(root)
-    scanstore.attach(root, third, persist_at=1)
+    cache.attach_scan(root, third, persist_at=1)
     assert [r["id"] for r in search.scan(third, ["ledger"])] == ["a", "b", "c"]
 
     # a torn or foreign file is ignored
     path.write_bytes(path.read_bytes()[:-7])
     fourth = load(root)
-    scanstore.attach(root, fourth, persist_at=1)
+    cache.attach_scan(root, fourth, persist_at=1)
     assert [r["id"] for r in search.scan(fourth, ["ledger"])] == ["a", "b", "c"]

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import click
 import pytest
 
+from okfpro.cli.common import projection
 from okfpro.cli.views import reference_files
 from okfpro.core import views as _views
 from okfpro.io.reader import read_bundle
@@ -164,12 +166,12 @@ def test_index(bundle):
 
 
 def test_projection_rules():
-    keep = _views.projection("ID,type", None, _views.CATALOG_ROW)
+    keep = projection("ID,type", None, _views.CATALOG_ROW)
     assert keep({"id": 1, "title": 2, "type": 3}) == {"id": 1, "type": 3}
-    assert _views.projection(None, "tags", _views.CATALOG_ROW)({"id": 1, "tags": []}) == {"id": 1}
+    assert projection(None, "tags", _views.CATALOG_ROW)({"id": 1, "tags": []}) == {"id": 1}
     for args in (("id", "tags"), ("nonsense", None), (None, "nonsense"), (",", None)):
-        with pytest.raises(_views.ProjectionError):
-            _views.projection(*args, _views.CATALOG_ROW)
+        with pytest.raises(click.exceptions.Exit):
+            projection(*args, _views.CATALOG_ROW)
 
 
 def test_unsafe_ids():

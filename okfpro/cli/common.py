@@ -4,7 +4,8 @@
   told otherwise).  Commands otherwise *return* their exit code (0 ok, 1 findings); the
   table's runner (:func:`okfpro.cli.run`) turns it into the process's code.
 * :func:`json_options` / :func:`emit` — ``--json`` (one compact line) and ``--pretty``
-  (indented; implies ``--json``), printed one way everywhere.
+  (indented; implies ``--json``), printed one way everywhere; :func:`projection` — a list
+  view's ``--fields`` / ``--except``.
 * :func:`bundle_for` — the addressing rules, written once (below); :func:`load` reads the bundle;
   :func:`open_bundle` does both for the readers that take ``[DIR]`` / ``--bundle DIR``.
 
@@ -36,7 +37,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, NoReturn, TypeVar
 
 import click
 
@@ -92,6 +93,24 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     return str(value)
+
+
+def projection(fields: str | None, exclude: str | None, known: Iterable[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """``--fields a,b`` / ``--except a,b`` as a row function (case-insensitive names), or exit 2
+    when both are given or a name is not one of the view's row fields ``known``."""
+    known = list(known)
+    if fields and exclude:
+        fail("--fields and --except are mutually exclusive")
+    spec = fields or exclude
+    if not spec:
+        return lambda row: row
+    names = [n.strip().lower() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in {k.lower() for k in known}]
+    if unknown or not names:
+        fail(f"unknown field(s): {', '.join(unknown) or '(none given)'} (available: {', '.join(known)})")
+    if fields:
+        return lambda row: {k: v for k, v in row.items() if k.lower() in names}
+    return lambda row: {k: v for k, v in row.items() if k.lower() not in names}
 
 
 # --------------------------------------------------------------------------- addressing

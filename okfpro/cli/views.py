@@ -22,19 +22,11 @@ from typing import Any, Callable
 
 import click
 
-from okfpro.cli.common import Opened, emit, fail, json_options, load, note_skipped, open_bundle
+from okfpro.cli.common import Opened, emit, fail, json_options, load, note_skipped, open_bundle, projection
 from okfpro.core import views as _views
 from okfpro.core.concept import Bundle
 
 # --------------------------------------------------------------------------- shared plumbing
-
-
-def parse_projection(fields: str | None, exclude: str | None, known: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    try:
-        return _views.projection(fields, exclude, known)
-    except _views.ProjectionError as exc:
-        fail(str(exc))
-        raise
 
 
 class Listed:
@@ -49,7 +41,7 @@ def list_view(dir_arg: str | None, bundle_opt: str | None, fields: str | None, e
     """Every list view's one path: the projection checked before anything is read, the bundle
     opened, ``build`` (a call of a pure builder of :mod:`okfpro.core.views`) run on it, and the rows
     under ``key`` projected into the envelope."""
-    project = parse_projection(fields, exclude, known)
+    project = projection(fields, exclude, known)
     opened = open_bundle(dir_arg, bundle_opt)
     payload = build(opened)
     rows = payload[key]
@@ -130,9 +122,6 @@ def _regexp_budget() -> float | None:
     return value
 
 
-SEARCH_ROW = ("id", "title", "type", "dir", "top_dir", "tags", "matched", "score", "snippet")
-
-
 @click.command("search")
 @click.argument("terms", nargs=-1, required=True, metavar="[DIR|@SLUG...|@all] TERM...")
 @output_options(list_view=True, positional=False)
@@ -157,14 +146,14 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
     The bundle: a leading DIR (as the reference: a directory holding index.md or .okf/, or a
     path with a '/'), leading @slugs or @all (several registered bundles, rows labelled by
     slug), --bundle DIR, else the bundle enclosing the working directory."""
-    from okfpro.core import search as engine_mod
+    from okfpro.io import search
 
     args = list(terms)
     refs: list[str] = []
     dir_arg = None
     while args and args[0].startswith("@"):
         refs.append(args.pop(0))
-    if not refs and len(args) >= 2 and bundle_opt is None and _names_a_bundle_dir(args[0]):
+    if not refs and len(args) >= 2 and bundle_opt is None and search.names_a_bundle(args[0]):
         dir_arg = args.pop(0)
     if not args:
         fail("give at least one TERM after the bundle")
@@ -180,58 +169,36 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
     engine = engine or "scan"
     if regexp and engine == "ranked":
         fail("--regexp works with the scan engine only")
-    project = parse_projection(fields, exclude, SEARCH_ROW)
-    where = engine_mod.RowFilter(type_, dir_, tag, status, trust)
-
-    def run(root: Path, bundle: Bundle) -> list[dict[str, Any]]:
-        try:
-            if engine == "ranked":
-                from okfpro.io.fts import rank_bundle
-
-                return rank_bundle(root, bundle, args, RANKED_DEFAULT_LIMIT if limit is None else limit,
-                                     fields=in_fields, where=where, fuzzy=fuzzy)
-            if not regexp:
-                from okfpro.io.scanstore import attach
-
-                attach(root, bundle)
-            return engine_mod.scan(bundle, args, regexp=regexp, fields=in_fields, where=where, limit=limit,
-                                   budget=_regexp_budget() if regexp else None)
-        except engine_mod.SearchError as exc:
-            fail(str(exc))
-            raise
+    project = projection(fields, exclude, search.ROW)
+    if engine == "ranked" and limit is None:
+        limit = RANKED_DEFAULT_LIMIT
+    q = search.Query(args, engine, regexp, fuzzy, in_fields,
+                     {"type": type_, "dir": dir_, "tag": tag, "status": status, "trust": trust}, limit,
+                     _regexp_budget() if regexp else None)
 
     if refs:
-        from okfpro.io import across, registry, roots
+        from okfpro.io.registry import RegistryError
 
         try:
-            entries = registry.expand(refs, lambda line: click.echo(line, err=True))
-        except registry.RegistryError as exc:
+            entries, found = search.sources(refs, lambda line: click.echo(line, err=True), load)
+        except RegistryError as exc:
             fail(str(exc))
-            raise
-        sources = []
-        for entry in entries:
-            root = roots.resolve(entry.dir) or Path(entry.dir)
-            bundle = load(root)
-            note_skipped(bundle)
-            sources.append(across.Source(entry.slug, root, bundle))
-        if engine == "ranked":  # one corpus, one ranking (io/across.py)
-            try:
-                merged = across.rank_sources(sources, args, RANKED_DEFAULT_LIMIT if limit is None else limit,
-                                       fields=in_fields, where=where, fuzzy=fuzzy)
-            except engine_mod.SearchError as exc:
-                fail(str(exc))
-        else:  # the scan's score is per concept: the rankings merge as they are
-            merged = [{"slug": s.slug, **row} for s in sources for row in run(s.root, s.bundle)]
-            merged.sort(key=lambda r: (-r["score"], r["slug"], r["id"]))
-            if limit is not None:
-                merged = merged[:limit]
+        for source in found:
+            note_skipped(source.bundle)
+        try:
+            merged = search.many(found, q)
+        except search.SearchError as exc:
+            fail(str(exc))
         rows = [{"slug": r["slug"], **project(r)} for r in merged]
         data: dict[str, Any] = {"bundles": [{"slug": e.slug, "dir": e.dir} for e in entries], "query": args,
                                 "count": len(rows), "matches": rows}
         head = " ".join(f"@{e.slug}" for e in entries)
     else:
         opened = open_bundle(dir_arg, bundle_opt)
-        rows = [project(r) for r in run(opened.root, opened.bundle)]
+        try:
+            rows = [project(r) for r in search.one(opened.root, opened.bundle, q)]
+        except search.SearchError as exc:
+            fail(str(exc))
         data = {**opened.head(), "query": args, "count": len(rows), "matches": rows}
         head = ""
 
@@ -251,16 +218,6 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
                 click.echo(f"        {r['snippet']}")
 
     emit(data, as_json, pretty, text)
-
-
-def _names_a_bundle_dir(arg: str) -> bool:
-    """Is a leading search argument the reference's ``<dir>`` rather than a term?  A directory that
-    holds a bundle (index.md, or .okf/index.md), or any directory spelled as a path (a '/', '.', '..')."""
-    from okfpro.io import roots
-
-    if not os.path.isdir(arg):
-        return False
-    return roots.resolve(arg) is not None or "/" in arg or arg in (".", "..")
 
 
 # --------------------------------------------------------------------------- catalog / files
@@ -522,7 +479,7 @@ def render_index(rows: list[dict[str, Any]]) -> str:
 def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors, body) -> None:
     """The bundle map (§8): per directory, its index.md or a synthesized listing, types and tags."""
     if not body and fields and "body" in [f.strip().lower() for f in fields.split(",")]:
-        parse_projection(fields, exclude, _views.INDEX_ROW)  # an unknown field is named first
+        projection(fields, exclude, _views.INDEX_ROW)  # an unknown field is named first
         fail("--no-body and --fields body contradict each other: drop one")
     listed = list_view(dir_arg, bundle_opt, fields, exclude, "directories", _views.INDEX_ROW,
                        lambda o: _views.index(o.bundle, list(dirs_) or None, depth, ancestors, body=body))

@@ -437,6 +437,10 @@ def _score(total: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
+# The fields of a result row (row_for), what --fields / --except are checked against.
+ROW = ("id", "title", "type", "dir", "top_dir", "tags", "matched", "score", "snippet")
+
+
 def row_for(view: _View, matched: Sequence[str], score: float, snip: str) -> dict[str, Any]:
     return {
         "id": view.id,

@@ -559,27 +559,3 @@ def row_filter(bundle: Bundle, type_: str | None = None, dir_: str | None = None
         return True
 
     return keep
-
-
-# --------------------------------------------------------------------------- projection
-
-
-class ProjectionError(ValueError):
-    """--fields/--except named something the view's rows do not carry, or both were given."""
-
-
-def projection(fields: str | None, exclude: str | None, known: Iterable[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """``--fields a,b`` / ``--except a,b`` as a row function (case-insensitive names)."""
-    known = list(known)
-    if fields and exclude:
-        raise ProjectionError("--fields and --except are mutually exclusive")
-    spec = fields or exclude
-    if not spec:
-        return lambda row: row
-    names = [n.strip().lower() for n in spec.split(",") if n.strip()]
-    unknown = [n for n in names if n not in {k.lower() for k in known}]
-    if unknown or not names:
-        raise ProjectionError(f"unknown field(s): {', '.join(unknown) or '(none given)'} (available: {', '.join(known)})")
-    if fields:
-        return lambda row: {k: v for k, v in row.items() if k.lower() in names}
-    return lambda row: {k: v for k, v in row.items() if k.lower() not in names}

@@ -1,4 +1,5 @@
-"""The persistent parse cache: repeated reads of a large bundle skip the YAML parse.
+"""The persistent caches of a bundle: the parse cache (repeated reads of a large bundle skip the
+YAML parse) and the scan word index store (a new process loads the index instead of building it).
 
 * One file per bundle: ``<workspace>/.tmp/okfpro-cache/bundle-<hash of root>.bin``
   inside the okfpro workspace you work in (:func:`cache_dir`; ``.tmp/`` is hidden, so the reader
@@ -18,6 +19,19 @@
   where ``.tmp/`` cannot be written simply runs without a cache.
 * Concurrent processes are safe: each writes a private temp file and
   ``os.replace``-s it (last writer wins; every version is complete and valid).
+
+The scan word index store (:func:`attach_scan`; ~4 s to build at 50,000 concepts, ~0.4 s to load):
+
+* File: ``scan-<hash of root>.bin`` beside the parse cache (same :func:`cache_dir`).
+* Reused only when the **file identities match**: the key is a digest of every concept's
+  ``(path, size, mtime_ns, ctime_ns, inode)`` as the parse cache validated them in this
+  reading (recorded on the Bundle by :func:`load_bundle`), plus the index code's own
+  fingerprint.  A concept the parse cache did not vouch for (a file written within the last
+  two seconds, a symlink, the cache off) means no reuse and no store: the index is built in
+  memory.
+* Format: ``marshal`` of plain values behind a magic line and a CRC, like the parse cache.
+  Small bundles (under :data:`SCAN_PERSIST_AT` concepts) build in well under a tenth of a
+  second: they are not stored.
 """
 
 from __future__ import annotations
@@ -443,7 +457,7 @@ def _load_bundle(root: str | os.PathLike) -> Bundle:
         progress.close()
     if changed or new.keys() != old.keys():
         _write_cache(path, root_real, new)
-    # the identities this reading vouched for: the scan index store (io/scanstore.py) reuses
+    # the identities this reading vouched for: the scan index store (attach_scan, below) reuses
     # its file only when they all match
     bundle.__dict__["_okfpro_stat"] = {rel: rec[0] for rel, rec in new.items()}
     return bundle
@@ -456,3 +470,82 @@ def clear(root: str | os.PathLike) -> bool:
         return True
     except OSError:
         return False
+
+
+# --------------------------------------------------------------------------- the scan word index store
+SCAN_MAGIC = b"okfpro-scan-index\n"
+SCAN_VERSION = 1
+SCAN_PERSIST_AT = 2000
+_SCAN_CODE = ("core/scanindex.py", "core/search.py", "io/cache.py")
+
+
+def scan_store_path(root: str | os.PathLike) -> Path:
+    real = os.path.realpath(os.fspath(root))
+    return cache_dir(root) / f"scan-{hashlib.sha256(real.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}.bin"
+
+
+def scan_fingerprint(root: str | os.PathLike, bundle: Bundle) -> str | None:
+    """Digest of the bundle's file identities (None when some concept's identity is unknown)."""
+    stats = bundle.__dict__.get("_okfpro_stat")
+    if stats is None:
+        return None
+    head = f"{SCAN_VERSION}\0{os.path.realpath(os.fspath(root))}\0{code_stamp(_SCAN_CODE)}\0{len(bundle.concepts)}\n"
+    lines = [head]
+    for path in sorted(c.path for c in bundle.concepts):
+        key = stats.get(path)
+        if key is None:
+            return None
+        lines.append(f"{path}\0{key[0]}\0{key[1]}\0{key[2]}\0{key[3]}\n")
+    return hashlib.sha256("".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read_scan(path: Path, fp: str) -> dict[str, Any] | None:
+    body = read_framed(path, SCAN_MAGIC)
+    if body is None:
+        return None
+    was = gc.isenabled()
+    gc.disable()  # a few hundred thousand acyclic objects: no collector passes meanwhile
+    try:
+        state = marshal.loads(body)
+    except Exception:  # noqa: BLE001 - corrupt: no store
+        return None
+    finally:
+        if was:
+            gc.enable()
+    if not isinstance(state, dict) or state.get("fp") != fp or not isinstance(state.get("paths"), list) \
+            or not isinstance(state.get("post"), dict) or not isinstance(state.get("vocab"), list):
+        return None
+    return state
+
+
+def attach_scan(root: str | os.PathLike, bundle: Bundle, *, persist_at: int = SCAN_PERSIST_AT) -> Any:
+    """The bundle's scan word index: kept on the Bundle, else loaded from the store when the
+    file identities match, else built (and stored for the next process)."""
+    from array import array
+
+    from okfpro.core import search as _search
+
+    memo = bundle.__dict__.get("_okfpro_scan")
+    if memo is not None or len(bundle.concepts) < persist_at:
+        return memo
+    fp = scan_fingerprint(root, bundle)
+    if fp is None:
+        return None
+    path = scan_store_path(root)
+    state = _read_scan(path, fp)
+    if state is not None:
+        try:
+            return _search.word_index(bundle, state)
+        except (KeyError, TypeError, ValueError):
+            bundle.__dict__.pop("_okfpro_scan", None)
+    index = _search.word_index(bundle)
+    state = index.state()
+    # a rare word's document list as bytes of native unsigned ints: no Python object each on load
+    state["post"] = {f: {w: row if row.__class__ is int else array("I", row).tobytes() for w, row in table.items()}
+                     for f, table in state["post"].items()}
+    try:
+        payload = marshal.dumps({"fp": fp, "paths": [d.path for d in index.docs], **state})
+    except ValueError:
+        return index
+    write_framed(path, SCAN_MAGIC, payload)
+    return index

@@ -133,36 +133,26 @@ def _fields(known: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _search(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.cli.views import SEARCH_ROW
-    from okfpro.core import search as search_engine
+    from okfpro.io import search
 
     terms = [t for t in args["terms"]]
     engine = args.get("engine", "scan")
     bundle = host.bundle()
-    where = search_engine.RowFilter(args.get("type"), args.get("dir"), args.get("tag"), args.get("status"), args.get("trust"))
-    fields = ",".join(args["in"]) if args.get("in") else None
+    if engine == "ranked" and args.get("regexp"):
+        raise ToolFailure("regexp works with the scan engine only")
     limit = args.get("limit")
     limit = DEFAULT_ROWS if limit is None else (limit or MAX_ROWS)
     cap = int(args.get("offset") or 0) + limit + 1  # one more than shown: says whether more exist
+    q = search.Query(terms, engine, bool(args.get("regexp")), fields=",".join(args["in"]) if args.get("in") else None,
+                     filters={k: args.get(k) for k in ("type", "dir", "tag", "status", "trust")}, limit=cap)
     try:
-        if engine == "ranked":
-            if args.get("regexp"):
-                raise ToolFailure("regexp works with the scan engine only")
-            from okfpro.io.fts import rank_bundle
-
-            rows = rank_bundle(host.root, bundle, terms, cap, fields=fields, where=where)
-        else:
-            if not args.get("regexp"):
-                from okfpro.io.scanstore import attach
-
-                attach(host.root, bundle)
-            rows = search_engine.scan(bundle, terms, regexp=bool(args.get("regexp")), fields=fields, where=where, limit=cap)
-    except search_engine.SearchError as exc:
+        rows = search.one(host.root, bundle, q)
+    except search.SearchError as exc:
         raise ToolFailure(str(exc)) from None
     shown, marks = page(rows, {**args, "limit": limit})
     marks["total_is_lower_bound"] = len(rows) >= cap  # the engines stop at the cap: more may match
     return {"query": terms, "engine": engine, "count": len(shown), **marks,
-            "matches": _project(shown, args, SEARCH_ROW)}
+            "matches": _project(shown, args, search.ROW)}
 
 
 def _read(host: Host, args: dict[str, Any]) -> dict[str, Any]:
@@ -487,7 +477,7 @@ def _forget(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- the table
 
-from okfpro.cli.views import SEARCH_ROW as _SEARCH_ROW  # noqa: E402  (schemas name the row fields)
+from okfpro.core.search import ROW as _SEARCH_ROW  # noqa: E402  (schemas name the row fields)
 from okfpro.core.views import CATALOG_ROW as _CATALOG_ROW  # noqa: E402
 
 _SEARCH_FIELDS = ("title", "id", "tags", "type", "description", "sources", "body")

@@ -1,0 +1,97 @@
+"""Search on disk: the one door of ``okfpro search`` and the MCP search tool.
+
+* One bundle (:func:`one`): the scan engine (:mod:`okfpro.core.search`), a large bundle through
+  its word index loaded from the store beside the parse cache (:func:`okfpro.io.cache.attach_scan`);
+  or the ranked engine through the bundle's FTS5 index (:func:`okfpro.io.fts.rank_bundle`).
+* Several registered bundles (``@a @b``, ``@all``, a group; :func:`sources`, :func:`many`):
+  ranked, one corpus and one ranking (:mod:`okfpro.io.across`); scan, each bundle's rows merged
+  as they are (a scan score is per concept), ties by slug then id.
+* Which leading argument names a bundle rather than a term (:func:`names_a_bundle`).
+
+Rows are :data:`okfpro.core.search.ROW` (ranked rows add nothing; rows of several bundles are
+led by ``slug``).  A query that cannot run raises :class:`SearchError`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from okfpro.core import search as _search
+from okfpro.core.search import ROW, SearchError
+
+if TYPE_CHECKING:
+    from okfpro.core.concept import Bundle
+    from okfpro.io.across import Source
+    from okfpro.io.registry import Entry
+
+__all__ = ["ROW", "Query", "SearchError", "many", "names_a_bundle", "one", "sources"]
+
+
+@dataclass(frozen=True)
+class Query:
+    """One search: the terms, the engine and its options, the row filters (``type``, ``dir``,
+    ``tag``, ``status``, ``trust``: None = any), and at most ``limit`` rows (None: the engine's)."""
+
+    terms: list[str]
+    engine: str = "scan"  # or "ranked"
+    regexp: bool = False
+    fuzzy: bool = False
+    fields: str | None = None  # the searched fields, comma-separated (None: all seven)
+    filters: dict[str, str | None] = field(default_factory=dict)
+    limit: int | None = None
+    budget: float | None = None  # seconds for one regexp scan (None: the engine's)
+
+    def where(self) -> _search.RowFilter:
+        return _search.RowFilter(**self.filters)
+
+
+def one(root: Path, bundle: Bundle, q: Query) -> list[dict[str, Any]]:
+    """The rows of ``q`` over the bundle at ``root``."""
+    if q.engine == "ranked":
+        from okfpro.io.fts import rank_bundle
+
+        return rank_bundle(root, bundle, q.terms, q.limit, fields=q.fields, where=q.where(), fuzzy=q.fuzzy)
+    if not q.regexp:
+        from okfpro.io.cache import attach_scan
+
+        attach_scan(root, bundle)
+    return _search.scan(bundle, q.terms, regexp=q.regexp, fields=q.fields, where=q.where(), limit=q.limit,
+                        budget=q.budget)
+
+
+def sources(refs: list[str], note: Callable[[str], Any],
+            load: Callable[[Path], Bundle]) -> tuple[list[Entry], list[Source]]:
+    """The registered bundles ``refs`` (``@slug``, ``@group``, ``@all``) name, each read with
+    ``load``; ``note`` hears the registry's notes.  Raises :class:`okfpro.io.registry.RegistryError`."""
+    from okfpro.io import across, registry, roots
+
+    entries = registry.expand(refs, note)
+    found = []
+    for entry in entries:
+        root = roots.resolve(entry.dir) or Path(entry.dir)
+        found.append(across.Source(entry.slug, root, load(root)))
+    return entries, found
+
+
+def many(found: list[Source], q: Query) -> list[dict[str, Any]]:
+    """The rows of ``q`` over several bundles, each led by its bundle's ``slug``."""
+    if q.engine == "ranked":
+        from okfpro.io.across import rank_sources
+
+        return rank_sources(found, q.terms, q.limit, fields=q.fields, where=q.where(), fuzzy=q.fuzzy)
+    merged = [{"slug": s.slug, **row} for s in found for row in one(s.root, s.bundle, q)]
+    merged.sort(key=lambda r: (-r["score"], r["slug"], r["id"]))
+    return merged if q.limit is None else merged[:q.limit]
+
+
+def names_a_bundle(arg: str) -> bool:
+    """Is a leading search argument the reference's ``<dir>`` rather than a term?  A directory that
+    holds a bundle (index.md, or .okf/index.md), or any directory spelled as a path (a '/', '.', '..')."""
+    from okfpro.io import roots
+
+    if not os.path.isdir(arg):
+        return False
+    return roots.resolve(arg) is not None or "/" in arg or arg in (".", "..")
