@@ -15,19 +15,6 @@ import click
 from okfpro.cli.common import bundle_for, dumps, emit, json_options
 
 
-def _payload(root) -> dict:
-    from okfpro.core.friction import summarize
-    from okfpro.io import friction as friction_log
-
-    rep = friction_log.report(root)
-    return {
-        "available": rep["available"],
-        "recorded": len(rep["events"]),
-        "unreadable": rep["unreadable"],
-        "by": summarize(rep["events"]),
-    }
-
-
 def _human(p: dict) -> str:
     lines = []
     if not p["available"]:
@@ -72,14 +59,14 @@ def _issue(p: dict) -> str:
 @click.option("--clear", is_flag=True, help="Delete the log and the unavailable marker: the count starts again.")
 def friction_cmd(directory: str, as_json: bool, pretty: bool, issue: bool, clear: bool) -> int:
     """Hand edits of the bundle that an okfpro verb could have done (telemetry, never a gate)."""
+    from okfpro.io import friction as friction_log
+
     root = bundle_for(directory, default="here").root
     if clear:
-        from okfpro.io import friction as friction_log
-
         removed = friction_log.clear(root)
         click.echo(f"okfpro friction — cleared ({len(removed)} file(s) removed); the count starts again.")
         return 0
-    p = _payload(root)
+    p = friction_log.summary(root)
     if issue:
         text = _issue(p)
         click.echo(text if text else "okfpro friction — nothing recorded, so there is nothing to report.")

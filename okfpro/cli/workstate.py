@@ -119,19 +119,17 @@ def render_state(p: dict) -> str:
 @click.option("--section", "section", metavar="NAME", help="Only this section (one of the six).")
 def board_cmd(dirs: tuple[str, ...], as_json: bool, pretty: bool, section: str | None) -> int:
     """One row per board line: section, text, date, age, chase, link targets."""
-    from okfpro.core import board as _board
     from okfpro.io import workstate as ws
 
     root = _reader_root(dirs, need_board=True)
-    b = _board.parse(ws.board_text(root) or "")
     if section is not None:
         match = [n for n in SECTION_NAMES if n.lower() == section.strip().lower()]
         if not match:
             fail(f"no section named '{section}'; the six are: {', '.join(SECTION_NAMES)}.")
         section = match[0]
-        if section not in b.headings:
-            fail(f"board.md has no '## {section}' heading.")
-    rows = _board.rows_json(b, today(), section)
+    rows = ws.board_rows(root, today(), section)
+    if rows is None:
+        fail(f"board.md has no '## {section}' heading.")
 
     def text() -> None:
         out = []
@@ -232,26 +230,13 @@ def capture_cmd() -> int:
     except ws.Refused as exc:
         _refused(exc)
     click.echo(f"okfpro capture — one line added to Inbox:\n  {line}")
-    missing = _missing_targets(root, line)
+    missing = ws.missing_targets(root, line)
     if missing:
         click.echo(
             f"Note: this line links {', '.join(missing)}, which is not in the bundle (yet); audit and the Stop gate "
             "report a board line linking nothing until it exists or the link is fixed."
         )
     return 0
-
-
-def _missing_targets(root: Path, line: str) -> list[str]:
-    """Bundle-absolute link targets on ``line`` that name nothing in the bundle (as pairing reads them)."""
-    from okfpro.core.board import targets
-    from okfpro.io import workstate as ws
-
-    found = [t for t in targets(line) if t.strip("/")]
-    missing = [t for t in found if not os.path.lexists(os.path.join(root, t.strip("/")))]
-    if missing:  # pairing compares case-insensitively
-        entries = {e.lower() for e in ws.all_entries(root)}
-        missing = [t for t in missing if t.strip("/").lower() not in entries]
-    return missing
 
 
 def _move(verb: str) -> int:

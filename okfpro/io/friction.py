@@ -92,6 +92,20 @@ def report(bundle_root: str | os.PathLike) -> dict[str, Any]:
     return {"available": available(bundle_root), "events": events, "unreadable": unreadable, "log": str(log)}
 
 
+def summary(bundle_root: str | os.PathLike) -> dict[str, Any]:
+    """``okfpro friction``'s payload: ``{available, recorded, unreadable, by}`` (``by``: the
+    events counted per what and how, :func:`okfpro.core.friction.summarize`) — never raises."""
+    from okfpro.core.friction import summarize
+
+    rep = report(bundle_root)
+    return {
+        "available": rep["available"],
+        "recorded": len(rep["events"]),
+        "unreadable": rep["unreadable"],
+        "by": summarize(rep["events"]),
+    }
+
+
 def clear(bundle_root: str | os.PathLike) -> list[str]:
     """Delete the log and the marker; returns what was removed."""
     removed = []

@@ -203,6 +203,26 @@ def board_text(root: str | os.PathLike) -> str | None:
     return read_optional(os.path.join(os.fspath(root), "board.md"))
 
 
+def board_rows(root: str | os.PathLike, today: _dt.date, section: str | None = None) -> list[dict] | None:
+    """``okfpro board``'s rows (only ``section``'s when named), or None when board.md has no
+    heading for that section."""
+    b = _board.parse(board_text(root) or "")
+    if section is not None and section not in b.headings:
+        return None
+    return _board.rows_json(b, today, section)
+
+
+def missing_targets(root: str | os.PathLike, line: str) -> list[str]:
+    """Bundle-absolute link targets on a board ``line`` that name nothing in the bundle (as
+    pairing reads them: case-insensitively)."""
+    found = [t for t in _board.targets(line) if t.strip("/")]
+    missing = [t for t in found if not os.path.lexists(os.path.join(os.fspath(root), t.strip("/")))]
+    if missing:
+        entries = {e.lower() for e in all_entries(root)}
+        missing = [t for t in missing if t.strip("/").lower() not in entries]
+    return missing
+
+
 def snapshot_counters(root: str | os.PathLike, today: _dt.date, board: _board.Board | None = None) -> dict[str, int]:
     if board is None:
         board = _board.parse(board_text(root) or "")
@@ -294,11 +314,6 @@ def _as_text(value) -> str | None:
     if isinstance(value, (_dt.date, _dt.datetime)):
         return value.isoformat()
     return str(value)
-
-
-def board_rows(root: str | os.PathLike, today: _dt.date, section: str | None = None) -> list[dict]:
-    b = _board.parse(board_text(root) or "")
-    return _board.rows_json(b, today, section)
 
 
 # --- writing -----------------------------------------------------------------------
