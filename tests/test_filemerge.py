@@ -7,11 +7,12 @@ as the verbs build them; the property test drives random append sequences on bot
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
 from collections import Counter
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from okfpro.core import board as _board
@@ -280,3 +281,192 @@ def test_huge_insertions_on_both_sides_at_one_place_stay_fast_and_whole() -> Non
     assert time.process_time() - t < 20  # a guard against the quadratic path, not a benchmark
     got = lines(merged)
     assert all(got[f"* mine {i}"] == 1 and got[f"* theirs {i}"] == 1 for i in range(6000))
+
+
+# --- cards moved between sections (okfpro/core/cardmoves.py) ---------------------------------
+
+
+def hand_move(text: str, token: str, to: str) -> str:
+    """Move the card holding ``token`` to the end of section ``to``, as a person does in an editor."""
+    b = _board.parse(text)
+    row = next(r for r in b.rows if token in r.text.split())
+    raw = text.splitlines(keepends=True)
+    moving = raw.pop(row.index)
+    b = _board.parse("".join(raw))
+    at = be._section_end(b, to)
+    raw.insert(at, moving)
+    return "".join(raw)
+
+
+def delete_card(text: str, token: str) -> str:
+    raw = text.splitlines(keepends=True)
+    row = next(r for r in _board.parse(text).rows if token in r.text.split())
+    del raw[row.index]
+    return "".join(raw)
+
+
+def edit_card(text: str, token: str, word: str) -> str:
+    raw = text.splitlines(keepends=True)
+    row = next(r for r in _board.parse(text).rows if token in r.text.split())
+    raw[row.index] = raw[row.index].rstrip("\n") + f" {word}\n"
+    return "".join(raw)
+
+
+def resolve(text: str, side: int) -> str:
+    """Every conflict hunk replaced by one side (0 ours, 1 theirs), as `git checkout --ours/--theirs`."""
+    out, part = [], None
+    for line in text.splitlines(keepends=True):
+        if line.startswith("<<<<<<<"):
+            part = 0
+        elif line.startswith("|||||||") and part is not None:
+            part = 2
+        elif line.startswith("=======") and part is not None:
+            part = 1
+        elif line.startswith(">>>>>>>") and part is not None:
+            part = None
+        elif part is None or part == side:
+            out.append(line)
+    return "".join(out)
+
+
+def findings(text: str) -> set[str]:
+    """The board's grammar findings by kind (line numbers and the card quoted left out)."""
+    return {re.sub(r": '.*'\Z", "", re.sub(r"\Aline [0-9]+: ", "", f)) for f in _board.grammar(text)}
+
+
+def sections_of(text: str) -> dict[str, str]:
+    return {w: r.section for r in _board.parse(text).rows for w in r.text.split() if w in CARDS}
+
+
+def tokens_of(text: str) -> Counter:
+    got: Counter = Counter()
+    for r in _board.parse(text).rows:
+        got.update(w for w in r.text.split() if w[:1] in "cab" and w[1:].isdigit())
+    return got
+
+
+MOVE_BASE = BOARD
+for _i, (_section, _day) in enumerate([("Inbox", D1), ("Inbox", D2), ("Inbox", D1), ("Backlog", D1), ("Waiting", D2), ("Inbox", D3)]):
+    MOVE_BASE = cap(MOVE_BASE, _day, f"c{_i}")
+    if _section != "Inbox":
+        MOVE_BASE = hand_move(MOVE_BASE, f"c{_i}", _section)
+CARDS = [f"c{i}" for i in range(6)]
+CARD_STEP = st.one_of(
+    st.tuples(st.just("capture"), st.sampled_from(DAYS)),
+    st.tuples(st.just("promote"), st.sampled_from(CARDS)),
+    st.tuples(st.just("demote"), st.sampled_from(CARDS)),
+    st.tuples(st.just("move"), st.sampled_from(CARDS), st.sampled_from(_board.SECTIONS)),
+    st.tuples(st.just("done"), st.sampled_from(CARDS)),
+    st.tuples(st.just("edit"), st.sampled_from(CARDS)),
+)
+
+
+def play_cards(text: str, steps, side: str) -> str:
+    made = 0
+    moved = set()
+    for step in steps:
+        if step[0] in ("promote", "demote", "move"):
+            moved.add(step[1])
+        verb, arg = step[0], step[1]
+        live = tokens_of(text)
+        if verb == "capture":
+            made += 1
+            text = cap(text, arg, f"{side}{made}")
+        elif not live[arg]:
+            continue  # done earlier on this side
+        elif verb in ("promote", "demote"):
+            try:
+                text = (be.promote if verb == "promote" else be.demote)(text, arg).after
+            except be.Refused:
+                pass
+        elif verb == "move":
+            if next(r for r in _board.parse(text).rows if arg in r.text.split()).section != step[2]:
+                text = hand_move(text, arg, step[2])  # (a card moved within its section: see the reorder test)
+        elif verb == "done":
+            text = delete_card(text, arg)
+        else:
+            text = edit_card(text, arg, f"[{side}]")
+    home, now = sections_of(MOVE_BASE), sections_of(text)
+    # Known limit (cardmoves): a card moved back into its own section (a reorder) is seen through
+    # difflib's alignment, which may call its neighbours the moved ones; reorders are left out here
+    # (test_a_reorder_against_a_promote_takes_the_promote covers the plain case).
+    assume(not any(now.get(t) == home[t] for t in moved))
+    return text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(CARD_STEP, max_size=6), st.lists(CARD_STEP, max_size=6))
+def test_random_moves_promotes_dones_and_edits_leave_each_card_once_or_a_conflict(mine, yours) -> None:
+    base = MOVE_BASE
+    a, b = play_cards(base, mine, "a"), play_cards(base, yours, "b")
+    r, swapped = fm.merge(base, a, b, "board.md"), fm.merge(base, b, a, "board.md")
+    assert isinstance(r, fm.Result) and isinstance(swapped, fm.Result)
+    assert r.conflicts == swapped.conflicts
+    # A<-B and B<-A: the same text, the two sides of each conflict swapped
+    assert resolve(r.text, 0) == resolve(swapped.text, 1) and resolve(r.text, 1) == resolve(swapped.text, 0)
+    ta, tb, to = tokens_of(a), tokens_of(b), tokens_of(base)
+    if r.conflicts == 0:
+        got = tokens_of(r.text)
+        for token in set(ta) | set(tb) | set(to):
+            gone = to[token] and (not ta[token] or not tb[token])
+            assert got[token] == (0 if gone else 1), (token, r.text)
+        parsed = _board.parse(r.text)
+        assert findings(r.text) <= findings(a) | findings(b)  # no grammar finding neither side had
+        if all(_board.parse(x).declared == _board.parse(x).count("In flight") for x in (a, b)):
+            assert parsed.declared == parsed.count("In flight")
+    else:
+        # taking one side of every hunk leaves every card where that side had it, once
+        for side, want in ((0, ta), (1, tb)):
+            got = tokens_of(resolve(r.text, side))
+            assert all(n <= 1 for n in got.values()), (side, r.text)
+            for token in want:
+                assert got[token] == 1 or to[token], (token, side, r.text)  # nothing a side added is lost
+
+
+def test_a_card_promoted_on_one_side_and_moved_to_waiting_on_the_other_is_one_conflict_over_that_card() -> None:
+    a = be.promote(MOVE_BASE, "c0").after
+    b = hand_move(MOVE_BASE, "c0", "Waiting")
+    r = fm.merge(MOVE_BASE, a, b, "board.md")
+    assert isinstance(r, fm.Result) and r.conflicts == 2  # one hunk where each side put it
+    assert tokens_of(resolve(r.text, 0))["c0"] == 1 and tokens_of(resolve(r.text, 1))["c0"] == 1
+    p0, p1 = _board.parse(resolve(r.text, 0)), _board.parse(resolve(r.text, 1))
+    assert [x.section for x in p0.rows if "c0" in x.text] == ["In flight"]
+    assert [x.section for x in p1.rows if "c0" in x.text] == ["Waiting"]
+    lines_ = r.text.splitlines()
+    assert lines_.count("- 2026-11-30 — c0") == 2  # only inside the two hunks
+    assert "- 2026-12-01 — c1" in lines_ and "<<<<<<< ours" in lines_
+
+
+def test_a_move_against_a_card_left_in_place_takes_the_move_and_the_same_move_twice_lands_once() -> None:
+    a = be.promote(MOVE_BASE, "c0").after
+    b = cap(MOVE_BASE, D3, "new")
+    merged = clean(MOVE_BASE, a, b, "board.md")
+    assert [x.section for x in _board.parse(merged).rows if "c0" in x.text] == ["In flight"]
+    both = be.promote(be.promote(MOVE_BASE, "c2").after, "c0").after
+    merged = clean(MOVE_BASE, a, both, "board.md")
+    assert tokens_of(merged)["c0"] == 1 and _board.parse(merged).declared == 2
+
+
+def test_a_card_moved_on_one_side_and_reworded_on_the_other_moves_with_the_new_words() -> None:
+    a = be.promote(MOVE_BASE, "c0").after
+    b = edit_card(MOVE_BASE, "c0", "(the lease)")
+    merged = clean(MOVE_BASE, a, b, "board.md")
+    assert [(x.section, x.text) for x in _board.parse(merged).rows if "c0" in x.text] == [
+        ("In flight", "- 2026-11-30 — c0 (the lease)")]
+    assert merged == clean(MOVE_BASE, b, a, "board.md")
+
+
+def test_a_card_done_on_one_side_and_moved_or_edited_on_the_other_is_a_conflict() -> None:
+    done = delete_card(MOVE_BASE, "c0")
+    for other in (be.promote(MOVE_BASE, "c0").after, edit_card(MOVE_BASE, "c0", "later")):
+        r = fm.merge(MOVE_BASE, done, other, "board.md")
+        assert isinstance(r, fm.Result) and r.conflicts == 1
+        assert tokens_of(resolve(r.text, 0))["c0"] == 0 and tokens_of(resolve(r.text, 1))["c0"] == 1
+
+
+def test_a_reorder_against_a_promote_takes_the_promote() -> None:
+    a = be.promote(MOVE_BASE, "c1").after
+    b = hand_move(hand_move(MOVE_BASE, "c1", "Backlog"), "c1", "Inbox")  # to the bottom of the Inbox
+    for x, y in ((a, b), (b, a)):
+        merged = clean(MOVE_BASE, x, y, "board.md")
+        assert [r.section for r in _board.parse(merged).rows if "c1" in r.text.split()] == ["In flight"]

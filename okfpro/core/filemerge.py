@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional, TypeVar
 
-from okfpro.core import linemerge
+from okfpro.core import cardmoves, linemerge
 from okfpro.core.board import HEADER, SECTIONS, count_rows, parse_day
 from okfpro.core.board_edit import JOURNAL_DAY_PLACEHOLDER, JOURNAL_PLACEHOLDER
 from okfpro.core.log import DAYISH, day_of, is_snapshot_line
@@ -275,13 +275,16 @@ def _merge_lines(kind: str, base: list[str], ours: list[str], theirs: list[str])
     order = _order(kind, [[s.key for s in sections] for sections in split[1:]], keys - {("", 0)})
     if order is None:
         return Fallback("the two sides put the same sections in different orders")
+    moves = cardmoves.plan(o, a, b, lambda k: _rank(kind, k)) if kind == "board" else None
+    if moves is not None:  # cards moved between sections: decided on the whole board first
+        o, a, b = moves.sides
     pieces: list[linemerge.Piece] = []
     for k in [("", 0)] + order:
         if k[0] and (k not in a or k not in b) and k in o:  # dropped on one side, changed on the other
             pieces.append(linemerge.Conflict(tuple(o[k]), tuple(a.get(k, [])), tuple(b.get(k, []))))
             continue
         body = linemerge.merge(o.get(k, []), a.get(k, []), b.get(k, []), order_key, PLACEHOLDERS)
-        pieces.extend(body)
+        pieces.extend(cardmoves.settle(k, body, moves) if moves is not None else body)
     return pieces
 
 
