@@ -269,3 +269,45 @@ def test_init_keeps_existing_gitattributes_lines_and_is_idempotent(tmp_path: Pat
     assert (ws / ".gitattributes").read_text(encoding="utf-8") == text
     assert git(ws, "check-attr", "merge", "diff", "--", ".okf/board.md").stdout.splitlines() == [
         ".okf/board.md: merge: okfpro", ".okf/board.md: diff: unset"]
+
+
+def test_conflict_labels_and_the_diff3_style_through_a_real_pull(clones) -> None:
+    a, b = clones
+    for ws, words in ((a, "alpha work, this week"), (b, "alpha work, next month")):
+        board = ws / ".okf" / "board.md"
+        board.write_text(board.read_text(encoding="utf-8").replace("alpha work", words), encoding="utf-8")
+        commit(ws, "edit the card")
+    git(a, "push", "-q", "origin", "HEAD")
+    git(b, "config", "merge.conflictStyle", "diff3")
+    pull = git(b, "pull", "--no-rebase", "--no-edit", "origin", "HEAD", check=False)
+    assert pull.returncode != 0 and "okfpro merge-file: .okf/board.md: 1 conflict(s)" in pull.stderr + pull.stdout
+    text = (b / ".okf" / "board.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, x in enumerate(text) if x.startswith("<<<<<<< "))
+    hunk = text[start : start + 7]
+    assert [x[:8] for x in hunk[::2]] == ["<<<<<<< ", "||||||| ", "=======", ">>>>>>> "]
+    assert hunk[1] == "- alpha work, next month [/projects/alpha/](/projects/alpha/index.md)"
+    assert hunk[3] == "- alpha work [/projects/alpha/](/projects/alpha/index.md)"  # the base's line
+    assert hunk[5] == "- alpha work, this week [/projects/alpha/](/projects/alpha/index.md)"
+    labels = [hunk[0][8:], hunk[2][8:], hunk[6][8:]]
+    assert not any("%" in x for x in labels)  # Git's placeholders never reach the markers
+    git_version = tuple(int(x) for x in git(b, "version").stdout.split()[2].split(".")[:2])
+    if git_version < (2, 44):
+        assert labels == ["ours", "base", "theirs"]  # no branch labels from this Git
+    else:
+        assert labels[0] != "ours" and labels[2] != "theirs", labels
+
+
+def test_labels_given_are_used_and_placeholders_are_not(tmp_path: Path) -> None:
+    from okfpro.io import mergedriver
+
+    assert mergedriver.labels_of(["%X", "%S", "%Y"]) == ("ours", "base", "theirs")
+    assert mergedriver.labels_of(["HEAD", "merged common\nancestors", "origin/main"]) == (
+        "HEAD", "merged common ancestors", "origin/main")
+    base = "# Board\n\n## Inbox\n- 2026-12-01 — x\n"
+    for name, text in (("o", base), ("a", base.replace("— x", "— x, mine")), ("b", base.replace("— x", "— x, yours"))):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "okfpro", "merge-file", "-L", "HEAD", "-L", "%S", "-L", "feature/b",
+                           "o", "a", "b", "board.md"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    got = (tmp_path / "a").read_text(encoding="utf-8").splitlines()
+    assert "<<<<<<< HEAD" in got and ">>>>>>> feature/b" in got

@@ -288,7 +288,9 @@ def _merge_lines(kind: str, base: list[str], ours: list[str], theirs: list[str])
     return pieces
 
 
-def _render(pieces: list[linemerge.Piece], size: int, labels: tuple[str, str]) -> tuple[list[str], int]:
+def _render(pieces: list[linemerge.Piece], size: int, labels: tuple[str, ...]) -> tuple[list[str], int]:
+    """Lines with Git's markers around each conflict; a third label (the base's) asks for the diff3
+    style, the base's lines between ``|||||||`` and ``=======`` (``merge.conflictStyle=diff3``)."""
     out: list[str] = []
     n = 0
     for p in pieces:
@@ -296,6 +298,9 @@ def _render(pieces: list[linemerge.Piece], size: int, labels: tuple[str, str]) -
             n += 1
             out.append("<" * size + f" {labels[0]}")
             out.extend(p.ours)
+            if len(labels) > 2:
+                out.append("|" * size + f" {labels[2]}")
+                out.extend(p.base)
             out.append("=" * size)
             out.extend(p.theirs)
             out.append(">" * size + f" {labels[1]}")
@@ -310,9 +315,10 @@ def merge(
     theirs: str,
     path: str = "",
     marker_size: int = 7,
-    labels: tuple[str, str] = ("ours", "theirs"),
+    labels: tuple[str, ...] = ("ours", "theirs"),
 ) -> Result | Fallback:
-    """Merge one writer-owned file.  ``base`` is empty for a file both sides added."""
+    """Merge one writer-owned file.  ``base`` is empty for a file both sides added.  ``labels``: ours,
+    theirs and, for the diff3 style, the base's."""
     for label, text in (("the base", base), ("ours", ours), ("theirs", theirs)):
         problem = _problem(label, text)
         if problem is not None:

@@ -16,14 +16,16 @@ from __future__ import annotations
 import os
 import sys
 
-USAGE = "usage: okfpro merge-file [--marker-size N] BASE OURS THEIRS [PATH]"
+USAGE = "usage: okfpro merge-file [--marker-size N] [-L OURS -L BASE -L THEIRS] BASE OURS THEIRS [PATH]"
 HELP = f"""{USAGE}
 
 Git's merge driver for okfpro's writer-owned files (board.md, log.md, journal days, indexes):
 every line of both sides kept, sections in their grammar's order, a line edited two ways left
 as a conflict with standard markers. Writes the result into OURS; exit 0 clean, 1 conflicts,
 2 could not run (OURS untouched). `okfpro init` registers it:
-  git config merge.okfpro.driver "<python> -P -m okfpro merge-file --marker-size %L %O %A %B %P"
+  git config merge.okfpro.driver "<python> -P -m okfpro merge-file --marker-size %L -L %X -L %S -L %Y %O %A %B %P"
+The labels are Git's branch names where Git passes them (2.44+), else ours/base/theirs;
+merge.conflictStyle=diff3 (or zdiff3) adds the base's lines to each conflict.
 """
 
 
@@ -31,16 +33,35 @@ class Usage(Exception):
     pass
 
 
-def parse(argv: list[str]) -> tuple[int, list[str]]:
+DEFAULT_LABELS = ("ours", "base", "theirs")  # -L order, as git merge-file's: ours, base, theirs
+PLACEHOLDERS = ("%X", "%S", "%Y")  # what a Git without branch labels (before 2.44) passes as it is
+
+
+def labels_of(given: list[str]) -> tuple[str, str, str]:
+    """The conflict labels: Git's own where it gave them (%X %S %Y, Git 2.44+), else ours/base/theirs."""
+    out = list(DEFAULT_LABELS)
+    for i, label in enumerate(given[:3]):
+        label = " ".join(label.split())  # one marker line, whatever the label holds
+        if label and label != PLACEHOLDERS[i]:
+            out[i] = label
+    return out[0], out[1], out[2]
+
+
+def parse(argv: list[str]) -> tuple[int, list[str], list[str]]:
     size = 7
     rest: list[str] = []
+    labels: list[str] = []
     args = list(argv)
     while args:
         arg = args.pop(0)
         if arg == "--":
             rest.extend(args)
             break
-        if arg == "--marker-size" or arg.startswith("--marker-size="):
+        if arg == "-L":
+            if not args or len(labels) == 3:
+                raise Usage("-L takes a label, at most three times (ours, base, theirs)")
+            labels.append(args.pop(0))
+        elif arg == "--marker-size" or arg.startswith("--marker-size="):
             value = arg.split("=", 1)[1] if "=" in arg else (args.pop(0) if args else "")
             if not value.isdigit() or not 1 <= int(value) <= 100:
                 raise Usage(f"--marker-size takes a number from 1 to 100, got {value!r}")
@@ -51,7 +72,7 @@ def parse(argv: list[str]) -> tuple[int, list[str]]:
             rest.append(arg)
     if len(rest) not in (3, 4):
         raise Usage(f"takes BASE OURS THEIRS [PATH], got {len(rest)} argument(s)")
-    return size, rest
+    return size, rest, labels
 
 
 def _say(message: str) -> None:
@@ -84,12 +105,27 @@ def _write_over(path: str, data: bytes) -> None:
         raise OSError(f"cannot write the result over {path!r} ({exc.strerror or exc})") from None
 
 
-def _git_text_merge(base: str, ours: str, theirs: str, size: int) -> int:
+def conflict_style() -> str:
+    """``merge.conflictStyle`` as Git reads it here (the driver runs at the top of the work tree)."""
     import subprocess
 
     try:
+        proc = subprocess.run(["git", "config", "--get", "merge.conflictStyle"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return "merge"
+    return proc.stdout.strip().lower() or "merge"
+
+
+def _git_text_merge(base: str, ours: str, theirs: str, size: int, labels: tuple[str, str, str]) -> int:
+    import subprocess
+
+    style = conflict_style()
+    extra = [f"--{style}"] if style in ("diff3", "zdiff3") else []
+    try:
         proc = subprocess.run(
-            ["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", f"--marker-size={size}", ours, base, theirs],
+            ["git", "merge-file", "-L", labels[0], "-L", labels[1], "-L", labels[2], *extra,
+             f"--marker-size={size}", ours, base, theirs],
             stdin=subprocess.DEVNULL,
         )
     except OSError as exc:
@@ -105,11 +141,12 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(HELP)
         return 0
     try:
-        size, paths = parse(argv)
+        size, paths, given = parse(argv)
     except Usage as exc:
         _say(f"{exc}\n{USAGE}")
         return 2
     base_path, ours_path, theirs_path = paths[:3]
+    labels = labels_of(given)
     name = paths[3] if len(paths) == 4 else ours_path
     try:
         raw = [_read(base_path, "BASE"), _read(ours_path, "OURS"), _read(theirs_path, "THEIRS")]
@@ -120,13 +157,15 @@ def main(argv: list[str]) -> int:
         texts = [r.decode("utf-8") for r in raw]
     except UnicodeDecodeError:
         _say(f"{name}: not UTF-8 text on one side; Git's text merge decides instead")
-        return _git_text_merge(base_path, ours_path, theirs_path, size)
+        return _git_text_merge(base_path, ours_path, theirs_path, size, labels)
     from okfpro.core import filemerge
 
-    result = filemerge.merge(texts[0], texts[1], texts[2], name, marker_size=size)
+    result = filemerge.merge(texts[0], texts[1], texts[2], name, marker_size=size, labels=(labels[0], labels[2]))
+    if isinstance(result, filemerge.Result) and result.conflicts and conflict_style() in ("diff3", "zdiff3"):
+        result = filemerge.merge(texts[0], texts[1], texts[2], name, marker_size=size, labels=(labels[0], labels[2], labels[1]))
     if isinstance(result, filemerge.Fallback):
         _say(f"{name}: {result.reason}; Git's text merge decides instead (no line is dropped by okfpro)")
-        return _git_text_merge(base_path, ours_path, theirs_path, size)
+        return _git_text_merge(base_path, ours_path, theirs_path, size, labels)
     try:
         _write_over(ours_path, result.text.encode("utf-8"))
     except OSError as exc:

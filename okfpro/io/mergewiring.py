@@ -47,9 +47,10 @@ def attribute_lines() -> list[str]:
 
 def driver_command(python: str) -> str:
     """What Git runs (through the shell, from the top of the work tree): %O %A %B %P quoted by Git's
-    own rules, %L a number.  ``-P``, as the hook launchers: a directory called ``okfpro`` in the
+    own rules, %L a number, %X %S %Y the branch labels (Git 2.44+; an older Git passes them as
+    written, and the driver then says ours/base/theirs).  ``-P``, as the hook launchers: a directory called ``okfpro`` in the
     work tree is never imported instead of the installed okfpro."""
-    return f"{shlex.quote(python)} -P -m okfpro merge-file --marker-size %L %O %A %B %P"
+    return f"{shlex.quote(python)} -P -m okfpro merge-file --marker-size %L -L %X -L %S -L %Y %O %A %B %P"
 
 
 def pinned_python(dest: Path) -> str:
