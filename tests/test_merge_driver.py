@@ -8,6 +8,7 @@ day).  The origin is a bare repository on disk.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -111,7 +112,7 @@ def test_two_clones_capture_journal_and_log_the_same_day_and_pull_merges_everyth
     work_a_day(b, ["renew the domain"], "Bob: the domain renews in March.", "beta")
     sides = {rel: (lines_of(a / rel), lines_of(b / rel)) for rel in rels}
 
-    pull = git(b, "pull", "--no-rebase", "--no-edit", "origin", "HEAD", check=False)
+    pull = pull_today(b, "--no-rebase")
     assert pull.returncode == 0, pull.stdout + pull.stderr
     assert git(b, "status", "--porcelain").stdout == ""
     for rel, (mine, theirs) in sides.items():
@@ -128,11 +129,23 @@ def test_two_clones_capture_journal_and_log_the_same_day_and_pull_merges_everyth
     assert log.days == [DAY]
     day = (b / ".okf" / "journal" / f"{DAY}.md").read_text(encoding="utf-8")
     assert day.count("type: Journal Entry") == 1 and "Alice:" in day and "Bob:" in day
-    # the Snapshot recomputed after the merge counts both sides' work; both logged lines are kept
+    # the Snapshot recomputed after the merge counts both sides' work; both logged lines are kept,
+    # and the pull itself said that today's line no longer agrees, with the line to append
     line = okfpro(b, "snapshot").stdout.strip()
     assert "inbox 3 (oldest 0d)" in line and "projects with 0 concepts 0" in line
     assert sum(1 for x in log.lines if _log.is_snapshot_line(x)) == 2
+    said = pull.stderr
+    assert f"okfpro: this merge changed .okf/, and log.md's Snapshot line for {DAY} no longer agrees" in said
+    assert "inbox is 3, the line says" in said and f"\n  {line}\n" in said
+    # the Stop gate closes a clean tree in silence: without the hook nobody would have been told
+    assert stop_gate(b).returncode == 0
+    journal = b / ".okf" / "journal" / f"{DAY}.md"
+    journal.write_text(journal.read_text(encoding="utf-8") + "\nMerged Alice's day.\n", encoding="utf-8")
+    stale = stop_gate(b)  # once a session writes, the gate finds the stale line the hook spoke of
+    assert stale.returncode == 2 and "inbox is 3" in stale.stderr, stale.stderr
     paste_snapshot(b)
+    stop = stop_gate(b)  # a session that wrote: the gate checks today's line, which now agrees
+    assert stop.returncode == 0, stop.stderr
     commit(b, "snapshot after the merge")
     for verb in ("validate", "lint"):
         okfpro(b, verb, ".okf")
@@ -143,8 +156,51 @@ def test_two_clones_capture_journal_and_log_the_same_day_and_pull_merges_everyth
             assert ref.returncode == 0, (verb, ref.stdout, ref.stderr)
     # and the other way round: alice pulls bob's merge and both clones hold the same tree
     git(b, "push", "-q", "origin", "HEAD")
-    git(a, "pull", "-q", "--no-rebase", "--no-edit", "origin", "HEAD")
+    again = pull_today(a, "--no-rebase")
+    assert again.returncode == 0 and "okfpro:" not in again.stderr  # today's line agrees: nothing to say
     assert git(a, "rev-parse", "HEAD^{tree}").stdout == git(b, "rev-parse", "HEAD^{tree}").stdout
+
+
+def test_a_rebasing_pull_also_says_when_todays_snapshot_line_went_stale(clones) -> None:
+    a, b = clones
+    work_a_day(a, ["call the insurer"], "Alice.", "alpha")
+    git(a, "push", "-q", "origin", "HEAD")
+    work_a_day(b, ["renew the domain", "book the hall"], "Bob.", "beta")
+    pull = pull_today(b, "--rebase")
+    assert pull.returncode == 0, pull.stdout + pull.stderr
+    assert f"log.md's Snapshot line for {DAY} no longer agrees" in pull.stderr
+    assert okfpro(b, "snapshot").stdout.strip() in pull.stderr
+
+
+def test_the_after_merge_hooks_leave_an_owners_hook_alone_and_are_idempotent(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    git(ws, "init", "-q")
+    own = ws / ".git" / "hooks" / "post-merge"
+    own.parent.mkdir(parents=True, exist_ok=True)
+    own.write_text("#!/bin/sh\necho mine\n", encoding="utf-8")
+    proc = okfpro(tmp_path, "init", str(ws))
+    assert "After-merge hook not written:" in proc.stdout and "post-merge is your own hook" in proc.stdout
+    assert own.read_text(encoding="utf-8") == "#!/bin/sh\necho mine\n"
+    rewrite = ws / ".git" / "hooks" / "post-rewrite"
+    assert mergewiring.HOOK_MARK in rewrite.read_text(encoding="utf-8") and os.access(rewrite, os.X_OK)
+    before = rewrite.stat().st_mtime_ns
+    okfpro(tmp_path, "upgrade", str(ws))
+    assert rewrite.stat().st_mtime_ns == before  # unchanged: not rewritten
+    git(ws, "config", "core.hooksPath", ".husky")
+    assert "core.hooksPath is set" in okfpro(tmp_path, "upgrade", str(ws)).stdout
+    assert not (ws / ".husky").exists()
+
+
+def pull_today(ws: Path, how: str) -> subprocess.CompletedProcess:
+    """`git pull` with okfpro's day pinned for the after-merge hook Git runs."""
+    return subprocess.run(["git", "pull", how, "--no-edit", "origin", "HEAD"], cwd=ws, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "OKFPRO_TODAY": DAY})
+
+
+def stop_gate(ws: Path) -> subprocess.CompletedProcess:
+    event = json.dumps({"hook_event_name": "Stop", "cwd": str(ws), "stop_hook_active": False})
+    return run_okfpro("hook", "stop", cwd=ws, stdin=event, env={"OKFPRO_TODAY": DAY})
 
 
 def test_a_into_b_and_b_into_a_give_the_same_tree(clones) -> None:
@@ -311,3 +367,18 @@ def test_labels_given_are_used_and_placeholders_are_not(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     got = (tmp_path / "a").read_text(encoding="utf-8").splitlines()
     assert "<<<<<<< HEAD" in got and ">>>>>>> feature/b" in got
+
+
+def test_the_driver_imports_neither_click_nor_yaml(tmp_path: Path) -> None:
+    """Git starts the driver once per file: its path stays light (pinned here, measured in bench/)."""
+    base = "# Board\n\n**In flight: 0/5**\n\n## In flight\n\n## Inbox\n- 2026-12-01 — x\n- 2026-12-01 — y\n"
+    sides = {"o": base, "a": base.replace("— x", "— x, mine"), "b": base.replace("— x", "— x, yours")}
+    for name, text in sides.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-P", "-m", "okfpro", "merge-file", "o", "a", "b",
+                           ".okf/board.md"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1  # a conflict: the conflict-style lookup is on the path too
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "okfpro.core.cardmoves" in imported and "okfpro.core.filemerge" in imported
+    heavy = sorted(m for m in imported if m.split(".")[0] in ("click", "yaml", "ruamel", "_ruamel_yaml"))
+    assert heavy == [], heavy

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Sequence
 
 from okfpro.core import linemerge
 
@@ -46,7 +46,7 @@ class Plan:
     agreed: dict[Any, list[str]] = field(default_factory=dict)  # destination -> cards both moved there
 
 
-def _cards(lines: list[str]) -> Counter:
+def _cards(lines: list[str]) -> Counter[str]:
     return Counter(x for x in lines[1:] if is_card(x))
 
 
@@ -73,7 +73,7 @@ class Move:
     new: str  # the card as the side wrote it at its destination
 
 
-def _moves(keys: list[Any], base: dict[Any, Counter], side: dict[Any, Counter]) -> list[Move]:
+def _moves(keys: list[Any], base: dict[Any, Counter[str]], side: dict[Any, Counter[str]]) -> list[Move]:
     """One side's moves: a card a section lost paired with a card another section gained, the same
     text first, then a reworded one (:func:`alike`), in board order."""
     lost: list[tuple[Any, str]] = []
@@ -95,8 +95,8 @@ def _moves(keys: list[Any], base: dict[Any, Counter], side: dict[Any, Counter]) 
 
 
 def _reorders(keys: list[Any], base: Sections, side: Sections) -> list[Move]:
-    """Cards one side moved within their section: taken out at one place and put back, as written
-    or reworded (:func:`alike`), at another (a line reworded where it stands is an edit, not a move)."""
+    """Cards one side moved within their section: taken out at one place and put back, as written,
+    at another."""
     out: list[Move] = []
     for k in keys:
         if k not in base or k not in side:
@@ -106,13 +106,12 @@ def _reorders(keys: list[Any], base: Sections, side: Sections) -> list[Move]:
         for n, e in enumerate(linemerge.edits(base[k], side[k])):
             gone.extend((n, x) for x in base[k][e.start : e.end] if is_card(x))
             put.extend((n, x) for x in e.lines if is_card(x))
-        for match in (lambda a, b: a[1] == b[1],):
-            for g in list(gone):
-                hit = next((p for p in put if match(g, p)), None)
-                if hit is not None:
-                    gone.remove(g)
-                    put.remove(hit)
-                    out.append(Move(k, k, g[1], hit[1]))
+        for g in list(gone):  # as written only: a reworded one is an edit where it stands
+            hit = next((p for p in put if p[1] == g[1]), None)
+            if hit is not None:
+                gone.remove(g)
+                put.remove(hit)
+                out.append(Move(k, k, g[1], hit[1]))
     return out
 
 
@@ -147,7 +146,7 @@ def _drop(sections: Sections, key: Any, card: str) -> None:
         sections[key] = _replace_last(sections[key], card, [])
 
 
-def plan(base: Sections, ours: Sections, theirs: Sections, rank: Callable[[Any], Hashable]) -> Plan:
+def plan(base: Sections, ours: Sections, theirs: Sections, rank: Callable[[Any], Any]) -> Plan:
     """Decide every cross-section move of both sides (see the module doc).  A card that leaves its
     section on the merged board is taken out of the base (and of a side that left it in place)
     before the sections merge, so its removal never joins a neighbour's change into one conflict."""
@@ -166,7 +165,7 @@ def plan(base: Sections, ours: Sections, theirs: Sections, rank: Callable[[Any],
             if m.origin != m.dest:
                 _drop(lifted[s], m.dest, m.new)
     fates = [[_fate(base[m.origin], lifted[1 - s].get(m.origin, []), m.old) for m in moves[s]] for s in (0, 1)]
-    leaves: list[Counter] = [Counter(), Counter()]  # per mover: (origin, card) -> copies that leave
+    leaves: list[Counter[tuple[Any, str]]] = [Counter(), Counter()]  # per mover: (origin, card) -> copies that leave
     stays: set[tuple[Any, str]] = set()  # (origin, card) the other side rewrote: stays for a conflict
     for s in (0, 1):
         t = 1 - s

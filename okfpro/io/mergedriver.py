@@ -26,6 +26,9 @@ as a conflict with standard markers. Writes the result into OURS; exit 0 clean, 
   git config merge.okfpro.driver "<python> -P -m okfpro merge-file --marker-size %L -L %X -L %S -L %Y %O %A %B %P"
 The labels are Git's branch names where Git passes them (2.44+), else ours/base/theirs;
 merge.conflictStyle=diff3 (or zdiff3) adds the base's lines to each conflict.
+
+okfpro merge-file --after-merge: what Git's post-merge/post-rewrite hook runs (init writes it):
+says on stderr when the merge left today's Snapshot line disagreeing with the bundle.
 """
 
 
@@ -137,6 +140,10 @@ def _git_text_merge(base: str, ours: str, theirs: str, size: int, labels: tuple[
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--after-merge"]:  # Git's post-merge / post-rewrite hook (okfpro/io/aftermerge.py)
+        from okfpro.io.aftermerge import main as after_main
+
+        return after_main(argv[1:])
     if any(a in ("-h", "--help") for a in argv):
         sys.stdout.write(HELP)
         return 0

@@ -116,18 +116,67 @@ def ensure_config(dest: Path) -> bool:
     return True
 
 
-def register(dest: Path) -> tuple[list[str], bool, str | None]:
-    """Both halves, idempotent: (attribute lines added, config changed, problem or None)."""
+#: Git hooks that run after a merge (post-merge) and after a rebase, as `git pull --rebase` does
+#: (post-rewrite); both run ``merge-file --after-merge`` (okfpro/io/aftermerge.py).
+AFTER_HOOKS = ("post-merge", "post-rewrite")
+HOOK_MARK = "# okfpro: after a merge, is today's Snapshot line still right? (okfpro upgrade writes this file)"
+
+
+def after_hook_text(python: str) -> str:
+    return f'#!/bin/sh\n{HOOK_MARK}\nexec {shlex.quote(python)} -P -m okfpro merge-file --after-merge "$@"\n'
+
+
+def ensure_after_hooks(dest: Path) -> list[str]:
+    """Write the after-merge hooks into this clone's hooks directory (not versioned, like the
+    config).  A hook of the owner's own, or a ``core.hooksPath`` someone else manages, is left
+    alone: the problem returned says which line to add there."""
+    from okfpro.io.atomic import atomic_write
+
+    want = after_hook_text(pinned_python(dest))
+    call = f"{shlex.quote(pinned_python(dest))} -P -m okfpro merge-file --after-merge \"$@\""
+    if _git(dest, "config", "--get", "core.hooksPath").stdout.strip():
+        return [f"core.hooksPath is set, so okfpro leaves that hooks directory alone; add `{call}` to its "
+                f"{' and '.join(AFTER_HOOKS)} hooks to hear when a merge leaves today's Snapshot line stale"]
+    problems = []
+    for name in AFTER_HOOKS:
+        proc = _git(dest, "rev-parse", "--git-path", f"hooks/{name}")
+        if proc.returncode != 0:
+            problems.append(f"no hooks directory for {name}: {proc.stderr.strip()[:200]}")
+            continue
+        path = Path(proc.stdout.strip())
+        path = path if path.is_absolute() else dest / path
+        try:
+            current = path.read_text(encoding="utf-8", errors="replace") if path.exists() or path.is_symlink() else None
+        except OSError:
+            current = ""
+        if current is not None and HOOK_MARK not in current:
+            problems.append(f"{path} is your own hook; add `{call}` to it to hear when a merge leaves today's "
+                            "Snapshot line stale")
+            continue
+        if current != want or not os.access(path, os.X_OK):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, want.encode("utf-8"), mode=0o755)
+    return problems
+
+
+def register(dest: Path) -> tuple[list[str], bool, str | None, list[str]]:
+    """Both halves and the after-merge hooks, idempotent: (attribute lines added, config changed,
+    the driver's problem or None, what kept the after-merge hooks out)."""
     try:
         added = ensure_attributes(dest)
     except (OSError, UnicodeDecodeError) as exc:
-        return [], False, f".gitattributes: {exc}"
+        return [], False, f".gitattributes: {exc}", []
     if _git(dest, "rev-parse", "--git-dir").returncode != 0:
-        return added, False, "not inside a Git repository, so the merge driver cannot be configured"
+        return added, False, "not inside a Git repository, so the merge driver cannot be configured", []
     try:
-        return added, ensure_config(dest), None
+        changed = ensure_config(dest)
     except OSError as exc:
-        return added, False, str(exc)
+        return added, False, str(exc), []
+    try:
+        problems = ensure_after_hooks(dest)
+    except OSError as exc:
+        problems = [f"the after-merge hooks could not be written ({exc})"]
+    return added, changed, None, problems
 
 
 def check(dest: Path) -> dict:

@@ -107,6 +107,7 @@ class Report:
     git_initialised: bool = False
     agents: tuple[str, ...] = ()
     merge_driver: str = ""  # what registering `okfpro merge-file` did (okfpro/io/mergewiring.py)
+    after_merge: list[str] = field(default_factory=list)  # what kept the after-merge hooks out
 
     def as_json(self) -> dict:
         return {
@@ -122,6 +123,7 @@ class Report:
             "not active": [{"path": rel, "reason": why} for rel, why in self.not_active],
             "git initialised": self.git_initialised,
             "merge driver": self.merge_driver,
+            "after-merge hooks not written": self.after_merge,
         }
 
 
@@ -383,7 +385,7 @@ def _register_merge_driver(dest: Path, report: Report) -> None:
     from okfpro.io.mergewiring import register
 
     had = (dest / ".gitattributes").is_file()
-    added, changed, problem = register(dest)
+    added, changed, problem, hooks = register(dest)
     if added:
         (report.merged if had else report.written).append(".gitattributes")
     elif had:
@@ -392,6 +394,7 @@ def _register_merge_driver(dest: Path, report: Report) -> None:
         report.merge_driver = f"not active: {problem}"
     else:
         report.merge_driver = "configured (merge.okfpro in .git/config)" if changed else "already configured"
+    report.after_merge = hooks
 
 
 def _is_template_copy(path: Path) -> bool:
@@ -489,6 +492,7 @@ def render(report: Report) -> str:
                      "log and journal as plain text here; fix that and run `okfpro upgrade`.")
     elif report.merge_driver:
         lines.append(f"Merge driver {report.merge_driver}: board, log and journal merge line by line, nothing lost.")
+    lines.extend(f"After-merge hook not written: {why}." for why in report.after_merge)
     wiring = [m for m in report.merged if m != ".gitattributes"]
     if wiring:
         lines.append(
