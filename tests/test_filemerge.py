@@ -470,3 +470,17 @@ def test_a_reorder_against_a_promote_takes_the_promote() -> None:
     for x, y in ((a, b), (b, a)):
         merged = clean(MOVE_BASE, x, y, "board.md")
         assert [r.section for r in _board.parse(merged).rows if "c1" in r.text.split()] == ["In flight"]
+
+
+def test_a_file_both_sides_added_with_different_line_endings_merges_to_the_same_bytes_either_way() -> None:
+    day = be.journal_entry_text(D2)
+    a = ("\ufeff" + day + "\nFrom windows.\n").replace("\n", "\r\n")
+    b = day + "\nFrom linux."  # no final newline
+    merged = clean("", a, b, ".okf/journal/2026-12-01.md")
+    assert merged == clean("", b, a, ".okf/journal/2026-12-01.md")
+    assert "\r" not in merged and not merged.startswith("\ufeff") and merged.endswith("\n")
+    assert "From windows." in merged and "From linux." in merged
+    # with a base, a side that changed the endings still wins, in either order
+    base = cap(BOARD, D1, "x")
+    crlf = base.replace("\n", "\r\n")
+    assert clean(base, crlf, cap(base, D2, "y"), "board.md") == clean(base, cap(base, D2, "y"), crlf, "board.md")

@@ -16,7 +16,8 @@ Snapshot lines stay last.
 The board's ``In flight: k/CAP`` header is a count, not text: when each side kept it equal
 to its own In flight lines, the merged header is set to the merged count (a promote on each
 side is not a conflict).  Line endings, a byte-order mark and the final newline are merged
-like one more line: a side that changed them wins, and both changing them keeps ours.
+like one more line: a side that changed them wins; a file both sides added with different ones
+gets LF, a final newline and no BOM.
 """
 
 from __future__ import annotations
@@ -88,10 +89,14 @@ def surface(text: str) -> Surface:
     return Surface(bom, eol, final, [p[:-1] if p.endswith("\r") else p for p in parts])
 
 
-def _pick(base: T, ours: T, theirs: T, base_known: bool) -> T:
-    """One attribute merged three ways: a side that changed it wins; both changed: ours."""
-    if ours == theirs or not base_known:
+def _pick(base: T, ours: T, theirs: T, base_known: bool, plain: T) -> T:
+    """One attribute merged three ways: a side that changed it wins.  Two values only, so both sides
+    changing it means the same change — except in a file both sides added (no base), where the sides
+    may differ: then ``plain`` (LF, a final newline, no BOM), so A<-B and B<-A give the same bytes."""
+    if ours == theirs:
         return ours
+    if not base_known:
+        return plain
     return theirs if ours == base else ours
 
 
@@ -345,9 +350,9 @@ def merge(
             pieces = [p.replace(COUNT, count) for p in plain]
     out, n = _render(pieces, max(1, marker_size), labels)
     known = bool(base)
-    eol = _pick(s[0].eol, s[1].eol, s[2].eol, known)
-    final = _pick(s[0].final_newline, s[1].final_newline, s[2].final_newline, known)
-    bom = _pick(s[0].bom, s[1].bom, s[2].bom, known)
+    eol = _pick(s[0].eol, s[1].eol, s[2].eol, known, "\n")
+    final = _pick(s[0].final_newline, s[1].final_newline, s[2].final_newline, known, True)
+    bom = _pick(s[0].bom, s[1].bom, s[2].bom, known, False)
     text = eol.join(out)
     if out and (final or isinstance(pieces[-1], linemerge.Conflict)):
         text += eol
