@@ -62,3 +62,51 @@ def test_bad_gold_is_exit_2(tmp_path, gold, why):
     (tmp_path / "bad.json").write_text("{")
     assert run(str(tmp_path / "bad.json")).returncode == 2
     assert run(str(tmp_path / "missing.json")).returncode == 2
+
+
+def test_scoped_gold_ranks_each_conversation_apart_through_the_import_door():
+    from okfpro.core.evalmetrics import parse_gold
+    from okfpro.memory.evaluate import evaluate_recall
+
+    same = "we adopted a puppy called Max"
+    gold = parse_gold({
+        "memories": [{"key": "a1", "text": same, "speaker": "Ana", "scope": "conv-a", "time": "2023-05-01T10:00:00Z"},
+                     {"key": "a2", "text": "the weather is gloomy", "speaker": "Ben", "scope": "conv-a"},
+                     {"key": "b1", "text": same, "speaker": "Ana", "scope": "conv-b", "source": "agent"},
+                     {"key": "b2", "text": "Ana: lunch at noon", "scope": "conv-b"}],
+        "queries": [{"query": "What is the puppy of Ana called?", "keys": ["a1"], "scope": "conv-a"},
+                    {"query": "What is the puppy of Ana called?", "keys": ["b1"], "scope": "conv-b"}]})
+    assert gold.memories[0].entry == "Ana: " + same and gold.memories[3].entry == "Ana: lunch at noon"
+    rep = evaluate_recall(gold)
+    assert rep["scopes"] == 2
+    for row in rep["per_query"]:
+        own = {"conv-a": {"a1", "a2"}, "conv-b": {"b1", "b2"}}[row["scope"]]
+        assert set(row["okfpro"]) <= own and set(row["baseline"]) <= own, row
+        assert row["okfpro"][0] == row["keys"][0] and row["baseline"][0] == row["keys"][0]
+
+
+@pytest.mark.parametrize("gold, why", [
+    ({"memories": [{"key": "a", "text": "x", "scope": "one"}], "queries": [{"query": "q", "keys": ["a"], "scope": "two"}]},
+     "not in scope"),
+    ({"memories": [{"key": "a", "text": "x", "source": "oracle"}], "queries": [{"query": "q", "keys": ["a"]}]},
+     "source"),
+    ({"memories": [{"key": "a", "text": "x", "scope": "../up"}], "queries": [{"query": "q", "keys": ["a"], "scope": "../up"}]},
+     "scope"),
+    ({"memories": [{"key": "a", "text": "x", "speaker": 3}], "queries": [{"query": "q", "keys": ["a"]}]}, "speaker"),
+])
+def test_bad_conversation_gold_is_exit_2(tmp_path, gold, why):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(gold))
+    proc = run(str(path))
+    assert proc.returncode == 2 and why in proc.stderr.decode(), proc.stderr
+
+
+@pytest.mark.parametrize("name", ["a", "b"])
+def test_conversation_sets_are_what_the_generator_writes(name):
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "gen_conversations.py"), "--set", name],
+                          capture_output=True, check=True)
+    assert proc.stdout == (REPO / "examples" / f"conversations-{name}.json").read_bytes()
+    gold = json.loads(proc.stdout)
+    cats = {q["category"] for q in gold["queries"]}
+    assert cats == {"single-hop", "multi-hop", "temporal", "open-domain", "adversarial"}
+    assert len(gold["queries"]) >= 200 and len({m["scope"] for m in gold["memories"]}) >= 5

@@ -11,6 +11,13 @@ Gold file (JSON)::
 the memory was made; ``keys`` are the memories that answer the query (at least one);
 ``category`` (optional, default ``all``) groups the numbers.
 
+Optional, for conversations (``examples/conversations-a.json``): a memory's ``speaker``
+(the turn is stored as ``"<speaker>: <text>"``, for both systems) and ``source`` (one of
+the memory policy's sources, default ``user``); ``scope`` on memories and queries (default
+``eval``): each scope is its own user, its memories ranked apart from the others', and a
+query is asked in its scope (its keys must be memories of that scope) — a set of
+conversations is evaluated conversation by conversation, as public benchmarks do.
+
 Metrics per query, from the ranked keys: recall@k (share of the answering keys in the
 top k), hit@k (1 when any is), reciprocal rank of the first answering key (0 when none
 is in the ranking), nDCG@10 with binary gains.  Reported as means per category and
@@ -42,6 +49,14 @@ class Memory:
     key: str
     text: str
     time: str | None = None
+    speaker: str | None = None
+    source: str = "user"
+    scope: str = "eval"
+
+    @property
+    def entry(self) -> str:
+        """The text as stored (and as the baseline reads it)."""
+        return f"{self.speaker}: {self.text}" if self.speaker else self.text
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,7 @@ class Query:
     query: str
     keys: tuple[str, ...]
     category: str = "all"
+    scope: str = "eval"
 
 
 @dataclass(frozen=True)
@@ -68,6 +84,7 @@ def parse_gold(data: Any) -> Gold:
         raise GoldError("'queries' must be a non-empty list")
     memories: list[Memory] = []
     seen: set[str] = set()
+    scope_of: dict[str, str] = {}
     for i, m in enumerate(mems):
         if not isinstance(m, dict) or not isinstance(m.get("key"), (str, int)) or isinstance(m.get("key"), bool):
             raise GoldError(f"memories[{i}]: needs a 'key' (string)")
@@ -81,7 +98,12 @@ def parse_gold(data: Any) -> Gold:
         time = m.get("time")
         if time is not None and not isinstance(time, str):
             raise GoldError(f"memories[{i}]: 'time' must be an ISO 8601 string")
-        memories.append(Memory(key, text, time))
+        extra = {name: m[name] for name in ("speaker", "source", "scope") if m.get(name) is not None}
+        for name, value in extra.items():
+            if not isinstance(value, str) or not value.strip():
+                raise GoldError(f"memories[{i}]: '{name}' must be a non-empty string")
+        memories.append(Memory(key, text, time, **extra))
+        scope_of[key] = memories[-1].scope
     queries: list[Query] = []
     for i, q in enumerate(qs):
         if not isinstance(q, dict) or not isinstance(q.get("query"), str) or not q["query"].strip():
@@ -94,7 +116,13 @@ def parse_gold(data: Any) -> Gold:
         if unknown:
             raise GoldError(f"queries[{i}]: unknown memory key(s) {', '.join(map(repr, unknown))}")
         cat = q.get("category", "all")
-        queries.append(Query(q["query"], keys_s, str(cat) if cat is not None else "all"))
+        scope = q.get("scope", "eval")
+        if not isinstance(scope, str) or not scope.strip():
+            raise GoldError(f"queries[{i}]: 'scope' must be a non-empty string")
+        foreign = [k for k in keys_s if scope_of[k] != scope]
+        if foreign:
+            raise GoldError(f"queries[{i}]: key(s) {', '.join(map(repr, foreign))} are not in scope {scope!r}")
+        queries.append(Query(q["query"], keys_s, str(cat) if cat is not None else "all", scope))
     return Gold(tuple(memories), tuple(queries))
 
 

@@ -1,11 +1,12 @@
 """``okfpro eval recall GOLD``: okfpro's memory ranking against a plain BM25, on your data.
 
-The gold memories are written as captured entries into a throw-away store (a temporary
-directory, history off, one scope), through the same append and index as every write;
+The gold memories are imported into a throw-away store (a temporary directory, history
+off) through ``memory import``'s door — safety layer, policy record, time, tier, source,
+one scope per gold ``scope`` — and the same append and index as every write;
 each gold query then goes through the hook's path — the prompt's content words
 (:func:`okfpro.memory.recall.query_of`), then :func:`okfpro.memory.index.recall` — and
-through :class:`okfpro.core.evalmetrics.PlainBM25` over the same texts, in the same
-run.  Nothing of the workspace is read or written.
+through :class:`okfpro.core.evalmetrics.PlainBM25` over the same texts of the same scope,
+in the same run.  Nothing of the workspace is read or written.
 """
 
 from __future__ import annotations
@@ -34,8 +35,41 @@ def _when(value: str | None, i: int) -> _dt.datetime:
     return BASE_TIME + _dt.timedelta(seconds=i)
 
 
-def evaluate_recall(gold: _evalmetrics.Gold, ks: Sequence[int] = _evalmetrics.KS) -> dict[str, Any]:
+def _load(store: Any, gold: _evalmetrics.Gold) -> tuple[dict[str, Any], dict[tuple[str, str], str]]:
+    """Every gold memory imported as a real one — ``memory import``'s door (safety layer,
+    policy record, time, tier, source; one write per scope) — into its scope's user; returns
+    the scopes and (scope label, memory id) -> key."""
+    from okfpro.core import mempolicy
     from okfpro.core.scope import Scope
+    from okfpro.memory import importer
+
+    scopes: dict[str, Any] = {}
+    key_of: dict[tuple[str, str], str] = {}
+    groups: dict[str, list[tuple[int, _evalmetrics.Memory]]] = {}
+    for i, m in enumerate(gold.memories):
+        groups.setdefault(m.scope, []).append((i, m))
+    for label, members in groups.items():
+        try:
+            scope = Scope(user=label)
+        except ValueError as exc:
+            raise _evalmetrics.GoldError(f"scope {label!r}: {exc}") from exc
+        items = []
+        for i, m in members:
+            if m.source not in mempolicy.SOURCES:
+                raise _evalmetrics.GoldError(f"memory {m.key!r}: source {m.source!r} is not one of "
+                                             f"{', '.join(mempolicy.SOURCES)}")
+            items.append(importer.Item(i + 1, m.entry, _when(m.time, i), "user", "event", m.source, m.key, False))
+            key_of[(label, importer.import_key_id(m.key))] = m.key
+        result = importer.run(store, scope, items, today=max(it.when for it in items if it.when).date(), progress=False)
+        if result.errors or result.imported != len(items):
+            raise _evalmetrics.GoldError(f"scope {label!r}: {result.imported} of {len(items)} memories could be "
+                                         f"stored ({result.skipped} duplicates, {result.refused} refused"
+                                         + (f"; {'; '.join(result.errors)}" if result.errors else "") + ")")
+        scopes[label] = scope
+    return scopes, key_of
+
+
+def evaluate_recall(gold: _evalmetrics.Gold, ks: Sequence[int] = _evalmetrics.KS) -> dict[str, Any]:
     from okfpro.memory.index import recall
     from okfpro.memory.recall import query_of
     from okfpro.memory.store import MemoryStore
@@ -44,39 +78,41 @@ def evaluate_recall(gold: _evalmetrics.Gold, ks: Sequence[int] = _evalmetrics.KS
     tmp = Path(tempfile.mkdtemp(prefix="okfpro-eval-"))
     try:
         store = MemoryStore(tmp / "memory", tiers=("user",), history=False)
-        scope = Scope(user="eval")
-        rows = [(m.text, _when(m.time, i)) for i, m in enumerate(gold.memories)]
-        ids, _commit, error = store.write_many(scope, rows, "user", what="eval")
-        if error or len(ids) != len(rows):
-            raise _evalmetrics.GoldError(f"could not store the gold memories: {error}")
-        key_of = {entry_id: m.key for entry_id, m in zip(ids, gold.memories)}
-        today = max(r[1] for r in rows).date().isoformat()
-        bm25 = _evalmetrics.PlainBM25([m.text for m in gold.memories])
+        scopes, key_of = _load(store, gold)
+        today = max(_when(m.time, i) for i, m in enumerate(gold.memories)).date().isoformat()
+        members: dict[str, list[_evalmetrics.Memory]] = {}
+        for m in gold.memories:
+            members.setdefault(m.scope, []).append(m)
+        baselines = {label: _evalmetrics.PlainBM25([m.entry for m in ms]) for label, ms in members.items()}
         ours: list[tuple[str, dict[str, float]]] = []
         base: list[tuple[str, dict[str, float]]] = []
         lat_ours: list[float] = []
         lat_base: list[float] = []
         per_query: list[dict[str, Any]] = []
-        recall(store, scope, "warm up", today, limit=1)
+        for label, scope in scopes.items():
+            recall(store, scope, "warm up", today, limit=1)
         for q in gold.queries:
+            if q.scope not in scopes:
+                raise _evalmetrics.GoldError(f"query {q.query!r}: no memory is in scope {q.scope!r}")
             t0 = time.perf_counter()
-            hits, _ = recall(store, scope, query_of(q.query) or q.query, today, limit=depth)
+            hits, _ = recall(store, scopes[q.scope], query_of(q.query) or q.query, today, limit=depth)
             lat_ours.append((time.perf_counter() - t0) * 1000)
-            ranked = [key_of.get(h.entry.id, "") for h in hits]
+            ranked = [key_of.get((q.scope, h.record.id), "") for h in hits]
             t0 = time.perf_counter()
-            order = bm25.rank(q.query, depth)
+            order = baselines[q.scope].rank(q.query, depth)
             lat_base.append((time.perf_counter() - t0) * 1000)
-            branked = [gold.memories[i].key for i in order]
+            branked = [members[q.scope][i].key for i in order]
             m_ours = _evalmetrics.query_metrics(ranked, q.keys, ks)
             m_base = _evalmetrics.query_metrics(branked, q.keys, ks)
             ours.append((q.category, m_ours))
             base.append((q.category, m_base))
-            per_query.append({"query": q.query, "category": q.category, "keys": list(q.keys), "okfpro": ranked,
-                              "baseline": branked})
+            per_query.append({"query": q.query, "category": q.category, "scope": q.scope, "keys": list(q.keys),
+                              "okfpro": ranked, "baseline": branked})
         s_ours, s_base = _evalmetrics.summarise(ours), _evalmetrics.summarise(base)
         return {
             "memories": len(gold.memories),
             "queries": len(gold.queries),
+            "scopes": len(scopes),
             "ks": list(ks),
             "okfpro": {"overall": s_ours.overall, "by_category": s_ours.by_category,
                        "p50_ms": round(statistics.median(lat_ours), 3)},
