@@ -38,9 +38,12 @@ def hook(lines: list[str], env: dict[str, str], tmp_path, config: str | None = N
     full = {k: v for k, v in os.environ.items()
             if k not in ("REMOTE_USER", "GL_USERNAME", "GITEA_PUSHER_NAME") and not k.startswith("GIT_")}
     full.update(env)
+    repo = tmp_path / "hooked.git"  # Git runs the hook in the repository
+    if not repo.exists():
+        git("init", "-q", "--bare", str(repo))
     return subprocess.run([sys.executable, "-m", "okfpro", "memory", "server-hook", "--config", str(path)],
                           input="".join(x + "\n" for x in lines), capture_output=True, text=True, env=full,
-                          cwd=tmp_path, check=False)
+                          cwd=repo, check=False)
 
 
 def test_hook_fails_closed_and_matches_names_exactly(tmp_path) -> None:
@@ -79,7 +82,9 @@ def test_hook_fails_closed_and_matches_names_exactly(tmp_path) -> None:
     assert hook([f"{ZERO} {new} {session}", f"{ZERO} {new} {agent}"], {"REMOTE_USER": "alice"}, tmp_path).returncode == 0
     # a shared tier: no delete, no tombstone, unless a maintainer
     tenant = history_ref("tenant", ALICE)
-    for line in (f"{new} {ZERO} {tenant}", f"{ZERO} {new} {tenant.replace('/memory/', '/tombstone/')}"):
+    sub = Target("tenant", "memory-tenant/x", "memory-tenant/x", tenant)
+    real = make(pygit2.Repository(str(tmp_path / "hooked.git")), sub, T0, "carol")  # a tombstone is a real one
+    for line in (f"{new} {ZERO} {tenant}", f"{ZERO} {real} {tenant.replace('/memory/', '/tombstone/')}"):
         assert hook([line], {"REMOTE_USER": "alice"}, tmp_path).returncode == 1
         assert hook([line], {"REMOTE_USER": "carol"}, tmp_path).returncode == 0
     # a tombstone is never deleted

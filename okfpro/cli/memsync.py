@@ -88,14 +88,16 @@ def install_cmd(repo: Path, config_path: Path | None) -> int:
 
 def erased_targets(store, scope, tier: str | None) -> list:
     """What ``forget --purge`` is about to erase, as sync targets (computed before the local
-    purge drops the session refs that name them)."""
+    purge drops the session refs that name them), each with the commit ids its tombstone lists."""
     from okfpro.memory.remote import Target
+    from okfpro.memory.tombstone import history_ids
 
     if tier in ("tenant", "agent"):
         subs = [store.subtree(tier, scope)]
     else:
         subs = store.subject_subtrees(scope, tier)
-    return [Target(s.tier, s.prefix, s.key, s.ref) for s in subs]
+    gitdir = store.history.gitdir
+    return [Target(s.tier, s.prefix, s.key, s.ref, history_ids(gitdir, s.ref)) for s in subs]
 
 
 def erase_on_remote(workspace: Path, cfg, store, res, remote: str | None, targets: list) -> None:

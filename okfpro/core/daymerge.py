@@ -26,9 +26,10 @@ the merge refuses (:class:`MergeConflict`) rather than drop the extra text.
 
 from __future__ import annotations
 
+import datetime as _dt
 from collections import Counter
 
-from okfpro.core.dayfile import DAY_RE, MalformedConcept, split_concept, stored_sections
+from okfpro.core.dayfile import DAY_RE, SECTION_RE, MalformedConcept, split_concept, stored_sections
 
 
 class MergeConflict(ValueError):
@@ -126,3 +127,28 @@ def entry_count(files: dict[str, bytes]) -> int:
             except MalformedConcept:
                 continue
     return n
+
+
+def written_after(files: dict[str, bytes], when: _dt.datetime) -> dict[str, bytes]:
+    """The day files of ``files`` holding only their sections dated after ``when`` (what a
+    tombstone erased at ``when`` leaves of a scope: every entry older than the erasure goes,
+    every later one stays, in its order).  Files with nothing left, and any other name, are
+    dropped; a file that does not parse keeps nothing."""
+    out: dict[str, bytes] = {}
+    after = when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    for name, raw in sorted(files.items()):
+        m = DAY_RE.match(name)
+        if m is None or m.group(1) < after[:10]:
+            continue
+        try:
+            head, body = split_concept(raw)
+        except MalformedConcept:
+            continue
+        kept = []
+        for chunk in stored_sections(body):
+            clock = SECTION_RE.match(chunk.split("\n", 1)[0])
+            if clock is not None and f"{m.group(1)}T{clock.group(1)}" > after:
+                kept.append(chunk)
+        if kept:
+            out[name] = render_day(head, kept).encode("utf-8")
+    return out

@@ -46,6 +46,7 @@ class Target:
     prefix: str
     key: str
     ref: str
+    purged: tuple[str, ...] = ()  # before a purge: the commit ids of its local history a tombstone lists
 
     @property
     def tombstone(self) -> str:

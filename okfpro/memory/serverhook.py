@@ -28,6 +28,16 @@ Owned refs are computed with the client's own path function
   user's scope, no made-up namespace, no other letter case).  Refs outside ``refs/okfpro/``
   (in any letter case) are not this hook's business and pass.
 
+Erasure holds on the server too.  A tombstone (:mod:`okfpro.memory.tombstone`) names the
+time of the erasure and, as ``Purged:``, the commit ids of the erased history.  Once a
+scope has a tombstone, a push is refused when any commit it brings to the server (any
+ref, not only memory refs) is one of the purged ids of any tombstone, or when a commit it
+brings to the scope's own ref is a root commit dated before the erasure (a history that
+began before it, even one the eraser never saw): the history of a stale
+clone that listed the remote before the purge never lands again, while the owner may
+start the scope afresh (a new root, after the erasure).  A tombstone update must keep
+every id of the one it replaces and never move its time back.
+
 Fail closed: no pusher name, a name the config does not map, a config that cannot be
 read: every ``refs/okfpro/`` update of the push is refused.  Exit code per Git's
 pre-receive contract: 0 accepts the push, anything else refuses all of it (we use 1);
@@ -147,6 +157,98 @@ def hidden_refs(config: dict, name: str | None) -> list[str]:
     return out
 
 
+TOMB_NS = "refs/okfpro/tombstone/"
+MAX_TOMBSTONE = 1 << 20  # bytes: a tombstone is a few lines and ids
+
+
+@dataclass(frozen=True)
+class Erased:
+    """What one tombstone says: when the scope was erased (epoch seconds) and the purged ids."""
+
+    at: int
+    ids: frozenset[str]
+
+
+def _git(*args: str, stdin: bytes | None = None) -> bytes:
+    proc = subprocess.run(["git", *args], input=stdin, capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise OSError(f"git {args[0]} failed: {proc.stderr.decode('utf-8', 'replace').strip()[-300:]}")
+    return proc.stdout
+
+
+def read_tombstones(shas: dict[str, str]) -> dict[str, Erased | None]:
+    """tombstone ref -> what it says (``None``: not a readable tombstone), read with one
+    ``git cat-file --batch``; an object over :data:`MAX_TOMBSTONE` bytes is not read."""
+    import datetime as dt
+
+    from okfpro.memory.history import parse_trailers
+
+    names = sorted(shas)
+    out: dict[str, Erased | None] = {}
+    if not names:
+        return out
+    sizes = _git("cat-file", "--batch-check", stdin="".join(shas[n] + "\n" for n in names).encode()).decode().splitlines()
+    small = [n for n, line in zip(names, sizes) if line.split()[1:2] == ["commit"]
+             and int(line.split()[2]) <= MAX_TOMBSTONE]
+    out = dict.fromkeys(names)
+    data = _git("cat-file", "--batch", stdin="".join(shas[n] + "\n" for n in small).encode())
+    for name in small:
+        header, _, data = data.partition(b"\n")
+        size = int(header.split()[2])
+        body, data = data[:size], data[size + 1:]
+        message = body.partition(b"\n\n")[2].decode("utf-8", "replace")
+        fields = parse_trailers(message)
+        try:
+            when = dt.datetime.strptime(fields.get("Erased", ""), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+        except ValueError:
+            continue
+        ids = frozenset(x for x in fields.get("Purged", "").split() if re.fullmatch(r"[0-9a-f]{40}", x))
+        out[name] = Erased(int(when.timestamp()), ids)
+    return out
+
+
+def erasure_refusals(updates: list[list[str]]) -> dict[str, str]:
+    """ref -> why, for the updates of a push that would bring erased history back (see the
+    module doc).  Costs nothing while the repository has no tombstone; then one
+    ``for-each-ref``, one ``cat-file`` and one ``rev-list`` per updated ref (only the
+    commits new to the server are walked)."""
+    listed = {}
+    for line in _git("for-each-ref", "--format=%(objectname) %(refname)", TOMB_NS).decode().splitlines():
+        sha, _, ref = line.partition(" ")
+        listed[ref] = sha
+    pushed = {ref: new for old, new, ref in updates if ref.startswith(TOMB_NS) and new != ZERO}
+    if not listed and not pushed:
+        return {}
+    now = read_tombstones({**listed, **pushed})
+    before = read_tombstones({r: sha for r, sha in listed.items() if r in pushed})
+    out: dict[str, str] = {}
+    for ref, record in now.items():
+        old = before.get(ref)
+        if record is None and ref in pushed:
+            out[ref] = "not a tombstone (a small commit with an Erased time)"
+        elif old is not None and record is not None and (not old.ids <= record.ids or record.at < old.at):
+            out[ref] = "a tombstone only grows: it must keep every purged id and time of the one it replaces"
+    purged = frozenset().union(*(r.ids for r in now.values() if r is not None))
+    for _old, new, ref in updates:
+        if new == ZERO or ref.startswith(TOMB_NS):
+            continue
+        tomb = TOMB_NS + ref[len("refs/okfpro/memory/"):] if ref.startswith("refs/okfpro/memory/") else None
+        erased = now.get(tomb) if tomb else None
+        if tomb in now and erased is None:
+            out[ref] = "its scope's tombstone cannot be read: refused until it is fixed"
+            continue
+        rows = [row.split() for row in _git("rev-list", "--timestamp", "--parents", new, "--not", "--all").decode()
+                .splitlines() if row]
+        back = [row[1] for row in rows if row[1] in purged]
+        if back:
+            out[ref] = (f"it would make erased history reachable again ({len(back)} commit(s) a tombstone lists, "
+                        f"e.g. {back[0][:12]}); sync first: the erasure drops that copy")
+        elif erased is not None and any(len(row) == 2 and int(row[0]) < erased.at for row in rows):
+            out[ref] = ("its history starts before this scope's erasure (a stale copy the purge did not see); "
+                        "sync first: the erasure drops that copy")
+    return out
+
+
 def _is_ancestor(a: str, b: str) -> bool:
     proc = subprocess.run(["git", "merge-base", "--is-ancestor", a, b], capture_output=True, check=False)
     return proc.returncode == 0
@@ -159,8 +261,15 @@ def run_hook(stdin, env: dict[str, str], config_path: Path, err=sys.stderr) -> i
     if any(len(x) != 3 for x in lines):
         print("okfpro: unexpected pre-receive input; refusing the push", file=err)
         return 1
+    try:
+        erasure = erasure_refusals(lines)
+    except (OSError, ValueError, IndexError) as exc:  # fail closed: an erasure we cannot check is not undone
+        print(f"okfpro: refusing the push: cannot check it against the tombstones: {exc}", file=err)
+        return 1
+    for ref, reason in sorted(erasure.items()):
+        print(f"okfpro: refused {ref}: {reason}", file=err)
     if not touches:
-        return 0
+        return 1 if erasure else 0
     pusher = None
     why: str | None = None
     try:
@@ -180,7 +289,7 @@ def run_hook(stdin, env: dict[str, str], config_path: Path, err=sys.stderr) -> i
             refused.append(f"okfpro: refused {ref}: {reason}")
     for line in refused:
         print(line, file=err)
-    return 1 if refused else 0
+    return 1 if refused or erasure else 0
 
 
 def install(repo: Path, config: Path | None, python: str = sys.executable) -> Path:

@@ -23,6 +23,7 @@ merged in as "ours", so a sync never drops them.
 
 from __future__ import annotations
 
+import datetime as _dt
 import sys
 import time
 from dataclasses import dataclass, field
@@ -122,11 +123,22 @@ class Syncer:
             tombstone.apply_new(self, remote)
             pending = None
             for _ in range(ROUNDS):
-                rejected = self._round(remote, pending)
-                if not rejected:
+                rejected, declined = self._round(remote, pending)
+                if not rejected and not declined:
                     break
-                pending = set(rejected)
                 remote = self.remote.listing(self.readable)
+                # the server declined a push: if a tombstone arrived meanwhile (a purge raced
+                # this sync), apply it and push what is left; else the refusal stands
+                # (a declined push declines all its refs: retry them all once something was erased)
+                erased = tombstone.apply_new(self, remote) if declined else set()
+                if erased & set(declined):
+                    rejected += list(declined)
+                else:
+                    for ref, why in sorted(declined.items()):
+                        self._refuse(ref, f"push refused: {why}")
+                pending = set(rejected)
+                if not pending:
+                    break
             else:
                 for ref in sorted(pending or ()):
                     self._refuse(ref, "the remote kept moving; run sync again")
@@ -154,7 +166,9 @@ class Syncer:
                 out[name] = str(repo.references[name].target)
         return out
 
-    def _round(self, remote: dict[str, str], only: set[str] | None) -> list[str]:
+    def _round(self, remote: dict[str, str], only: set[str] | None) -> tuple[list[str], dict[str, str]]:
+        """One pass over the changed refs: (refs to retry after a refetch, refs the server
+        declined -> its reason)."""
         repo = self.history.repo()
         local = self._local_refs()
         refs = sorted(r for r in set(local) | {r for r in remote if r.startswith("refs/okfpro/memory/")}
@@ -182,15 +196,15 @@ class Syncer:
                 continue
             if new is not None and new != remote.get(ref):
                 pushes[ref] = new
-        rejected = []
+        rejected, declined = [], {}
         for ref, why in self.remote.push(pushes).items() if pushes else ():
             if why is None:
                 self.report.pushed.append(self._key(ref))
             elif "fetch first" in why or "non-fast-forward" in why or "stale" in why:
                 rejected.append(ref)
             else:
-                self._refuse(ref, f"push refused: {why}")
-        return rejected
+                declined[ref] = why
+        return rejected, declined
 
     # -- one scope ----------------------------------------------------------------------
 
@@ -250,16 +264,28 @@ class Syncer:
         else:
             ref.set_target(commit.id)
 
+    def afresh(self, repo: pygit2.Repository, target: Target, files: dict[str, bytes], when: _dt.datetime) -> str:
+        """Start ``target`` again from ``files`` (what an erasure left: the entries written after
+        it): the files written and a root commit dated no earlier than ``when`` on its ref."""
+        from okfpro.memory.scopefiles import write_scope
+
+        store = self.store
+        with store._repo_lock(exclusive=False), store._locked(store._lock_for(target.prefix)):
+            write_scope(store.root, target, dict(files))
+            return self._merge_commit(repo, target, repo.references.get(target.ref), [], set(files), files, {},
+                                      "entries written after an erasure", max(utcnow(), when))
+
     def _merge_commit(self, repo: pygit2.Repository, target: Target, ref, parents: list, names: set[str],
-                      merged: dict[str, bytes], before: dict[str, bytes]) -> str:
-        """A commit on ``parents`` whose scope is the first parent's with ``names`` replaced by
-        ``merged`` (absent there: removed)."""
+                      merged: dict[str, bytes], before: dict[str, bytes], what: str | None = None,
+                      when: _dt.datetime | None = None) -> str:
+        """A commit on ``parents`` whose scope is the first parent's (none: empty) with ``names``
+        replaced by ``merged`` (absent there: removed)."""
         from pygit2.enums import FileMode
 
         from okfpro.memory.scopefiles import scope_tree
 
         h = self.history
-        first = parents[0]
+        first = parents[0] if parents else None
         old = scope_tree(repo, first, target.prefix)
         tb = repo.TreeBuilder(old) if old is not None else repo.TreeBuilder()
         for name in sorted(names):
@@ -269,9 +295,9 @@ class Syncer:
                 tb.remove(name)
         tree = h._wrap(repo, target.prefix, tb.write() if len(tb) else None)  # nothing left: a forget's empty tree
         n = max(0, h.entry_count(first) - entry_count(before) + entry_count(merged))
-        message = h._message(target.tier, target.key, f"merge {len(parents)} histories" if len(parents) > 1
-                             else "entries found on disk", n, {"Actor": self.actor})
-        author, committer = h._signature(self.actor, utcnow())
+        what = what or (f"merge {len(parents)} histories" if len(parents) > 1 else "entries found on disk")
+        message = h._message(target.tier, target.key, what, n, {"Actor": self.actor})
+        author, committer = h._signature(self.actor, when or utcnow())
         oid = repo.create_commit(None, author, committer, message, tree, [p.id for p in parents])
         self._move(repo, target, ref, repo.get(oid))
         return str(oid)

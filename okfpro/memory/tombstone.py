@@ -12,10 +12,19 @@ of the erasure and the eraser's identity hash (:func:`okfpro.io.identity.identit
     Erased: 2026-12-01T02:30:00Z
     Identity: 3f2a…
 
+The tombstone also lists, as ``Purged:``, the commit ids of the erased history this
+machine knew (its tip and every root commit, plus the remote's tip): ids, no text.  The
+server's hook (:mod:`okfpro.memory.serverhook`) refuses any later push that would make one
+of them reachable again, or that brings this scope a history whose root is dated before the
+erasure, so a stale clone that listed the remote before the purge cannot put the text
+back; the owner starts the scope afresh with a new root.  A tombstone only grows: a
+later purge of the same scope lists every id of the earlier tombstone too.
+
 A clone that syncs later sees a tombstone it has not applied yet and purges its own copy
 of the scope (files, ref, index rows, and the objects with the store's own purge: reflogs
-expired, repack, prune, every object scanned) instead of pushing it back; entries it wrote
-*after* the erasure time (user, agent and tenant tiers) are written again as new entries.
+expired, repack, prune, every object scanned) instead of pushing it back; the entries it
+wrote *after* the erasure time (any tier, sessions included) stay: they are written again
+as a new root commit dated after the erasure, which the server accepts.
 A tombstone whose scope line is not its ref's scope, or (user and session tiers) whose
 identity is not the syncing identity's, is not honoured and is reported.  The identity
 hash is derived from names, so it is a check against mistakes, not a credential: who may
@@ -31,22 +40,27 @@ import datetime as _dt
 
 import pygit2
 
-from okfpro.core.daymerge import MergeConflict
-from okfpro.core.dayfile import DAY_RE, sections, split_concept
+import re
+from pathlib import Path
+
+from okfpro.core.daymerge import MergeConflict, entry_count, written_after
 from okfpro.core.scope import Scope
 from okfpro.io.clock import utcnow
 from okfpro.memory.layout import TOOL
 from okfpro.memory.scopefiles import disk_files
 from okfpro.memory.remote import TOMBSTONE_NS, Readable, Remote, RemoteError, Target, tombstone_ref
 
+_OID = re.compile(r"[0-9a-f]{40}")
+MAX_TOMBSTONE = 1 << 20  # bytes: a tombstone is a few lines and ids
 SERVER_GC = "the erased objects stay in the server's object store until its own gc prunes them " \
             "(git gc --prune=now on the server)"
 
 
-def message(target: Target, when: _dt.datetime, identity: str) -> str:
+def message(target: Target, when: _dt.datetime, identity: str, purged: list[str] | tuple[str, ...] = ()) -> str:
     at = when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    ids = f"Purged: {' '.join(sorted(set(purged)))}\n" if purged else ""
     return (f"okfpro tombstone {target.tier} {target.key}\n\n"
-            f"Scope: {target.key}\nErased: {at}\nIdentity: {identity}\n")
+            f"Scope: {target.key}\nErased: {at}\nIdentity: {identity}\n{ids}")
 
 
 def parse(text: str) -> dict[str, str]:
@@ -55,11 +69,30 @@ def parse(text: str) -> dict[str, str]:
     return parse_trailers(text)
 
 
-def make(repo: pygit2.Repository, target: Target, when: _dt.datetime, identity: str) -> pygit2.Oid:
+def purged_ids(fields: dict[str, str]) -> set[str]:
+    """The commit ids a tombstone's ``Purged:`` line lists."""
+    return {x for x in fields.get("Purged", "").split() if _OID.fullmatch(x)}
+
+
+def history_ids(gitdir: Path, ref: str) -> tuple[str, ...]:
+    """The ids a tombstone of ``ref`` lists from this clone: its tip and every root commit
+    of its history (any later history that reaches one carries erased text)."""
+    from okfpro.memory.remote import _run
+
+    if not (gitdir / "HEAD").is_file():
+        return ()
+    proc = _run(["git", f"--git-dir={gitdir}", "rev-list", "--max-parents=0", ref, "--"], check=False)
+    tip = _run(["git", f"--git-dir={gitdir}", "rev-parse", "--verify", "-q", ref + "^{commit}"], check=False)
+    ids = proc.stdout.decode().split() + tip.stdout.decode().split()
+    return tuple(sorted({x for x in ids if _OID.fullmatch(x)}))
+
+
+def make(repo: pygit2.Repository, target: Target, when: _dt.datetime, identity: str,
+         purged: list[str] | tuple[str, ...] = ()) -> pygit2.Oid:
     """A tombstone commit (empty tree, no parent) for ``target``; also set as the local tombstone ref."""
     ts = int(when.timestamp())
     sig = pygit2.Signature(TOOL, "okfpro@localhost", ts, 0)
-    oid = repo.create_commit(None, sig, sig, message(target, when, identity), repo.TreeBuilder().write(), [])
+    oid = repo.create_commit(None, sig, sig, message(target, when, identity, purged), repo.TreeBuilder().write(), [])
     repo.references.create(target.tombstone, oid, force=True)
     return oid
 
@@ -71,27 +104,9 @@ def _erased_at(fields: dict[str, str]) -> _dt.datetime | None:
         return None
 
 
-def _newer_entries(store, target: Target, after: _dt.datetime) -> list[tuple[str, _dt.datetime]]:
-    """(text, time) of the scope's entries on disk written after ``after`` (kept through the erasure)."""
-    out = []
-    for name, raw in sorted((disk_files(store.root, target.prefix) or {}).items()):
-        m = DAY_RE.match(name)
-        if m is None:
-            continue
-        day = m.group(1)
-        try:
-            body = split_concept(raw)[1]
-        except ValueError:
-            continue
-        for clock, text in sections(body):
-            when = _dt.datetime.fromisoformat(f"{day}T{clock}+00:00")
-            if when > after:
-                out.append((text, when))
-    return out
-
-
-def apply_new(syncer, remote: dict[str, str]) -> None:
-    """Apply every tombstone of ``remote`` (ref -> sha) this clone has not applied yet."""
+def apply_new(syncer, remote: dict[str, str]) -> set[str]:
+    """Apply every tombstone of ``remote`` (ref -> sha) this clone has not applied yet;
+    returns the memory refs erased here."""
     from okfpro.io.identity import identity_hash
     from okfpro.memory.store import DeleteResult, Subtree
 
@@ -103,14 +118,16 @@ def apply_new(syncer, remote: dict[str, str]) -> None:
             if have is None or str(have.target) != sha:
                 new[ref] = sha
     if not new:
-        return
+        return set()
     staged = syncer.remote.fetch(sorted(new))
     syncer.history._repo = None
     repo = syncer.history.repo()
     mine = identity_hash(syncer.scope)
+    done: set[str] = set()
     for ref in sorted(new):
         target = syncer.readable.target(ref)
-        commit = repo.get(repo.references[staged[ref]].target)
+        oid = repo.references[staged[ref]].target
+        commit = repo.get(oid) if repo.odb.read_header(oid)[1] <= MAX_TOMBSTONE else None  # read no huge object
         fields = parse(commit.message) if isinstance(commit, pygit2.Commit) else {}
         when = _erased_at(fields)
         why = None
@@ -123,10 +140,8 @@ def apply_new(syncer, remote: dict[str, str]) -> None:
         if why or when is None:
             syncer.report.refused.append({"scope": target.key, "why": f"tombstone not honoured: {why}"})
             continue
-        kept: list[tuple[str, _dt.datetime]] = []
         try:
-            if target.tier != "session":
-                kept = _newer_entries(store, target, when)
+            kept = written_after(disk_files(store.root, target.prefix) or {}, when)
         except (MergeConflict, OSError, ValueError) as exc:
             syncer.report.refused.append({"scope": target.key, "why": f"tombstone not applied: {exc}"})
             syncer.blocked.add(target.ref)  # never pushed back while the erasure is owed
@@ -134,12 +149,31 @@ def apply_new(syncer, remote: dict[str, str]) -> None:
         result = store._purge([Subtree(target.tier, target.prefix, target.ref, target.key)], DeleteResult(purged=True))
         repo = syncer.history.repo()
         repo.references.create(ref, commit.id, force=True)
-        if kept:
-            store.write_many(syncer.scope, kept, target.tier, actor=syncer.actor, what="entries written after an erasure")
+        done.add(target.ref)
+        if kept:  # a new root, dated after the erasure: the server takes it, the erased history stays out
+            syncer.afresh(repo, target, kept, when + _dt.timedelta(seconds=1))
         syncer.report.tombstones.append({
             "scope": target.key, "erased_at": fields["Erased"], "verified": result.verified,
-            "error": result.error, "kept_newer": len(kept),
+            "error": result.error, "kept_newer": entry_count(kept),
         })
+    return done
+
+
+def _earlier_ids(remote: Remote, store, listed: dict[str, str], tombs: list[str]) -> dict[str, set[str]]:
+    """tombstone ref -> the ids its earlier tombstones (here and on the remote) list: a new
+    tombstone lists them too (a tombstone only grows; the server refuses one that shrinks)."""
+    out: dict[str, set[str]] = {}
+    staged = remote.fetch([t for t in tombs if t in listed and listed[t] not in store.history.repo()])
+    if staged:
+        store.history._repo = None  # new objects and refs: reopen
+    repo = store.history.repo()
+    for tomb in tombs:
+        for name in (tomb, staged.get(tomb)):
+            ref = repo.references.get(name) if name else None
+            commit = repo.get(ref.target) if ref is not None and repo.odb.read_header(ref.target)[1] < MAX_TOMBSTONE else None
+            if isinstance(commit, pygit2.Commit) and not commit.parents:
+                out.setdefault(tomb, set()).update(purged_ids(parse(commit.message)))
+    return out
 
 
 def erase_remote(store, scope: Scope, url: str, targets: list[Target], identity: str) -> dict:
@@ -162,11 +196,21 @@ def erase_remote(store, scope: Scope, url: str, targets: list[Target], identity:
                 erased.setdefault(t.ref, t)
     repo = store.history.repo()
     when = utcnow()
+    try:
+        earlier = _earlier_ids(remote, store, listed, sorted(tombstone_ref(r) for r in erased))
+    except (RemoteError, pygit2.GitError) as exc:
+        report["error"] = str(exc)
+        return report
+    finally:
+        remote.drop_staged()
+    repo = store.history.repo()
     updates: dict[str, str] = {}
     for ref, t in sorted(erased.items()):
+        ids = set(t.purged) | earlier.get(tombstone_ref(ref), set())
         if ref in listed:
             updates[ref] = ""
-        updates[tombstone_ref(ref)] = str(make(repo, t, when, identity))
+            ids.add(listed[ref])
+        updates[tombstone_ref(ref)] = str(make(repo, t, when, identity, sorted(ids)))
     done = remote.push(updates, force=tuple(tombstone_ref(r) for r in erased))
     for ref, why in sorted(done.items()):
         target = readable.target(ref)
