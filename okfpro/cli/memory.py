@@ -386,7 +386,7 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool, remote: str 
     if targets is not None:
         from okfpro.cli.memsync import erase_on_remote
 
-        erase_on_remote(cfg.workspace, cfg, store, res, remote, targets)
+        erase_on_remote(cfg.workspace, cfg, store, res, remote, targets, tier)
     if purge and result.verified:
         click.echo(f"erased {result.tiers_deleted} scope(s); every object was checked and none holds an erased "
                    "entry (verified)")

@@ -100,15 +100,17 @@ def erased_targets(store, scope, tier: str | None) -> list:
     return [Target(s.tier, s.prefix, s.key, s.ref, history_ids(gitdir, s.ref)) for s in subs]
 
 
-def erase_on_remote(workspace: Path, cfg, store, res, remote: str | None, targets: list) -> None:
-    """The remote half of a purge: delete the refs there, push tombstones, say what is left."""
+def erase_on_remote(workspace: Path, cfg, store, res, remote: str | None, targets: list, tier: str | None = None) -> None:
+    """The remote half of a purge: delete the refs there, push tombstones, say what is left.
+    ``tier``: what was purged (``None``: the whole subject, so every session of the user on
+    the remote too)."""
     from okfpro.memory.remote import resolve_remote
     from okfpro.memory.tombstone import erase_remote
 
     url, err = resolve_remote(workspace, cfg, remote)
     if url is None:
         fail(f"erased here, but not on the remote: {err}")
-    report = erase_remote(store, res.scope, url, targets, res.key_hash())
+    report = erase_remote(store, res.scope, url, targets, res.key_hash(), sessions=tier in (None, "session"))
     if report["error"]:
         fail(f"erased here, but not on the remote: {report['error']}")
     click.echo(f"remote: removed {len(report['removed_remotely'])} ref(s), pushed {len(report['tombstones'])} "

@@ -26,7 +26,7 @@ Owned refs are computed with the client's own path function
   non-fast-forward update or a tombstone only for a maintainer;
 * anything else under ``refs/okfpro/``: refused (no other spelling, no ``..``, no other
   user's scope, no made-up namespace, no other letter case).  Refs outside ``refs/okfpro/``
-  (in any letter case) are not this hook's business and pass.
+  (in any letter case) pass the ownership check (not the erasure check, below).
 
 Erasure holds on the server too.  A tombstone (:mod:`okfpro.memory.tombstone`) names the
 time of the erasure and, as ``Purged:``, the commit ids of the erased history.  Once a
@@ -266,8 +266,8 @@ def run_hook(stdin, env: dict[str, str], config_path: Path, err=sys.stderr) -> i
     except (OSError, ValueError, IndexError) as exc:  # fail closed: an erasure we cannot check is not undone
         print(f"okfpro: refusing the push: cannot check it against the tombstones: {exc}", file=err)
         return 1
-    for ref, reason in sorted(erasure.items()):
-        print(f"okfpro: refused {ref}: {reason}", file=err)
+    for ref, because in sorted(erasure.items()):
+        print(f"okfpro: refused {ref}: {because}", file=err)
     if not touches:
         return 1 if erasure else 0
     pusher = None

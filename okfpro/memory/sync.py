@@ -131,6 +131,7 @@ class Syncer:
                 # this sync), apply it and push what is left; else the refusal stands
                 # (a declined push declines all its refs: retry them all once something was erased)
                 erased = tombstone.apply_new(self, remote) if declined else set()
+                erased |= tombstone.reroot_early(self, set(declined) - erased) if declined else set()
                 if erased & set(declined):
                     rejected += list(declined)
                 else:

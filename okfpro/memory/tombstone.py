@@ -137,7 +137,7 @@ def apply_new(syncer, remote: dict[str, str]) -> set[str]:
             why = "its Scope line names another scope"
         elif target.tier in ("user", "session") and fields.get("Identity") != mine:
             why = "it was written by another identity"
-        if why or when is None:
+        if why or when is None or not isinstance(commit, pygit2.Commit):
             syncer.report.refused.append({"scope": target.key, "why": f"tombstone not honoured: {why}"})
             continue
         try:
@@ -159,6 +159,34 @@ def apply_new(syncer, remote: dict[str, str]) -> set[str]:
     return done
 
 
+def reroot_early(syncer, refs) -> set[str]:
+    """Of ``refs`` (a push the server declined), the scopes this clone erased or saw erased
+    whose local history starts before that erasure (an entry written afterwards but dated
+    earlier, an import of old entries): each starts afresh from its current files, so the
+    server, which refuses a history older than the erasure, takes it.  No entry is lost:
+    the erasure already dropped everything that history held before it."""
+    from okfpro.memory.scopefiles import blobs, tree_ids
+
+    repo = syncer.history.repo()
+    out: set[str] = set()
+    for ref in sorted(refs):
+        target, tomb = syncer.readable.target(ref), repo.references.get(tombstone_ref(ref))
+        tip = repo.references.get(ref)
+        if target is None or tomb is None or tip is None or repo.odb.read_header(tomb.target)[1] > MAX_TOMBSTONE:
+            continue
+        when = _erased_at(parse(repo.get(tomb.target).message))
+        head = repo.get(tip.target)
+        if when is None or not isinstance(head, pygit2.Commit):
+            continue
+        roots = [c for c in repo.walk(head.id) if not c.parents]
+        if any(c.commit_time < when.timestamp() for c in roots):
+            ids = tree_ids(repo, head, target.prefix)
+            files = {**blobs(repo, ids, ids), **(disk_files(syncer.store.root, target.prefix) or {})}
+            syncer.afresh(repo, target, files, when + _dt.timedelta(seconds=1))
+            out.add(ref)
+    return out
+
+
 def _earlier_ids(remote: Remote, store, listed: dict[str, str], tombs: list[str]) -> dict[str, set[str]]:
     """tombstone ref -> the ids its earlier tombstones (here and on the remote) list: a new
     tombstone lists them too (a tombstone only grows; the server refuses one that shrinks)."""
@@ -176,10 +204,11 @@ def _earlier_ids(remote: Remote, store, listed: dict[str, str], tombs: list[str]
     return out
 
 
-def erase_remote(store, scope: Scope, url: str, targets: list[Target], identity: str) -> dict:
-    """After a local purge of ``targets``: delete their refs on the remote (and every session
-    ref of the user there), push a tombstone for each.  The report says what was removed,
-    what was refused, and what only the server's gc finishes."""
+def erase_remote(store, scope: Scope, url: str, targets: list[Target], identity: str, sessions: bool = False) -> dict:
+    """After a local purge of ``targets``: delete their refs on the remote (and, with
+    ``sessions``, every session ref of the user there, known here or not), push a tombstone
+    for each.  The report says what was removed, what was refused, and what only the
+    server's gc finishes."""
     readable = Readable(scope, store.tiers)
     remote = Remote(store.history.gitdir, url)
     report: dict = {"removed_remotely": [], "tombstones": [], "refused": [], "server": SERVER_GC, "error": None}
@@ -189,7 +218,7 @@ def erase_remote(store, scope: Scope, url: str, targets: list[Target], identity:
         report["error"] = str(exc)
         return report
     erased = {t.ref: t for t in targets}
-    if any(t.tier == "session" for t in targets):
+    if sessions or any(t.tier == "session" for t in targets):
         for ref in listed:
             t = readable.target(ref)
             if t is not None and t.tier == "session" and ref.startswith("refs/okfpro/memory/"):
