@@ -12,6 +12,7 @@ import sys
 import pygit2
 import pytest
 
+from okfpro.core.dayfile import frontmatter
 from okfpro.core.scope import Scope, history_ref
 from okfpro.io.identity import identity_hash
 from okfpro.memory.remote import Target
@@ -186,3 +187,46 @@ def test_hostile_remote_commit_is_refused(tmp_path) -> None:
         assert proc.returncode == 1, proc.stdout
         assert json.loads(proc.stdout)["refused"]
         assert a.texts() == [] and a.store().history.tip("user", ALICE) is None
+
+
+def _hostile_day_file(tmp_path, a: Clone, bare, data: bytes) -> None:
+    """Force onto ``bare`` a commit of alice's scope whose one day file is ``data``."""
+    sub = a.store().subtree("user", ALICE)
+    evil = tmp_path / "huge.git"
+    repo = pygit2.Repository(str(evil)) if evil.exists() else pygit2.init_repository(str(evil), bare=True)
+    sig = pygit2.Signature("x", "x@x", 0, 0)
+    tb = repo.TreeBuilder()
+    tb.insert("2026-11-30.md", repo.create_blob(data), pygit2.enums.FileMode.BLOB)
+    oid = tb.write()
+    for name in reversed(sub.prefix.split("/")):
+        tb = repo.TreeBuilder()
+        tb.insert(name, oid, pygit2.enums.FileMode.TREE)
+        oid = tb.write()
+    commit = repo.create_commit(None, sig, sig, f"memory user {sub.key}: remember 1 (1 entry)\n", oid, [])
+    git("--git-dir", str(evil), "push", "-q", "--force", str(bare), f"{commit}:{sub.ref}")
+
+
+def test_a_huge_remote_day_file_is_refused_before_it_is_read(tmp_path) -> None:
+    bare = _file_remote(tmp_path)
+    a = Clone(tmp_path, "a", "alice", str(bare))
+    a.write("keep me 31", T0)
+    assert a.okfpro("memory", "sync").returncode == 0
+    before, tip = a.files(), a.store().history.tip("user", ALICE)
+    head = (frontmatter("2026-11-30", T0, "x") + "\n## 09:00:01 UTC\n\n").encode()  # a valid day file, only big
+    for data, cap in ((head + b"> " + b"x" * (40 << 20) + b"\n", "sync_max_bytes"),  # 40 MiB: over the 32 MiB default
+                      (head + b">\n" * 600_000, "sync_max_lines")):  # 1.2 MB, 600,000 lines: over 500,000
+        _hostile_day_file(tmp_path, a, bare, data)
+        proc = a.okfpro("memory", "sync", "--json")
+        assert proc.returncode == 1, proc.stderr
+        why = json.loads(proc.stdout)["refused"][0]["why"]
+        assert why.startswith(a.store().subtree("user", ALICE).ref) and cap in why, why  # names the ref and the knob
+        assert a.files() == before and a.store().history.tip("user", ALICE) == tip  # nothing lost or changed here
+        assert a.texts() == ["keep me 31"]
+    # the caps are configurable: a small one refuses even an ordinary remote commit; a bad one is a usage error
+    b = Clone(tmp_path, "b", "alice", str(bare))
+    with open(b.dir / "okfpro.toml", "a") as handle:
+        handle.write("sync_max_bytes = 100\n")
+    proc = b.okfpro("memory", "sync", "--json")
+    assert proc.returncode == 1 and "sync_max_bytes" in proc.stdout and b.texts() == []
+    (b.dir / "okfpro.toml").write_text((b.dir / "okfpro.toml").read_text().replace("= 100", "= -1"))
+    assert b.okfpro("memory", "sync").returncode == 2

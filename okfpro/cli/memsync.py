@@ -29,15 +29,18 @@ def sync_cmd(obj, remote: str | None, as_json: bool, progress: bool | None) -> i
 
     Fetches only the refs your identity may read (your user tier and sessions, your
     tenant's and agent's shared tiers), merges day files without loss, pushes back.
+    A remote object over [memory] sync_max_bytes (default 32 MiB) or a day file over
+    sync_max_lines (default 500,000) refuses its scope: nothing changes here.
     """
-    from okfpro.memory.remote import resolve_remote
+    from okfpro.memory.remote import MAX_BYTES, MAX_LINES, Caps, resolve_remote
     from okfpro.memory.sync import sync
 
     store, res, cfg = obj.open_as()
     url, err = resolve_remote(cfg.workspace, cfg, remote)
     if url is None:
         fail(err or "no memory remote")
-    report = sync(store, res.scope, url, progress=progress, actor=res.scope.user or "local")
+    caps = Caps(_cap(cfg, "sync_max_bytes", MAX_BYTES), _cap(cfg, "sync_max_lines", MAX_LINES))
+    report = sync(store, res.scope, url, progress=progress, actor=res.scope.user or "local", caps=caps)
     data = report.to_json()
     if as_json:
         click.echo(dumps(data))
@@ -50,6 +53,13 @@ def sync_cmd(obj, remote: str | None, as_json: bool, progress: bool | None) -> i
     if report.error:
         fail(report.error)
     return 0 if report.ok else 1
+
+
+def _cap(cfg, key: str, default: int) -> int:
+    value = cfg.get("memory", key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        fail(f"okfpro.toml: [memory] {key} must be a positive whole number, not {value!r}")
+    return value
 
 
 @click.group("server-hook", invoke_without_command=True)

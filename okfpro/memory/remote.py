@@ -22,15 +22,48 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
+from okfpro.core.daymerge import MergeConflict
 from okfpro.core.scope import Scope, applicable_tiers, history_ref, memory_path, scope_key
+
+if TYPE_CHECKING:
+    import pygit2
 
 MEMORY_NS = "refs/okfpro/memory/"
 TOMBSTONE_NS = "refs/okfpro/tombstone/"
 STAGE_NS = "refs/okfpro-sync/"
 _SESSION_SEGMENT = re.compile(r"s-[0-9a-f]{16}")
 _SHA = re.compile(r"[0-9a-f]{40}")
+
+MAX_BYTES = 32 << 20  # a remote object sync reads: [memory] sync_max_bytes
+MAX_LINES = 500_000  # lines of one remote day file: [memory] sync_max_lines
+
+
+class TooLarge(MergeConflict):
+    """A remote object over the sync caps: the scope is refused, nothing local changes."""
+
+
+@dataclass(frozen=True)
+class Caps:
+    """What sync reads of a remote's objects, at most (None: a local, trusted object)."""
+
+    max_bytes: int = MAX_BYTES
+    max_lines: int = MAX_LINES
+
+    def check(self, repo: pygit2.Repository, oid, what: str) -> None:
+        """Refuse ``oid`` before it is read when it is over ``max_bytes`` (its header only)."""
+        size = repo.odb.read_header(oid)[1]
+        if size > self.max_bytes:
+            raise TooLarge(f"{what} {str(oid)[:12]} is {size:,} bytes, over the sync cap of {self.max_bytes:,} "
+                           "([memory] sync_max_bytes); nothing was changed here")
+
+    def lines(self, data: bytes, what: str) -> None:
+        n = data.count(b"\n")
+        if n > self.max_lines:
+            raise TooLarge(f"{what} has {n:,} lines, over the sync cap of {self.max_lines:,} "
+                           "([memory] sync_max_lines); nothing was changed here")
 
 
 class RemoteError(RuntimeError):

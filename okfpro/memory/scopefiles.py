@@ -17,19 +17,24 @@ from okfpro.core.daymerge import MergeConflict
 from okfpro.core.dayfile import DAY_RE
 from okfpro.io.atomic import atomic_write
 from okfpro.memory.layout import link_problem, read_day_file
-from okfpro.memory.remote import Target
+from okfpro.memory.remote import Caps, Target
 
-
-def scope_tree(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str) -> pygit2.Tree | None:
-    """The scope's directory in ``commit`` (``None``: it has none)."""
+def scope_tree(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str,
+               caps: Caps | None = None) -> pygit2.Tree | None:
+    """The scope's directory in ``commit`` (``None``: it has none); ``caps``: a remote's
+    commit, whose trees are sized before they are read."""
     if commit is None:
         return None
+    if caps is not None:
+        caps.check(repo, commit.tree_id, "a tree")
     tree = commit.tree
     for part in prefix.split("/"):
         try:
             item = tree[part]
         except KeyError:
             return None
+        if caps is not None:
+            caps.check(repo, item.id, f"the tree {part!r}")
         child = repo.get(item.id)
         if not isinstance(child, pygit2.Tree):
             raise MergeConflict(f"{prefix} is not a directory in commit {str(commit.id)[:12]}")
@@ -37,10 +42,11 @@ def scope_tree(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: st
     return tree
 
 
-def tree_ids(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str) -> dict[str, pygit2.Oid]:
+def tree_ids(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str,
+             caps: Caps | None = None) -> dict[str, pygit2.Oid]:
     """name -> blob id of the scope's files in ``commit`` (no blob is read); anything but a
     regular day file refuses the scope."""
-    tree = scope_tree(repo, commit, prefix)
+    tree = scope_tree(repo, commit, prefix, caps)
     out: dict[str, pygit2.Oid] = {}
     for item in tree if tree is not None else ():
         name = item.name or ""
@@ -50,14 +56,18 @@ def tree_ids(repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str)
     return out
 
 
-def blobs(repo: pygit2.Repository, ids: dict[str, pygit2.Oid], names) -> dict[str, bytes]:
-    """The bytes of ``names`` (those ``ids`` has)."""
+def blobs(repo: pygit2.Repository, ids: dict[str, pygit2.Oid], names, caps: Caps | None = None) -> dict[str, bytes]:
+    """The bytes of ``names`` (those ``ids`` has); ``caps``: a remote's, sized before read."""
     out = {}
-    for name in names:
+    for name in sorted(names):
         if name in ids:
+            if caps is not None:
+                caps.check(repo, ids[name], f"the day file {name}")
             blob = repo.get(ids[name])
             if not isinstance(blob, pygit2.Blob):
                 raise MergeConflict(f"{name}: object {ids[name]} is missing or not a file")
+            if caps is not None:
+                caps.lines(blob.data, f"the day file {name}")
             out[name] = blob.data
     return out
 

@@ -33,7 +33,7 @@ from okfpro.core.daymerge import MergeConflict, entry_count, merge_files
 from okfpro.core.scope import Scope
 from okfpro.io.clock import utcnow
 from okfpro.memory.layout import HISTORY_DIR
-from okfpro.memory.remote import Readable, Remote, RemoteError, Target, redact
+from okfpro.memory.remote import Caps, Readable, Remote, RemoteError, Target, TooLarge, redact
 
 if TYPE_CHECKING:
     import pygit2
@@ -91,7 +91,8 @@ class Progress:
 class Syncer:
     """One sync of ``store`` (a MemoryStore with history) for ``scope`` against ``url``."""
 
-    def __init__(self, store, scope: Scope, url: str, progress: Progress | None = None, actor: str | None = None) -> None:
+    def __init__(self, store, scope: Scope, url: str, progress: Progress | None = None, actor: str | None = None,
+                 caps: Caps | None = None) -> None:
         self.store = store
         self.scope = scope
         self.readable = Readable(scope, store.tiers)
@@ -99,6 +100,7 @@ class Syncer:
         self.report = SyncReport(url)
         self.progress = progress or Progress(False)
         self.actor = actor or (scope.user or "local")
+        self.caps = caps or Caps()  # what is read of the remote's objects, at most
         self.blocked: set[str] = set()  # refs a tombstone could not be applied to: left alone
 
     @property
@@ -193,7 +195,7 @@ class Syncer:
             try:
                 new = self._one(repo, target, local.get(ref), theirs_id)
             except MergeConflict as exc:
-                self._refuse(ref, str(exc))
+                self._refuse(ref, f"{ref}: {exc}" if isinstance(exc, TooLarge) else str(exc))
                 continue
             if new is not None and new != remote.get(ref):
                 pushes[ref] = new
@@ -211,7 +213,7 @@ class Syncer:
 
     def _one(self, repo: pygit2.Repository, target: Target, ours_id: str | None, theirs_id: str | None) -> str | None:
         """Bring the local ref of ``target`` together with the remote's; the sha to push (or None)."""
-        from okfpro.memory.scopefiles import blobs, disk_files, disk_names, tree_ids, write_scope
+        from okfpro.memory.scopefiles import blobs, disk_files, disk_names, scope_tree, tree_ids, write_scope
 
         store = self.store
         with store._repo_lock(exclusive=False), store._locked(store._lock_for(target.prefix)):
@@ -219,7 +221,10 @@ class Syncer:
             ours = _commit(repo, ref.target) if ref is not None else None
             if ref is not None and str(ref.target) != ours_id:
                 ours_id = str(ref.target)  # written meanwhile: take the newest
+            if theirs_id:  # the remote's: sized before anything of it is read
+                self.caps.check(repo, theirs_id, "the commit")
             theirs = _commit(repo, theirs_id) if theirs_id else None
+            scope_tree(repo, theirs, target.prefix, self.caps)
             if theirs is not None and not self.history._belongs(repo, theirs, target.tier, target.key, target.prefix):
                 raise MergeConflict(f"the remote's {target.ref} is not this scope's history")
             if theirs is None or (ours is not None and ours.id == theirs.id):
@@ -231,7 +236,8 @@ class Syncer:
             else:
                 mb = repo.merge_base(ours.id, theirs.id)
                 relation, base = "diverged", (_commit(repo, mb) if mb is not None else None)
-            b_ids, o_ids, t_ids = (tree_ids(repo, c, target.prefix) for c in (base, ours, theirs))
+            b_ids, o_ids = (tree_ids(repo, c, target.prefix) for c in (base, ours))
+            t_ids = tree_ids(repo, theirs, target.prefix, self.caps)
             # only the day files that differ somewhere are read and merged: the cost follows
             # what changed, not the scope's size nor its history
             changed = {n for n in set(b_ids) | set(o_ids) | set(t_ids) if not b_ids.get(n) == o_ids.get(n) == t_ids.get(n)}
@@ -242,7 +248,7 @@ class Syncer:
             for name, data in (disk_files(store.root, target.prefix, look) or {}).items():
                 if data != recorded.get(name):  # entries no commit recorded (a failed commit): ours too
                     ours_files[name] = merge_files({}, {name: data}, {name: recorded[name]} if name in recorded else {})[name]
-            theirs_files = blobs(repo, t_ids, look)
+            theirs_files = blobs(repo, t_ids, look, self.caps)
             merged = merge_files(blobs(repo, b_ids, look), ours_files, theirs_files)
             if relation == "ahead" and merged == recorded:
                 return ours_id  # push
@@ -313,6 +319,7 @@ def _commit(repo: pygit2.Repository, oid) -> pygit2.Commit:
     return obj
 
 
-def sync(store, scope: Scope, url: str, progress: bool | None = None, actor: str | None = None) -> SyncReport:
+def sync(store, scope: Scope, url: str, progress: bool | None = None, actor: str | None = None,
+         caps: Caps | None = None) -> SyncReport:
     """One ``okfpro memory sync`` (see the module doc)."""
-    return Syncer(store, scope, url, Progress(progress), actor).run()
+    return Syncer(store, scope, url, Progress(progress), actor, caps).run()
