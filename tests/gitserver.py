@@ -4,7 +4,9 @@ Run as ``python tests/gitserver.py ROOT USERS_FILE``; prints the port on its fir
 line and serves until killed.  USERS_FILE holds ``name:password`` lines.  A request
 without valid credentials gets 401 (so git sends them); a good one runs ``git
 http-backend`` as a CGI with ``REMOTE_USER`` set to the authenticated name, exactly as
-Apache or nginx would, so the repository's pre-receive hook sees a real pusher.
+Apache or nginx would, so the repository's pre-receive hook sees a real pusher.  When the
+repository holds ``okfpro-http-backend`` (``okfpro memory server-hook install``), that CGI
+wrapper runs instead of ``git http-backend``, as an admin would configure it.
 Loopback only; each request is bounded in size and time.
 """
 
@@ -79,20 +81,15 @@ class Handler(BaseHTTPRequestHandler):
             "SERVER_PROTOCOL": "HTTP/1.1",
             "GATEWAY_INTERFACE": "CGI/1.1",
         })
-        config = os.path.join(self.root, url.path.strip("/").split("/")[0], "okfpro-server.toml")
-        if os.path.isfile(config):  # read access: only the memory refs this user may read are shown
-            from okfpro.memory.serverhook import hidden_refs, load_config
-
-            values = hidden_refs(load_config(config), user)
-            env["GIT_CONFIG_COUNT"] = str(len(values))
-            for i, value in enumerate(values):
-                env[f"GIT_CONFIG_KEY_{i}"] = "uploadpack.hideRefs"
-                env[f"GIT_CONFIG_VALUE_{i}"] = value
+        # the repository's okfpro-http-backend (written by `okfpro memory server-hook install`)
+        # when there is one: what an admin points the web server's CGI at; else git's own
+        wrapper = os.path.join(self.root, url.path.strip("/").split("/")[0], "okfpro-http-backend")
+        program = [wrapper] if os.path.isfile(wrapper) else ["git", "http-backend"]
         if self.headers.get("Content-Encoding"):
             env["HTTP_CONTENT_ENCODING"] = self.headers["Content-Encoding"]
         if self.headers.get("Git-Protocol"):
             env["GIT_PROTOCOL"] = self.headers["Git-Protocol"]
-        proc = subprocess.run(["git", "http-backend"], input=body, capture_output=True, env=env, timeout=300)
+        proc = subprocess.run(program, input=body, capture_output=True, env=env, timeout=300)
         head, _, payload = proc.stdout.partition(b"\r\n\r\n")
         if not _:
             head, _, payload = proc.stdout.partition(b"\n\n")

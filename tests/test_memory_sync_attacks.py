@@ -230,3 +230,30 @@ def test_a_huge_remote_day_file_is_refused_before_it_is_read(tmp_path) -> None:
     assert proc.returncode == 1 and "sync_max_bytes" in proc.stdout and b.texts() == []
     (b.dir / "okfpro.toml").write_text((b.dir / "okfpro.toml").read_text().replace("= 100", "= -1"))
     assert b.okfpro("memory", "sync").returncode == 2
+
+
+def test_the_installed_http_backend_hides_other_users_refs_on_every_service(server, tmp_path) -> None:
+    import base64
+    import urllib.request
+
+    a = Clone(tmp_path, "a", "alice", server.url("alice"))
+    a.write("alice only 7d2", T0)
+    assert a.okfpro("memory", "sync").returncode == 0
+    assert (server.repo / "okfpro-http-backend").is_file()  # written by `server-hook install`, used by the server
+    mine = history_ref("user", ALICE)
+    tip = server.refs()[mine]
+    # the push service's advertisement shows bob none of alice's ref names either
+    for user, shown in (("alice", True), ("bob", False)):
+        req = urllib.request.Request(f"http://127.0.0.1:{server.port}/memory.git/info/refs?service=git-receive-pack")
+        req.add_header("Authorization", "Basic " + base64.b64encode(f"{user}:pw-{user}".encode()).decode())
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            body = resp.read().decode("utf-8", "replace")
+        assert (mine in body) is shown and (tip in body) is shown, (user, body[:300])
+    # knowing the id is not enough: bob asks for alice's tip by id, under protocol v2 and v0
+    work = tmp_path / "steal.git"
+    git("init", "-q", "--bare", str(work))
+    for version in ("2", "0"):
+        proc = git("--git-dir", str(work), "-c", f"protocol.version={version}", "fetch", server.url("bob"), tip,
+                   check=False)
+        assert proc.returncode != 0, (version, proc.stderr)
+    assert "alice only 7d2" not in git("--git-dir", str(work), "cat-file", "--batch-all-objects", "--batch").stdout

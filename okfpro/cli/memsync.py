@@ -96,6 +96,29 @@ def install_cmd(repo: Path, config_path: Path | None) -> int:
     return 0
 
 
+@server_hook_cmd.command("http-backend")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The pusher map (default: okfpro-server.toml of the repository the request names).")
+def http_backend_cmd(config_path: Path | None) -> None:
+    """Run `git http-backend` (a CGI program) so that the authenticated user sees only the
+    memory refs it may read.
+
+    Point the web server's CGI for the repository here instead of at git-http-backend
+    (`install` writes REPO/okfpro-http-backend doing so): REMOTE_USER (or the configured
+    pusher variable) is mapped by the pusher map; every other memory ref is hidden from
+    listing, fetching and pushing (transfer.hideRefs), and Git protocol v0 is used, under
+    which only objects reachable from the shown refs are served.
+    """
+    from okfpro.memory.serverhook import CONFIG_NAME, backend_env, repository_of
+
+    env = dict(os.environ)
+    if config_path is None:
+        repo = repository_of(env.get("GIT_PROJECT_ROOT", ""), env.get("PATH_INFO", ""))
+        config_path = repo / CONFIG_NAME if repo is not None else None
+    sys.stdout.flush()
+    os.execvpe("git", ["git", "http-backend"], backend_env(config_path, env))
+
+
 def erased_targets(store, scope, tier: str | None) -> list:
     """What ``forget --purge`` is about to erase, as sync targets (computed before the local
     purge drops the session refs that name them), each with the commit ids its tombstone lists."""

@@ -139,11 +139,10 @@ def decide(pusher: Pusher | None, old: str, new: str, ref: str, is_ancestor) -> 
 
 
 def hidden_refs(config: dict, name: str | None) -> list[str]:
-    """``uploadpack.hideRefs`` values that let pusher ``name`` see (and so fetch) only the memory
+    """``transfer.hideRefs`` values that let pusher ``name`` see (and so fetch) only the memory
     refs it may read: all of ``refs/okfpro/`` hidden, then its own and its shared tiers shown
-    again.  A front-end sets them per request (``GIT_CONFIG_COUNT`` / ``_KEY_n`` / ``_VALUE_n``
-    in the environment of ``git http-backend``); see .okf/design/memory-sync.md for what this
-    does and does not stop."""
+    again.  :func:`backend_env` sets them per request for ``git http-backend``; see
+    .okf/design/memory-sync.md for what this does and does not stop per server type."""
     out = ["refs/okfpro/"]
     pusher = pusher_of(config, name)[0] if name else None
     if pusher is None:
@@ -249,6 +248,49 @@ def erasure_refusals(updates: list[list[str]]) -> dict[str, str]:
     return out
 
 
+def backend_env(config_path: Path | None, env: dict[str, str]) -> dict[str, str]:
+    """The environment ``git http-backend`` (or ``git upload-pack`` behind an ssh forced
+    command) runs with so that the authenticated user sees only the memory refs it may read:
+    ``transfer.hideRefs`` from :func:`hidden_refs` through ``GIT_CONFIG_COUNT`` /
+    ``GIT_CONFIG_KEY_n`` / ``GIT_CONFIG_VALUE_n`` (appended to any the caller set), and
+    protocol v0 (``GIT_PROTOCOL`` dropped), under which upload-pack serves only objects
+    reachable from the refs it shows — under v2 it serves any object whose id a client
+    names.  No config, an unreadable one, no user: every memory ref is hidden."""
+    config: dict = {}
+    if config_path is not None:
+        try:
+            config = load_config(config_path)
+        except (OSError, tomllib.TOMLDecodeError):
+            config = {}
+    out = {k: v for k, v in env.items() if k != "GIT_PROTOCOL"}
+    values = hidden_refs(config, pusher_name(config, env))
+    try:
+        start = int(out.get("GIT_CONFIG_COUNT", "0"))
+    except ValueError:
+        start = 0
+    for i, value in enumerate(values, start):
+        out[f"GIT_CONFIG_KEY_{i}"] = "transfer.hideRefs"
+        out[f"GIT_CONFIG_VALUE_{i}"] = value
+    out["GIT_CONFIG_COUNT"] = str(start + len(values))
+    return out
+
+
+def repository_of(project_root: str, path_info: str) -> Path | None:
+    """The bare repository a ``git http-backend`` request names (``PATH_INFO`` below
+    ``GIT_PROJECT_ROOT``): the shortest leading part of the path that is one, never a
+    path outside the root."""
+    root = Path(project_root).resolve()
+    here = root
+    for part in [p for p in path_info.split("/") if p]:
+        if part in (".", ".."):
+            return None
+        here = here / part
+        if (here / "HEAD").is_file() and (here / "objects").is_dir():
+            resolved = here.resolve()
+            return resolved if resolved.is_relative_to(root) else None
+    return None
+
+
 def _is_ancestor(a: str, b: str) -> bool:
     proc = subprocess.run(["git", "merge-base", "--is-ancestor", a, b], capture_output=True, check=False)
     return proc.returncode == 0
@@ -293,16 +335,27 @@ def run_hook(stdin, env: dict[str, str], config_path: Path, err=sys.stderr) -> i
 
 
 def install(repo: Path, config: Path | None, python: str = sys.executable) -> Path:
-    """Write ``hooks/pre-receive`` of the bare repository ``repo``; returns its path."""
+    """Write ``hooks/pre-receive`` of the bare repository ``repo`` and, next to it, the
+    CGI wrapper ``okfpro-http-backend`` (:func:`backend_env`); returns the hook's path."""
     if not (repo / "objects").is_dir() or not (repo / "HEAD").is_file():
         raise ValueError(f"{repo} is not a bare Git repository")
     config = config or (repo / CONFIG_NAME)
     hook = repo / "hooks" / "pre-receive"
     hook.parent.mkdir(exist_ok=True)
-    script = ("#!/bin/sh\n# okfpro memory server-hook: who owns which memory ref\n"
-              f"exec {shlex.quote(python)} -m okfpro memory server-hook --config {shlex.quote(str(config))}\n")
-    tmp = hook.with_name(f".pre-receive.{os.getpid()}")
-    tmp.write_text(script)
-    tmp.chmod(0o755)
-    os.replace(tmp, hook)
+    run = f"exec {shlex.quote(python)} -m okfpro memory server-hook"
+    _script(hook, "# okfpro memory server-hook: who owns which memory ref\n"
+            f"{run} --config {shlex.quote(str(config))}\n")
+    _script(repo / BACKEND_NAME, "# okfpro: git http-backend that shows each user only the memory refs it may read\n"
+            "# (point the web server's CGI for this repository here; see okfpro memory server-hook --help)\n"
+            f"{run} http-backend --config {shlex.quote(str(config))}\n")
     return hook
+
+
+BACKEND_NAME = "okfpro-http-backend"
+
+
+def _script(path: Path, body: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text("#!/bin/sh\n" + body)
+    tmp.chmod(0o755)
+    os.replace(tmp, path)
