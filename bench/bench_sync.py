@@ -2,7 +2,12 @@
 """Memory sync at scale (issue #15): nothing new, incremental cost vs history, first sync rate.
 
     python bench/bench_sync.py [--runs 7] [--scopes 1000] [--history 10,10000]
-                               [--users 1000] [--per-user 100] [--sample 20]
+                               [--users 1000] [--per-user 100] [--sample 20] [--check]
+
+``--check`` exits 1 when a target is missed, each miss named: nothing new ≤ 5× ``python3
+-c pass``; the incremental sync's CPU at the longest history ≤ 2× its CPU at the shortest
+(it must follow the new entries, not the history).  ``uptime`` is printed at the start and
+the end: fresh-process ratios are inflated on a loaded machine, CPU times much less.
 
 The remote is a bare repository on this disk (a path remote: git's own transport, no HTTP
 server in the figures).  Three parts:
@@ -115,12 +120,14 @@ def main() -> None:
     ap.add_argument("--users", type=int, default=1000)
     ap.add_argument("--per-user", type=int, default=100)
     ap.add_argument("--sample", type=int, default=20)
+    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args()
+    missed: list[str] = []
     _history._fsync_enabled = True  # setup only: no fsync while building histories (timed syncs are unaffected)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OKFPRO_", "GIT_"))}
     os.environ.clear()
     os.environ.update(env)
-    print(f"load: {os.getloadavg()}")
+    print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     tmp = Path(tempfile.mkdtemp(prefix="okfpro-bench-sync-"))
     try:
         base = baseline()
@@ -134,9 +141,12 @@ def main() -> None:
         t = measure(okfpro("memory", "sync"), runs=args.runs, cwd=str(ws), expect=(0,),
                     label=f"memory sync, nothing new, {args.scopes} scopes on the remote")
         report("nothing new", [t], base)
+        if t.p50 > 5 * base.p50:
+            missed.append(f"nothing new: {t.p50 / base.p50:.1f}x python3 -c pass (target <= 5x)")
 
         # 2. incremental sync vs history length
         print("\n== incremental sync (A merges one new entry of B and one of its own) ==")
+        cpu_at: dict[int, float] = {}
         for n in (int(x) for x in args.history.split(",")):
             remote = tmp / f"r2-{n}.git"
             git("init", "-q", "--bare", str(remote))
@@ -157,8 +167,14 @@ def main() -> None:
                 wall, cpu = timed_sync(a, scope, remote)
                 walls.append(wall)
                 cpus.append(cpu)
+            cpu_at[n] = statistics.median(cpus)
             print(f"{n:>6} prior commits (built in {built:.1f} s): A's sync p50 wall {statistics.median(walls) * 1000:7.1f} ms"
                   f", CPU (self + git) {statistics.median(cpus) * 1000:7.1f} ms")
+
+        short, long_ = min(cpu_at), max(cpu_at)
+        print(f"CPU at {long_} / at {short} prior commits: {cpu_at[long_] / cpu_at[short]:.2f}x (target <= 2x)")
+        if cpu_at[long_] > 2 * cpu_at[short]:
+            missed.append(f"incremental: CPU {cpu_at[long_] / cpu_at[short]:.2f}x from {short} to {long_} commits")
 
         # 3. first sync of users x entries
         remote = tmp / "r3.git"
@@ -169,17 +185,32 @@ def main() -> None:
         print(f"\n== first sync, remote holding {args.users} users x {args.per_user} entries "
               f"(built in {time.perf_counter() - t0:.1f} s) ==")
         print(f"fill: one push of {args.users} refs, {total} entries: {pushed:.2f} s = {total / pushed:,.0f} entries/s")
-        walls = []
+        walls, cpus = [], []
         for u in range(min(args.sample, args.users)):
             ws = workspace(tmp, f"f{u}", f"u{u}", remote)
+            c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             subprocess.run(okfpro("memory", "sync"), cwd=ws, check=True, capture_output=True)
             walls.append(time.perf_counter() - start)
+            c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime)
+            if u == 0:
+                got = len(MemoryStore(ws / ".okf-memory").enumerate(Scope(tenant="acme", user="u0")).entries)
+                if got != args.per_user:
+                    missed.append(f"first sync: {got} of {args.per_user} entries arrived")
         p50 = statistics.median(walls)
+        cpu50 = statistics.median(cpus)
+        print(f"first sync CPU (process + git children) p50 {cpu50 * 1000:.1f} ms = {args.per_user / cpu50:,.0f} "
+              "entries per CPU second")
         print(f"first sync of one user ({args.per_user} entries), fresh process, {len(walls)} users: p50 "
               f"{p50 * 1000:.1f} ms = {args.per_user / p50:,.0f} entries/s; all {args.users} users one after "
               f"another would take ~{p50 * args.users:.0f} s = {total / (p50 * args.users):,.0f} entries/s")
-        print(f"load: {os.getloadavg()}   python: {PYTHON}")
+        print(f"python: {PYTHON}")
+        print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+        for m in missed:
+            print(f"MISSED: {m}")
+        if args.check and missed:
+            raise SystemExit(1)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
