@@ -53,6 +53,7 @@ class Walk:
     def __init__(self, ws: Path, rng: random.Random) -> None:
         self.ws, self.root, self.rng = ws, ws / ".okf", rng
         self.tick = 1_700_000_000_000_000_000
+        self.listings: dict[Path, list[str]] = {}
 
     def files(self, pattern: str = "*.md") -> list[str]:
         return sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob(pattern)
@@ -132,11 +133,27 @@ class Walk:
         os.utime(path, ns=(self.tick, self.tick))
 
     def step(self) -> tuple[str, str]:
+        done = self._step()
+        # a directory whose entries changed gets its own mtime too: two steps inside one clock tick
+        # would otherwise leave its identity unchanged (the racy rule covers that in real use)
+        for d in [self.root, *(p for p in self.root.rglob("*") if p.is_dir())]:
+            names = sorted(os.listdir(d))
+            if self.listings.get(d) != names:
+                self.listings[d] = names
+                self.stamp(d)
+        return done
+
+    def _step(self) -> tuple[str, str]:
         r = self.rng
         op = r.choice(["add", "add", "change", "links", "rename", "delete", "yaml", "index", "duplicate",
-                       "bytes", "log"])
+                       "bytes", "log", "rmtree"])
         concepts = self.concepts()
         if op in ("change", "links", "rename", "delete", "yaml", "duplicate") and not concepts:
+            op = "add"
+        if op == "rmtree":  # a whole directory goes (a checkout, rm -r): its files are gone
+            gone = r.choice(["learnings/deep", "new room", "glossary", "projects"])
+            if (self.root / gone).is_dir():
+                shutil.rmtree(self.root / gone)
             op = "add"
         if op == "add":
             d = r.choice(DIRS)

@@ -26,26 +26,23 @@ import sys
 import time
 from typing import Any, Iterable
 
-SCHEMA = 4
+SCHEMA = 5
 # the code whose answers the state holds: other code means a foreign state
 CODE = ("core/delta.py", "core/validate.py", "core/lint.py", "core/graph.py", "core/links.py", "core/concept.py",
-        "core/yamlsafe.py", "core/yamlfast.py", "core/search.py", "core/reconcile.py", "io/reader.py", "io/analysis.py")
+        "core/yamlsafe.py", "core/yamlfast.py", "core/search.py", "core/scanindex.py", "core/reconcile.py", "io/reader.py",
+        "io/analysis.py", "io/rule1state.py")
 BUSY_S = 20.0
-IRREGULAR_MAX = 400  # concepts with non-ASCII text, scanned by the engine itself on every reconcile
 _DDL = (
     "CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT)",
-    "CREATE TABLE files(path TEXT PRIMARY KEY, key INT, kind TEXT, cid TEXT, dir TEXT, facts BLOB, active BLOB)",
+    "CREATE TABLE files(path TEXT PRIMARY KEY, kind TEXT, cid TEXT, dir TEXT, facts BLOB, active BLOB)",
+    # each directory's listing (names, subdirectories) with its key then, its files' keys and their digest
+    "CREATE TABLE dirs(dir TEXT PRIMARY KEY, key INT, listing BLOB, keys BLOB, digest INT)",
     "CREATE INDEX files_cid ON files(cid)",
     "CREATE INDEX files_dir ON files(dir, kind)",
     "CREATE INDEX files_active ON files(path) WHERE active IS NOT NULL",
     "CREATE TABLE refs(how TEXT, target TEXT, src TEXT)",
     "CREATE INDEX refs_target ON refs(how, target)",
     "CREATE INDEX refs_src ON refs(src)",
-    # the short fields apart from the bodies: scoring them reads small rows only
-    "CREATE TABLE docs(path TEXT PRIMARY KEY, cid TEXT, short TEXT, title TEXT, id TEXT, tags TEXT, type TEXT,"
-    " description TEXT, sources TEXT)",
-    "CREATE TABLE bodies(path TEXT PRIMARY KEY, body TEXT)",
-    "CREATE TABLE irregular(path TEXT PRIMARY KEY)",
 )
 _CLASS = {"c": 0, "i": 1, "l": 1, "u": 2}  # validate reports concepts, then reserved files, then unparseable ones
 
@@ -68,41 +65,109 @@ def _meta(root_real: str) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- identities
-def identities(root_real: str) -> dict[str, int | None]:
-    """Every bundle file (the reader's walk) -> its identity key, or None when it must be re-read next
-    time (not a regular file, or modified too recently to tell a same-tick rewrite apart).  The key is
-    the hash of ``(size, mtime_ns, ctime_ns, inode)`` (deterministic for integers; the Python version
-    is part of the state's fingerprint)."""
+class Tree:
+    """The bundle's files as the reader's walk finds them, each with its identity key, by directory.
+
+    A key is the hash of ``(size, mtime_ns, ctime_ns, inode)`` (deterministic for integers; the
+    Python version is part of the state's fingerprint), or None when the file must be re-read
+    next time (not a regular file, or modified too recently to tell a same-tick rewrite apart).
+    ``dirs``: directory (``""`` for the root) -> ``[listing key, names, subdirectories, keys]``."""
+
+    def __init__(self) -> None:
+        self.dirs: dict[str, list[Any]] = {}
+        self._names: dict[str, dict[str, int | None]] = {}
+
+    def _of(self, head: str) -> dict[str, int | None] | None:
+        got = self._names.get(head)
+        if got is None:
+            entry = self.dirs.get(head)
+            if entry is None:
+                return None
+            got = self._names[head] = dict(zip(entry[1], entry[3]))
+        return got
+
+    def __contains__(self, rel: object) -> bool:
+        head, sep, name = str(rel).rpartition("/")
+        if sep and not head:  # "/x.md": no walk gives that spelling
+            return False
+        names = self._of(head)
+        return names is not None and name in names
+
+    def get(self, rel: str) -> int | None:
+        head, sep, name = rel.rpartition("/")
+        names = self._of(head) if head or not sep else None
+        return names.get(name) if names is not None else None
+
+    def paths(self) -> Iterable[str]:
+        for head, entry in self.dirs.items():
+            prefix = f"{head}/" if head else ""
+            yield from (prefix + name for name in entry[1])
+
+    def forget(self, rel: str) -> None:
+        """Make ``rel`` be re-read next time (the state did not take it in)."""
+        head, _, name = rel.rpartition("/")
+        entry = self.dirs[head]
+        entry[3] = [None if n == name else k for n, k in zip(entry[1], entry[3])]
+        self._names.pop(head, None)
+
+
+def identities(root_real: str, stored: dict[str, tuple[int | None, bytes]] | None = None) -> Tree:
+    """Every bundle file (the reader's walk) and its identity key.
+
+    ``stored``: directory -> (its key when it was listed, its listing) from the state.  A
+    directory's entries change only with its own size/mtime/ctime/inode, so one whose key is
+    unchanged is not listed again (its files are still each looked at: an edit in place changes
+    no directory); one modified too recently to tell is stored without a key and listed next time.
+    """
     from okfpro.io import reader
     from okfpro.io.cache import RACY_NS
 
-    now = time.time_ns()
-    out: dict[str, int | None] = {}
-    by_dir: dict[str, list[tuple[str, str]]] = {}
-    for rel in reader.walk(root_real):
-        head, _, name = rel.rpartition("/")
-        by_dir.setdefault(head, []).append((rel, name))
+    cut = time.time_ns() - RACY_NS
+    stored = stored or {}
+    tree = Tree()
     stat = os.stat
-    for head, names in by_dir.items():  # one directory descriptor each: every stat resolves one name
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    stack = [""]
+    while stack:
+        head = stack.pop()
         try:
-            fd = os.open(os.path.join(root_real, head) if head else root_real, os.O_RDONLY | os.O_DIRECTORY)
+            fd = os.open(os.path.join(root_real, head) if head else root_real, flags)
         except OSError:
-            out.update((rel, None) for rel, _ in names)
             continue
         try:
-            for rel, name in names:
+            st = os.fstat(fd)
+            key = None if max(st.st_mtime_ns, st.st_ctime_ns) >= cut else hash(
+                (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+            old = stored.get(head)
+            if key is not None and old is not None and old[0] == key:
+                names, subs = marshal.loads(old[1])
+            else:
                 try:
-                    st = stat(name, dir_fd=fd, follow_symlinks=False)
+                    names, subs = reader.listing(fd)
                 except OSError:
-                    out[rel] = None
                     continue
-                if (st.st_mode & 0o170000) != 0o100000 or now - max(st.st_mtime_ns, st.st_ctime_ns) <= RACY_NS:
-                    out[rel] = None
-                else:
-                    out[rel] = hash((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+            try:
+                sts = [stat(name, dir_fd=fd, follow_symlinks=False) for name in names]
+            except OSError:  # one vanished meanwhile: it is re-read (and then gone) next time
+                sts = []
+                for name in names:
+                    try:
+                        sts.append(stat(name, dir_fd=fd, follow_symlinks=False))
+                    except OSError:
+                        sts.append(None)
         finally:
             os.close(fd)
-    return out
+        keys = [None if s is None or (s.st_mode & 0o170000) != 0o100000 or max(s.st_mtime_ns, s.st_ctime_ns) >= cut
+                else hash((s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino)) for s in sts]
+        tree.dirs[head] = [key, tuple(names), tuple(subs), keys]
+        prefix = f"{head}/" if head else ""
+        stack.extend(prefix + name for name in subs)
+    return tree
+
+
+def _digest(keys: list[int | None]) -> int | None:
+    """One directory's file keys as one integer (None when a file must be re-read anyway)."""
+    return None if None in keys else hash(tuple(keys))
 
 
 # --------------------------------------------------------------------------- the state
@@ -112,7 +177,7 @@ class State:
     def __init__(self, db: Any, root_real: str) -> None:
         self.db = db
         self.root_real = root_real
-        self.present: dict[str, int | None] = {}
+        self.present = Tree()
 
     # -- reading -----------------------------------------------------------------
     def _facts(self, rel: str) -> dict[str, Any] | None:
@@ -136,26 +201,66 @@ class State:
         return row[0] if row is not None else None
 
     # -- updating ----------------------------------------------------------------
-    def build(self, items: Iterable[Any], present: dict[str, int | None]) -> None:
+    def build(self, items: Iterable[Any], present: Tree) -> None:
         """Fill an emptied state from a bundle already read; ``present`` are the identities taken
         *before* that read (a file changed since then is re-read next time)."""
         self.present = present
-        self.apply({item.path: item for item in items if item.path in present}, ())
+        taken = {item.path: item for item in items if item.path in present}
+        for rel in [rel for rel in present.paths() if rel not in taken]:
+            present.forget(rel)  # vanished before the read: looked at again next time
+        self.apply(taken, ())
+        self._save(list(present.dirs))
 
     def refresh(self, load_item=None) -> set[str]:
         """Bring the state up to the disk; return the bundle paths whose facts were re-read."""
         from okfpro.io import reader
 
         load = load_item or (lambda rel: reader.load_entry(self.root_real, rel))
-        stored = dict(self.db.execute("SELECT path, key FROM files"))
-        self.present = identities(self.root_real)
-        changed = [rel for rel, key in self.present.items() if key is None or stored.get(rel) != key]
-        gone = [rel for rel in stored if rel not in self.present]
+        db = self.db
+        rows = {head: (key, listing, digest) for head, key, listing, digest in db.execute("SELECT dir, key, listing, digest FROM dirs")}
+        tree = self.present = identities(self.root_real, {head: row[:2] for head, row in rows.items()})
+        changed: list[str] = []
+        gone: list[str] = []
+        dirty: list[str] = []
+        for head, (key, names, _subs, keys) in tree.dirs.items():
+            row = rows.pop(head, None)
+            digest = _digest(keys)
+            if row is not None and row[0] == key and key is not None and digest is not None and row[2] == digest:
+                continue  # listed from the state, every file's key as stored
+            dirty.append(head)
+            old = self._stored(head, row)
+            if row is not None and digest is not None and row[2] == digest and tuple(old) == names:
+                continue  # listed again (the directory's key changed): the same files, unchanged
+            prefix = f"{head}/" if head else ""
+            changed.extend(prefix + name for name, k in zip(names, keys) if k is None or old.get(name) != k)
+            here = set(names)
+            gone.extend(prefix + name for name in old if name not in here)
+        for head, row in rows.items():  # directories that are gone
+            prefix = f"{head}/" if head else ""
+            gone.extend(prefix + name for name in self._stored(head, row))
+            db.execute("DELETE FROM dirs WHERE dir=?", (head,))
         self.apply({rel: load(rel) for rel in changed}, gone)
+        self._save(dirty)
         return set(changed) | set(gone)
+
+    def _stored(self, head: str, row: tuple | None) -> dict[str, int | None]:
+        """A directory's file names and keys as the state holds them (insertion-ordered)."""
+        if row is None:
+            return {}
+        names = marshal.loads(row[1])[0]
+        keys = marshal.loads(self.db.execute("SELECT keys FROM dirs WHERE dir=?", (head,)).fetchone()[0])
+        return dict(zip(names, keys))
+
+    def _save(self, heads: Iterable[str]) -> None:
+        dirs = self.present.dirs
+        self.db.executemany(
+            "INSERT OR REPLACE INTO dirs(dir, key, listing, keys, digest) VALUES(?,?,?,?,?)",
+            [(head, dirs[head][0], marshal.dumps((dirs[head][1], dirs[head][2])), marshal.dumps(dirs[head][3]),
+              _digest(dirs[head][3])) for head in heads])
 
     def apply(self, items: dict[str, Any], gone: Iterable[str]) -> None:
         from okfpro.core import delta
+        from okfpro.io import rule1state
 
         db = self.db
         touched: dict[str, tuple[dict | None, dict | None]] = {}
@@ -166,37 +271,24 @@ class State:
             old = self._facts(rel)
             new = delta.facts(item)
             self._drop(rel)
-            db.execute("INSERT INTO files(path, key, kind, cid, dir, facts) VALUES(?,?,?,?,?,?)",
-                       (rel, self.present.get(rel), new["k"], new.get("id"), new.get("dir"), marshal.dumps(new)))
+            db.execute("INSERT INTO files(path, kind, cid, dir, facts) VALUES(?,?,?,?,?)",
+                       (rel, new["k"], new.get("id"), new.get("dir"), marshal.dumps(new)))
             rows = [("x", t, rel) for t in delta.exist_targets(new)]
             rows += [("e", t, rel) for t in new.get("edges", ())]
             rows += [("l", cid, rel) for cid in new.get("listed", ())]
             db.executemany("INSERT INTO refs(how, target, src) VALUES(?,?,?)", rows)
             if new["k"] == "c":
-                self._index_text(rel, item)
+                rule1state.index_text(db, rel, item)
             touched[rel] = (old, new)
         for rel in self._affected(touched):
             self._settle(rel)
 
     def _drop(self, rel: str) -> None:
-        for sql in ("DELETE FROM files WHERE path=?", "DELETE FROM refs WHERE src=?", "DELETE FROM docs WHERE path=?", "DELETE FROM bodies WHERE path=?",
-                    "DELETE FROM irregular WHERE path=?"):
+        from okfpro.io import rule1state
+
+        for sql in ("DELETE FROM files WHERE path=?", "DELETE FROM refs WHERE src=?"):
             self.db.execute(sql, (rel,))
-
-    def _index_text(self, rel: str, concept: Any) -> None:
-        from okfpro.core import search
-
-        values = search._concept_values(concept)
-        found = [search._low(values[name]) for name in search.FIELDS]
-        if any(low is None or "\x01" in low for low in found):  # not plain ASCII: searched the slow way
-            self.db.execute("INSERT INTO irregular(path) VALUES(?)", (rel,))
-            return
-        lows = [(low or "").replace("\x00", "\x01") for low in found]
-        short = "\x01".join(low for name, low in zip(search.FIELDS, lows) if name != "body")  # every field but the body
-        fields = dict(zip(search.FIELDS, lows))
-        self.db.execute("INSERT INTO docs(path, cid, short, title, id, tags, type, description, sources) "
-                        "VALUES(?,?,?,?,?,?,?,?,?)", (rel, concept.id, short, *(fields[f] for f in search.FIELDS if f != "body")))
-        self.db.execute("INSERT INTO bodies(path, body) VALUES(?,?)", (rel, fields["body"]))
+        rule1state.drop_text(self.db, rel)
 
     def _affected(self, touched: dict[str, tuple[dict | None, dict | None]]) -> set[str]:
         """Every file whose findings the touched files can change (the design note's dependency set)."""
@@ -265,97 +357,10 @@ class State:
 
     # -- reconciliation --------------------------------------------------------------
     def reconcile(self, tool_name: str, rel: str) -> tuple[bool, str | None]:
-        """(answered, message): Rule 1's block for a new concept, from the stored search texts.
+        """(answered, message): Rule 1's block for a new concept (:func:`okfpro.io.rule1state.reconcile`)."""
+        from okfpro.io import rule1state
 
-        The ranking is the scan engine's (weights, then id, then path) computed in SQLite over
-        the lowercase ASCII field texts; concepts with other text are scanned by the engine
-        itself.  Only the concepts up to the fifth kept hit of each term (and the first concept
-        of each of their ids) are read, and the kernel's own reconcile answers on them.
-        (False, None) when a term is not plain ASCII or too many concepts are irregular.
-        """
-        import heapq
-
-        from okfpro.core import reconcile as _reconcile
-        from okfpro.core import search
-        from okfpro.core.concept import Bundle
-        from okfpro.io import reader
-
-        if not _reconcile.applies(tool_name, rel):
-            return True, None
-        db = self.db
-        irregular = [r[0] for r in db.execute("SELECT path FROM irregular ORDER BY path")]
-        if len(irregular) > IRREGULAR_MAX:
-            return False, None
-        loaded: dict[str, Any] = {}
-
-        def concept(path: str) -> Any:
-            if path not in loaded:
-                loaded[path] = reader.load_entry(self.root_real, path)
-            return loaded[path]
-
-        own = self._facts(rel)
-        self_ids = {rel[:-3] if rel.endswith(".md") else rel}
-        if own is not None and own["k"] == "c":
-            self_ids.add(own["id"])
-        keep: set[str] = {rel} if own is not None and own["k"] == "c" else set()
-        terms = _reconcile.terms_of(rel)
-        if any(not term.isascii() or "\x00" in term or "\x01" in term for term in terms):
-            return False, None
-        # One pass over the short fields scores every term without the body (weight 1): a concept's
-        # score is then o or o + 1.  Each term is ranked in bands: with the body read for the concepts
-        # whose o reaches the band's floor f, every concept outside scores at most f, so the ranking
-        # is exact down to scores above f; the band widens until five hits are kept (the last band
-        # reads every body).
-        short = [(field, weight) for field, weight in search.WEIGHTS.items() if field != "body"]
-        names = [f"o{i}" for i in range(len(terms))]
-        # a term in none of the short fields is not in their join either (no term holds \x01): one instr rules it out
-        scores = ", ".join(f"CASE WHEN instr(short, :t{i}) > 0 THEN "
-                           + " + ".join(f"(instr({field}, :t{i}) > 0) * {weight}" for field, weight in short)
-                           + f" ELSE 0 END AS {name}" for i, name in enumerate(names))
-        args = {f"t{i}": term.lower() for i, term in enumerate(terms)}
-        db.execute("DROP TABLE IF EXISTS temp.hits")
-        if terms:
-            db.execute(f"CREATE TEMP TABLE hits AS SELECT * FROM (SELECT path, cid, {scores} FROM docs) "
-                       f"WHERE {' + '.join(names)} > 0", args)
-        body = search.WEIGHTS["body"]
-        for i, term in enumerate(terms):
-            odd = []
-            for path in irregular:
-                for row in search.scan([concept(path)], [term]):
-                    odd.append((-row["score"], row["id"], path))
-            odd.sort()
-            top = db.execute(f"SELECT max(o{i}) FROM temp.hits").fetchone()[0] or 0
-            floor = top
-            while True:
-                floor = max(floor - 3, 0)
-                if floor > 0:
-                    ranked = db.execute(
-                        f"SELECT -(h.o{i} + (instr(b.body, :t{i}) > 0) * {body}), h.cid, h.path FROM temp.hits h "
-                        f"JOIN bodies b ON b.path = h.path WHERE h.o{i} >= :f ORDER BY 1, 2, 3", {**args, "f": floor})
-                else:  # every concept: the engine's whole ranking
-                    full = " + ".join(f"(instr({field}, :t{i}) > 0) * {weight}" for field, weight in search.WEIGHTS.items())
-                    ranked = db.execute(f"SELECT -s, cid, path FROM (SELECT d.path AS path, cid, {full} AS s FROM docs d "
-                                        "JOIN bodies b ON b.path = d.path) "
-                                        "WHERE s > 0 ORDER BY s DESC, cid, path", args)
-                kept = 0
-                for neg, cid, path in heapq.merge(ranked, odd):
-                    if -neg <= floor:  # a concept outside the band may score as much: widen it
-                        break
-                    keep.add(path)
-                    first = db.execute("SELECT min(path) FROM files WHERE cid=? AND kind='c'", (cid,)).fetchone()[0]
-                    keep.add(first)
-                    if cid in self_ids or first.rsplit("/", 1)[-1] in _reconcile.NO_RECONCILE:
-                        continue
-                    kept += 1
-                    if kept == _reconcile.MAX_HITS:
-                        break
-                ranked.close()
-                if kept == _reconcile.MAX_HITS or floor == 0:
-                    break
-        mini = Bundle(root=self.root_real)
-        for path in sorted(keep):
-            reader.add(mini, concept(path))
-        return True, _reconcile.reconcile(mini, tool_name, rel)
+        return rule1state.reconcile(self, tool_name, rel)
 
 
 def open_state(root: str) -> tuple[State, str | None]:
@@ -415,7 +420,9 @@ def _foreign(meta: dict[str, str], want: dict[str, str]) -> str:
 def _reset(db: Any, root_real: str) -> None:
     for (name,) in list(db.execute("SELECT name FROM sqlite_master WHERE type='table'")):
         db.execute(f'DROP TABLE IF EXISTS "{name}"')
-    for sql in _DDL:
+    from okfpro.io.rule1state import DDL
+
+    for sql in (*_DDL, *DDL):
         db.execute(sql)
     db.executemany("INSERT INTO meta(k, v) VALUES(?,?)", sorted(_meta(root_real).items()))
 

@@ -18,6 +18,34 @@ from okfpro.core.concept import Bundle, Concept, Entry, parse_entry
 ESCAPES = "symlink target escapes bundle root"
 
 
+def listing(where: str | int) -> tuple[list[str], list[str]]:
+    """One directory's share of the bundle: (its ``.md`` files and symlinks, its subdirectories),
+    hidden names left out.  ``where``: a path, or an open directory descriptor."""
+    files: list[str] = []
+    subs: list[str] = []
+    with os.scandir(where) as entries:
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    subs.append(name)
+                    continue
+            except OSError:
+                continue
+            if name.endswith(".md"):
+                if entry.is_symlink():
+                    files.append(name)
+                else:
+                    try:
+                        if entry.is_file(follow_symlinks=False):
+                            files.append(name)
+                    except OSError:
+                        continue
+    return files, subs
+
+
 def walk(root: str | os.PathLike) -> list[str]:
     """Relative paths of the bundle's ``.md`` files (non-hidden, files or symlinks), sorted."""
     base = os.fspath(root)
@@ -26,29 +54,12 @@ def walk(root: str | os.PathLike) -> list[str]:
     while stack:
         rel_dir, abs_dir = stack.pop()
         try:
-            entries = list(os.scandir(abs_dir))
+            files, subs = listing(abs_dir)
         except OSError:
             continue
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            rel = f"{rel_dir}/{name}" if rel_dir else name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((rel, entry.path))
-                    continue
-            except OSError:
-                continue
-            if name.endswith(".md"):
-                if entry.is_symlink():
-                    out.append(rel)
-                else:
-                    try:
-                        if entry.is_file(follow_symlinks=False):
-                            out.append(rel)
-                    except OSError:
-                        continue
+        prefix = f"{rel_dir}/" if rel_dir else ""
+        out.extend(prefix + name for name in files)
+        stack.extend((prefix + name, os.path.join(abs_dir, name)) for name in subs)
     out.sort()
     return out
 

@@ -1,0 +1,154 @@
+"""Rule 1's ranking from word postings (``okfpro.io.rule1state.ranked_words``) is the scan engine's.
+
+A real bundle on disk whose concepts draw their words from a small vocabulary full of substrings
+(``cache`` in ``caches`` and ``xcache``, ``a1`` in ``a12``…) and share scores and ids, so ties,
+terms inside several words and terms only some bodies hold all occur.  For each term the whole
+ranking read from the postings must equal the engine's own (``search.scan`` per concept: score
+descending, id, path), and it must stay equal after concepts are changed, added and removed.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from okfpro.core import search
+from okfpro.core.scanindex import WORD
+from okfpro.io import analysis, reader, rule1state
+
+VOCAB = ["cache", "caches", "xcache", "cached", "ledger", "ledgers", "led", "a1", "a12", "a123", "x_y", "rank", "plan"]
+TERMS = ["cache", "caches", "ache", "led", "ledger", "a1", "a12", "1", "x", "x_y", "rank", "plan", "zzz", "e",
+         "cache ", " led", "a1 a", "s l", "zz z"]  # the last ones: not word characters, ranked by SQL
+
+
+def concept_text(rng: random.Random, ids: list[str]) -> str:
+    def words(k: int) -> str:
+        return " ".join(rng.choice(VOCAB) for _ in range(rng.randrange(k)))
+
+    fm = [f"type: {rng.choice(['Learning', 'Briefing', 'Plan'])}"]
+    if rng.random() < 0.7:
+        fm.append(f"title: {words(3).title() or 'Untitled'}")
+    if rng.random() < 0.5:
+        fm.append(f"description: {words(4) or 'nothing'}")
+    if rng.random() < 0.4:
+        fm.append(f"tags: [{', '.join(rng.sample(VOCAB, rng.randrange(1, 3)))}]")
+    if rng.random() < 0.2 and ids:  # somebody else's id: same id, several paths
+        fm.append(f"id: {rng.choice(ids)}")
+    if rng.random() < 0.2:
+        fm.append(f"sources:\n  - id: s1\n    resource: https://example.com/{rng.choice(VOCAB)}")
+    return "---\n" + "\n".join(fm) + "\n---\n\n" + words(12) + "\n"
+
+
+def expected(root: str, term: str) -> list[tuple[int, str, str]]:
+    out = []
+    for rel in reader.walk(root):
+        item = reader.load_entry(root, rel)
+        if not hasattr(item, "title"):
+            continue
+        values = search._concept_values(item)
+        if any(search._low(values[f]) is None for f in search.FIELDS):
+            continue  # irregular: scanned by the engine itself, not from postings
+        for row in search.scan([item], [term]):
+            out.append((-row["score"], row["id"], rel))
+    return sorted(out)
+
+
+def postings(root: str, term: str) -> list[tuple[int, str, str]]:
+    """The whole ranking from the postings (a word term) or, band by band, by SQL (any other)."""
+    state, reason = analysis.open_state(root)
+    try:
+        if reason is not None:
+            present = analysis.identities(state.root_real)
+            bundle = reader.read_bundle(root)
+            state.build([*bundle.concepts, *bundle.reserved, *bundle.unparseable], present)
+        else:
+            state.refresh()
+        if not WORD.fullmatch(term):
+            out: list[tuple[int, str, str]] = []
+            for floor, ranked in rule1state._Bands(state.db).bands(term):
+                # each band is exact above its floor, and holds every concept scoring more
+                band = [row for row in ranked if -row[0] > floor]
+                assert band[:len(out)] == out
+                out = band
+            return out
+        words = [r[0] for r in state.db.execute("SELECT word FROM vocab WHERE instr(word, ?) > 0", (term,))]
+        return list(rule1state.ranked_words(state.db, term, words))
+    finally:
+        analysis.commit(state.db)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_ranking_from_postings_is_the_engines(tmp_path, monkeypatch, seed):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    rng = random.Random(seed)
+    root = tmp_path / "ws" / ".okf"
+    dirs = ["", "learnings", "projects/p"]
+    for d in dirs:
+        (root / d).mkdir(parents=True, exist_ok=True)
+    ids: list[str] = []
+    for i in range(120):
+        rel = f"{rng.choice(dirs)}/{rng.choice(VOCAB)}-{i}.md".lstrip("/")
+        (root / rel).write_text(concept_text(rng, ids))
+        ids.append(rel[:-3])
+    real = os.path.realpath(root)
+    for round_ in range(4):
+        for term in TERMS:
+            got = postings(real, term)
+            assert got == expected(real, term), f"seed {seed} round {round_} term {term!r}"
+        files = [p for p in Path(real).rglob("*.md")]
+        for p in rng.sample(files, 15):  # change some, remove some, add some: the postings follow
+            if rng.random() < 0.3:
+                p.unlink()
+            else:
+                p.write_text(concept_text(rng, ids))
+        for i in range(5):
+            rel = f"{rng.choice(dirs)}/{rng.choice(VOCAB)}-new{round_}-{i}.md".lstrip("/")
+            (root / rel).write_text(concept_text(rng, ids))
+
+
+@pytest.mark.parametrize("name", ["v1.2-cache-a12.md", "x_y-led-1.md", "ache-zzz.md", "cache.ledger-e.md", "a b-plan.md"])
+def test_rule1_through_post_edit_equals_a_full_run(tmp_path, monkeypatch, name):
+    """Every kind of term (one word, inside several words, only in bodies, not word characters,
+    nowhere) through the hook's own answer, incremental against ``OKFPRO_NO_CACHE=1``."""
+    import json
+
+    from okfpro.hooks import post_edit
+    from okfpro.hooks.context import Ctx
+    from okfpro.hooks.event import parse
+
+    monkeypatch.setenv("OKFPRO_TODAY", "2026-11-30")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    rng = random.Random(name)
+    ws = tmp_path / "ws"
+    root = ws / ".okf"
+    (root / "learnings").mkdir(parents=True)
+    (ws / "okfpro.toml").write_text("")
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    (root / "index.md").write_text('---\nokf_version: "0.2"\n---\n\n# Root\n')
+    ids: list[str] = []
+    for i in range(80):
+        rel = f"learnings/{rng.choice(VOCAB)}-{i}.md"
+        (root / rel).write_text(concept_text(rng, ids))
+        ids.append(rel[:-3])
+
+    def answer(full: bool) -> tuple:
+        if full:
+            monkeypatch.setenv("OKFPRO_NO_CACHE", "1")
+        else:
+            monkeypatch.delenv("OKFPRO_NO_CACHE", raising=False)
+        event = parse(json.dumps({"cwd": str(ws), "tool_name": "Write",
+                                  "tool_input": {"file_path": str(root / "learnings" / name), "content": "x"}}))
+        ctx = Ctx(event)
+        got = post_edit.post_edit(ctx)
+        return got.kind, got.messages, ctx.notes
+
+    (root / "learnings" / name).write_text(concept_text(rng, ids))
+    answer(False)  # builds the state
+    inc, full = answer(False), answer(True)
+    assert inc[2] == []
+    assert inc[:2] == full[:2]
+    assert "RULE 1" in "\n".join(full[1]) or name.startswith("ache-zzz")
