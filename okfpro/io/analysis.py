@@ -93,11 +93,6 @@ class Tree:
         names = self._of(head)
         return names is not None and name in names
 
-    def get(self, rel: str) -> int | None:
-        head, sep, name = rel.rpartition("/")
-        names = self._of(head) if head or not sep else None
-        return names.get(name) if names is not None else None
-
     def paths(self) -> Iterable[str]:
         for head, entry in self.dirs.items():
             prefix = f"{head}/" if head else ""
@@ -146,6 +141,7 @@ def identities(root_real: str, stored: dict[str, tuple[int | None, bytes]] | Non
                     names, subs = reader.listing(fd)
                 except OSError:
                     continue
+            sts: list[os.stat_result | None]
             try:
                 sts = [stat(name, dir_fd=fd, follow_symlinks=False) for name in names]
             except OSError:  # one vanished meanwhile: it is re-read (and then gone) next time
@@ -208,7 +204,7 @@ class State:
         taken = {item.path: item for item in items if item.path in present}
         for rel in [rel for rel in present.paths() if rel not in taken]:
             present.forget(rel)  # vanished before the read: looked at again next time
-        self.apply(taken, ())
+        self.apply(taken, (), bulk=True)
         self._save(list(present.dirs))
 
     def refresh(self, load_item=None) -> set[str]:
@@ -258,11 +254,12 @@ class State:
             [(head, dirs[head][0], marshal.dumps((dirs[head][1], dirs[head][2])), marshal.dumps(dirs[head][3]),
               _digest(dirs[head][3])) for head in heads])
 
-    def apply(self, items: dict[str, Any], gone: Iterable[str]) -> None:
+    def apply(self, items: dict[str, Any], gone: Iterable[str], bulk: bool = False) -> None:
         from okfpro.core import delta
         from okfpro.io import rule1state
 
         db = self.db
+        sink = rule1state.Sink() if bulk else None
         touched: dict[str, tuple[dict | None, dict | None]] = {}
         for rel in gone:
             touched[rel] = (self._facts(rel), None)
@@ -278,8 +275,10 @@ class State:
             rows += [("l", cid, rel) for cid in new.get("listed", ())]
             db.executemany("INSERT INTO refs(how, target, src) VALUES(?,?,?)", rows)
             if new["k"] == "c":
-                rule1state.index_text(db, rel, item)
+                rule1state.index_text(db, rel, item, sink)
             touched[rel] = (old, new)
+        if sink is not None:
+            sink.flush(db)
         for rel in self._affected(touched):
             self._settle(rel)
 

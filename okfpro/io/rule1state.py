@@ -55,8 +55,28 @@ def _postings(short: dict[str, str], body: str) -> tuple[dict[str, int], set[str
     return score, in_body.difference(score)
 
 
-def index_text(db: Any, rel: str, concept: Any) -> None:
-    """Store a concept's search texts and postings (after :func:`drop_text`)."""
+class Sink:
+    """Postings gathered for one bulk write (a state build), written in key order at the end: a
+    B-tree filled in order costs a fraction of one filled at random (50,000 concepts: ~3 million
+    postings)."""
+
+    def __init__(self) -> None:
+        self.short: list[tuple[str, int, str, int]] = []
+        self.body: list[tuple[str, int]] = []
+        self.vocab: set[str] = set()
+
+    def flush(self, db: Any) -> None:
+        self.short.sort()
+        self.body.sort()
+        db.executemany("INSERT INTO spost(word, s, cid, doc) VALUES(?,?,?,?)", self.short)
+        db.executemany("INSERT INTO bpost(word, doc) VALUES(?,?)", self.body)
+        db.executemany("INSERT OR IGNORE INTO vocab(word) VALUES(?)", [(w,) for w in sorted(self.vocab)])
+        self.short, self.body, self.vocab = [], [], set()
+
+
+def index_text(db: Any, rel: str, concept: Any, sink: Sink | None = None) -> None:
+    """Store a concept's search texts and postings (after :func:`drop_text`); with ``sink``,
+    the postings wait there for :meth:`Sink.flush`."""
     from okfpro.core import search
 
     values = search._concept_values(concept)
@@ -70,9 +90,13 @@ def index_text(db: Any, rel: str, concept: Any) -> None:
                    "VALUES(?,?,?,?,?,?,?,?,?)", (rel, concept.id, short, *(fields[f] for f in SHORT))).lastrowid
     db.execute("INSERT INTO bodies(path, body) VALUES(?,?)", (rel, fields["body"]))
     score, body_only = _postings(fields, fields["body"])
-    db.executemany("INSERT INTO spost(word, s, cid, doc) VALUES(?,?,?,?)", [(w, -s, concept.id, n) for w, s in score.items()])
-    db.executemany("INSERT INTO bpost(word, doc) VALUES(?,?)", [(w, n) for w in body_only])
-    db.executemany("INSERT OR IGNORE INTO vocab(word) VALUES(?)", [(w,) for w in (*score, *body_only)])
+    own = sink or Sink()
+    own.short.extend((w, -s, concept.id, n) for w, s in score.items())
+    own.body.extend((w, n) for w in body_only)
+    own.vocab.update(score)
+    own.vocab.update(body_only)
+    if sink is None:
+        own.flush(db)
 
 
 def drop_text(db: Any, rel: str) -> None:
