@@ -3,10 +3,12 @@
 One database per bundle beside the parse cache (``analysis-<hash of root>.sqlite`` in
 :func:`okfpro.io.cache.cache_dir`).  Never the source of truth:
 
-* every run walks the bundle and compares each file's ``(size, mtime_ns, ctime_ns, inode)``
-  with the stored one; a file that differs, appeared or vanished is re-read (whoever changed it:
-  the edit, a shell command, a checkout, a concurrent session), and so is a file that was
-  modified within :data:`~okfpro.io.cache.RACY_NS` of being read (stored without a key);
+* every run looks at each file's ``(size, mtime_ns, ctime_ns, inode)`` and compares it with the
+  stored one; a file that differs, appeared or vanished is re-read (whoever changed it: the edit,
+  a shell command, a checkout, a concurrent session), and so is a file that was modified within
+  :data:`~okfpro.io.cache.RACY_NS` of being read (stored without a key).  A directory whose own
+  key is unchanged is not listed again, and one whose files' keys hash to the stored digest is
+  not compared file by file (:func:`identities`, :meth:`State.refresh`);
 * what a changed file can alter is recomputed: its own findings, the files whose findings
   depend on its existence, the concepts sharing an id with it or that it links to or lists, and,
   for an ``index.md``, the concepts of its directory (``.okf/design/incremental-post-edit.md``
