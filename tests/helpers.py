@@ -1,10 +1,24 @@
-"""Shared test helpers: where the read-only shared/ folder is, and running okfpro as a process."""
+"""Shared test helpers: where the read-only shared/ folder is, and running okfpro — as a real
+process, or in the test's own process.
+
+``run_okfpro(...)`` starts ``python -m okfpro`` as a real process: use it where the process *is*
+the thing under test (hooks and launchers, Git's drivers, crash/kill/lock drills, concurrency between
+processes, packaging).  ``invoke(...)`` runs the same entry point, ``okfpro.__main__.main(argv)``, in
+the test's process with the same inputs and outputs (own cwd, environment, stdin; stdout and stderr as
+bytes; the exit code) and restores everything afterwards: the ~0.1–0.15 s of CPU a fresh interpreter
+spends importing is what most of the suite used to cost.  ``tests/test_invoke.py`` runs a set of verbs
+both ways and compares exit code, stdout and stderr byte for byte.
+"""
 
 from __future__ import annotations
 
+import gc
+import io
 import os
 import subprocess
 import sys
+import traceback
+from collections.abc import Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -19,12 +33,91 @@ def shared_dir() -> Path:
 
 
 def run_okfpro(*args: str, cwd: str | os.PathLike | None = None, stdin: str | bytes | None = None,
-               env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run ``python -m okfpro ARGS`` as a real process; text in, text out."""
-    full_env = {**os.environ, **(env or {})}
+               env: Mapping[str, str] | None = None, timeout: float = 120, text: bool = True,
+               base_env: Mapping[str, str] | None = None, process: bool = True) -> subprocess.CompletedProcess:
+    """Run ``okfpro ARGS``: a real ``python -m okfpro`` process (``process=False``: :func:`invoke`).
+
+    The environment is ``base_env`` (default: this process's) updated with ``env``; stdin is text or
+    bytes; stdout/stderr come back as text (``text=False``: bytes)."""
+    full_env = {**(os.environ if base_env is None else base_env), **(env or {})}
     full_env.setdefault("PYTHONPATH", str(REPO))
     data = stdin.encode() if isinstance(stdin, str) else stdin
-    proc = subprocess.run([sys.executable, "-m", "okfpro", *args], cwd=cwd, input=data, env=full_env,
-                          capture_output=True, timeout=timeout)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"),
-                                       proc.stderr.decode("utf-8", "replace"))
+    argv = [sys.executable, "-m", "okfpro", *args]
+    if process:
+        proc = subprocess.run(argv, cwd=cwd, input=data, env=full_env, capture_output=True, timeout=timeout)
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
+    else:
+        code, out, err = _in_process(list(args), cwd, data, full_env)
+    if text:
+        return subprocess.CompletedProcess(argv, code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+    return subprocess.CompletedProcess(argv, code, out, err)
+
+
+def invoke(*args: str, cwd: str | os.PathLike | None = None, stdin: str | bytes | None = None,
+           env: Mapping[str, str] | None = None, timeout: float | None = None, text: bool = True,
+           base_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``run_okfpro`` in this process (same arguments; ``timeout`` is accepted and not enforced)."""
+    return run_okfpro(*args, cwd=cwd, stdin=stdin, env=env, text=text, base_env=base_env, process=False)
+
+
+class _Sink(io.BytesIO):
+    def close(self) -> None:  # a command closing stdout must not lose what it wrote
+        self.flush()
+
+
+def _in_process(argv: list[str], cwd: str | os.PathLike | None, stdin: bytes | None,
+                env: Mapping[str, str]) -> tuple[int, bytes, bytes]:
+    """``okfpro.__main__.main(argv)`` with this process's cwd, environment, argv, standard streams
+    (and their ``sys.__std*__`` originals, which the terminal-width probe reads) and collector state
+    swapped in for the call and restored after.  An exception escaping ``main`` ends as Python's
+    would: traceback on stderr, exit 1."""
+    from okfpro.__main__ import main
+
+    saved_env = dict(os.environ)
+    saved_cwd = os.getcwd()
+    saved_argv = sys.argv
+    saved_streams = (sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__)
+    gc_was = gc.isenabled()
+    out_sink, err_sink = _Sink(), _Sink()
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BytesIO(stdin or b""), encoding="utf-8", errors="surrogateescape")
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(out_sink, encoding="utf-8", errors="surrogateescape")
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(err_sink, encoding="utf-8", errors="backslashreplace",
+                                                   line_buffering=True)
+    sys.argv = [str(REPO / "okfpro" / "__main__.py"), *argv]
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        try:
+            code = _exit_code(main(argv))
+        except SystemExit as exc:
+            code = _exit_code(exc.code)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # noqa: BLE001 - what Python does with an uncaught exception
+            traceback.print_exc()
+            code = 1
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except ValueError:  # closed by the command
+                pass
+        return code, out_sink.getvalue(), err_sink.getvalue()
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        sys.argv = saved_argv
+        sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__ = saved_streams
+        if gc_was:
+            gc.enable()
+
+
+def _exit_code(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    sys.stderr.write(f"{code}\n")  # SystemExit("message"): printed, exit 1
+    return 1
