@@ -17,6 +17,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
@@ -68,7 +69,8 @@ class _Sink(io.BytesIO):
 def _in_process(argv: list[str], cwd: str | os.PathLike | None, stdin: bytes | None,
                 env: Mapping[str, str]) -> tuple[int, bytes, bytes]:
     """``okfpro.__main__.main(argv)`` with this process's cwd, environment, argv, standard streams
-    (and their ``sys.__std*__`` originals, which the terminal-width probe reads) and collector state
+    (and their ``sys.__std*__`` originals, which the terminal-width probe reads), the time zone and
+    collector state
     swapped in for the call and restored after.  An exception escaping ``main`` ends as Python's
     would: traceback on stderr, exit 1."""
     from okfpro.__main__ import main
@@ -87,6 +89,7 @@ def _in_process(argv: list[str], cwd: str | os.PathLike | None, stdin: bytes | N
     try:
         os.environ.clear()
         os.environ.update(env)
+        time.tzset()  # a process reads TZ when it starts
         if cwd is not None:
             os.chdir(cwd)
         try:
@@ -108,6 +111,7 @@ def _in_process(argv: list[str], cwd: str | os.PathLike | None, stdin: bytes | N
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
+        time.tzset()
         sys.argv = saved_argv
         sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__ = saved_streams
         if gc_was:

@@ -16,7 +16,7 @@ import pytest
 from okfpro.core import bm25 as _search
 from okfpro.io import across
 from okfpro.io.bundle import load
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 A = {
     "ops/cache": "Cache eviction policy for the build cache. The cache is warm.",
@@ -54,13 +54,13 @@ def reg(tmp_path):
     (b / "okfpro.toml").write_text("")  # another okfpro workspace: still only read from here
     pristine = (_tree(a), _tree(b))
     for slug, d in (("a", a), ("b", b)):
-        assert run_okfpro("registry", "set", str(d), "--as", slug, env=env, cwd=tmp_path).returncode == 0
+        assert invoke("registry", "set", str(d), "--as", slug, env=env, cwd=tmp_path).returncode == 0
     assert (_tree(a), _tree(b)) == pristine  # registering reads the bundle (to count it) and writes nothing there
     return env, a, b
 
 
 def _cli_search(env, cwd, *args):
-    proc = run_okfpro("search", *args, "--json", env=env, cwd=cwd)
+    proc = invoke("search", *args, "--json", env=env, cwd=cwd)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

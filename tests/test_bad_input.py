@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 KINDS = (
     "bad_yaml",
@@ -117,7 +117,7 @@ def test_every_kind_is_exercised_ten_times(messy: tuple[Path, dict[str, str]]) -
 
 def test_validate_reads_everything_and_names_every_broken_file(messy: tuple[Path, dict[str, str]]) -> None:
     root, kinds = messy
-    proc = run_okfpro("validate", str(root), "--json", env={"OKFPRO_NO_CACHE": "1"})
+    proc = invoke("validate", str(root), "--json", env={"OKFPRO_NO_CACHE": "1"})
     assert proc.returncode == 1, proc.stderr  # not conformant — and not a crash (2) either
     report = json.loads(proc.stdout)
     errors: dict[str, list[str]] = {}
@@ -145,7 +145,7 @@ def test_validate_reads_everything_and_names_every_broken_file(messy: tuple[Path
 
 def test_lint_and_human_output_survive(messy: tuple[Path, dict[str, str]]) -> None:
     root, kinds = messy
-    proc = run_okfpro("lint", str(root), "--json", "--only", "unlinked,stub,missing_concept",
+    proc = invoke("lint", str(root), "--json", "--only", "unlinked,stub,missing_concept",
                       env={"OKFPRO_NO_CACHE": "1", "OKFPRO_TODAY": "2026-11-30"})
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
@@ -156,7 +156,7 @@ def test_lint_and_human_output_survive(messy: tuple[Path, dict[str, str]]) -> No
     missing = {f["path"] for f in report["findings"] if f["check"] == "missing_concept"}
     assert missing == {rel for rel, kind in kinds.items() if kind == "directory"}
 
-    human = run_okfpro("validate", str(root), env={"OKFPRO_NO_CACHE": "1"})
+    human = invoke("validate", str(root), env={"OKFPRO_NO_CACHE": "1"})
     assert human.returncode == 1
     for rel, kind in kinds.items():
         if REASONS[kind] is not None:
@@ -212,16 +212,16 @@ def test_the_cli_refuses_a_catastrophic_regexp_with_exit_2(tmp_path: Path) -> No
     (root / "bait.md").write_text("---\ntype: Note\ntitle: Bait\ndescription: d\n---\n\n" + "a" * 20000 + "!\n",
                                   encoding="utf-8")
     start = time.monotonic()
-    proc = run_okfpro("search", "--bundle", str(root), "--regexp", "(a|aa)+$", timeout=120,
+    proc = invoke("search", "--bundle", str(root), "--regexp", "(a|aa)+$", timeout=120,
                       env={"OKFPRO_REGEXP_BUDGET": "0.5"})
     elapsed = time.monotonic() - start
     assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
     assert "did not finish within the 0.5 s search budget" in proc.stderr and "Traceback" not in proc.stderr
     assert elapsed < 60
-    bad = run_okfpro("search", "--bundle", str(root), "--regexp", "a", env={"OKFPRO_REGEXP_BUDGET": "soon"})
+    bad = invoke("search", "--bundle", str(root), "--regexp", "a", env={"OKFPRO_REGEXP_BUDGET": "soon"})
     assert bad.returncode == 2 and "OKFPRO_REGEXP_BUDGET" in bad.stderr
     # a sane regexp over the same file answers as before
-    ok = run_okfpro("search", "--bundle", str(root), "--regexp", "^a{3}", "--json")
+    ok = invoke("search", "--bundle", str(root), "--regexp", "^a{3}", "--json")
     assert ok.returncode == 0, ok.stderr
     assert [r["id"] for r in json.loads(ok.stdout)["matches"]] == ["bait"]
 

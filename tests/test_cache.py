@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from okfpro.core.search import scan
 from okfpro.io import cache
 from okfpro.io.reader import read_bundle
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 BODIES = [
     "---\ntype: Note\ntitle: Cache one\n---\n\nalpha body\n",
@@ -230,15 +230,15 @@ def test_cli_answers_equal_with_and_without_cache(tmp_path):
     tree = Tree(tmp_path)
     for i, body in enumerate(BODIES):
         tree.write(f"n{i}.md", body.encode())
-    first = run_okfpro("search", "alpha", "--json", "--bundle", str(tree.root))
-    second = run_okfpro("search", "alpha", "--json", "--bundle", str(tree.root))
-    fresh = run_okfpro("search", "alpha", "--json", "--bundle", str(tree.root), env={"OKFPRO_NO_CACHE": "1"})
+    first = invoke("search", "alpha", "--json", "--bundle", str(tree.root))
+    second = invoke("search", "alpha", "--json", "--bundle", str(tree.root))
+    fresh = invoke("search", "alpha", "--json", "--bundle", str(tree.root), env={"OKFPRO_NO_CACHE": "1"})
     assert first.returncode == second.returncode == fresh.returncode == 0
     assert first.stdout == second.stdout == fresh.stdout
     assert json.loads(first.stdout)["count"] == 6
     assert cache.cache_path(tree.root).is_file()
     cache.clear(tree.root)
-    assert run_okfpro("search", "alpha", "--json", "--bundle", str(tree.root)).stdout == fresh.stdout
+    assert invoke("search", "alpha", "--json", "--bundle", str(tree.root)).stdout == fresh.stdout
 
 
 def test_ranked_index_follows_edits_and_survives_corruption(tmp_path):
@@ -251,8 +251,8 @@ def test_ranked_index_follows_edits_and_survives_corruption(tmp_path):
         tree.write(f"n{i}.md", body.encode())
 
     def both(query: str) -> tuple[str, str]:
-        a = run_okfpro("search", query, "--engine", "ranked", "--json", "--bundle", str(tree.root))
-        b = run_okfpro("search", query, "--engine", "ranked", "--json", "--bundle", str(tree.root),
+        a = invoke("search", query, "--engine", "ranked", "--json", "--bundle", str(tree.root))
+        b = invoke("search", query, "--engine", "ranked", "--json", "--bundle", str(tree.root),
                        env={"OKFPRO_RANKED": "pure"})
         assert a.returncode == b.returncode == 0, a.stderr + b.stderr
         return a.stdout, b.stdout
@@ -314,7 +314,7 @@ def test_concurrent_processes_agree_and_leave_a_valid_cache(tmp_path):
     outs = [p.communicate() for p in procs]
     assert all(p.returncode == 0 for p in procs), [e for _, e in outs]
     assert len({o for o, _ in outs}) == 1
-    fresh = run_okfpro("search", "alpha", "--json", "--bundle", str(tree.root), env={"OKFPRO_NO_CACHE": "1"})
+    fresh = invoke("search", "alpha", "--json", "--bundle", str(tree.root), env={"OKFPRO_NO_CACHE": "1"})
     assert outs[0][0].decode() == fresh.stdout
     assert cache.cache_path(tree.root).read_bytes().startswith(cache.MAGIC)
     assert not [p for p in cache.cache_path(tree.root).parent.iterdir() if p.name.endswith(".tmp")]
@@ -328,7 +328,7 @@ def test_a_read_only_workspace_is_left_alone_even_for_root(tmp_path):
     os.chmod(tmp_path / "ws", 0o555)  # root could still write here; okfpro must not
     try:
         assert snapshot(cache.load_bundle(root)) == snapshot(read_bundle(root))
-        proc = run_okfpro("search", "alpha", "--engine", "ranked", "--json", "--bundle", str(root))
+        proc = invoke("search", "alpha", "--engine", "ranked", "--json", "--bundle", str(root))
         assert proc.returncode == 0 and json.loads(proc.stdout)["count"] == 1
         assert sorted(p.name for p in (tmp_path / "ws").iterdir()) == [".okf"]
     finally:

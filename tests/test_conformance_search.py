@@ -13,7 +13,7 @@ import pytest
 
 from okfpro.core.search import scan
 from okfpro.io.reader import read_bundle
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 
 def _shared() -> Path:
@@ -64,6 +64,6 @@ def _cli_sample():
 
 @pytest.mark.parametrize("sid,term,answer", list(_cli_sample()))
 def test_cli_envelope_matches_reference(sid, term, answer):
-    proc = run_okfpro("search", term, "--json", cwd=SHARED / "conformance" / "bundles" / sid)
+    proc = invoke("search", term, "--json", cwd=SHARED / "conformance" / "bundles" / sid)
     assert proc.returncode == answer["rc"], proc.stderr
     assert json.loads(proc.stdout) == answer["json"]

@@ -22,7 +22,7 @@ import pytest
 from okfpro.cli.views import reference_files
 from okfpro.core import views as _views
 from okfpro.io.reader import read_bundle
-from tests.helpers import run_okfpro, shared_dir
+from tests.helpers import invoke, shared_dir
 
 CORPUS = shared_dir() / "conformance"
 NAMES = sorted(p.stem for p in (CORPUS / "expected").glob("s*.json")) if (CORPUS / "expected").is_dir() else []
@@ -88,7 +88,7 @@ def test_the_cli_prints_the_reference_json(name: str) -> None:
         entry = golden["views"][view]
         argv = entry["argv"]
         assert argv[0] == "okf"
-        proc = run_okfpro(*argv[1:], cwd=cwd)
+        proc = invoke(*argv[1:], cwd=cwd)
         assert proc.returncode == entry["rc"], (view, proc.stderr)
         assert json.loads(proc.stdout) == entry["json"], view
 

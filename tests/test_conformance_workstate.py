@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from okfpro.io import workstate as ws
-from tests.helpers import run_okfpro, shared_dir
+from tests.helpers import invoke, shared_dir
 
 CONF = shared_dir() / "conformance"
 CASES = sorted(p.stem for p in (CONF / "expected").glob("*.json"))
@@ -43,20 +43,20 @@ def test_cli_matches_golden(name: str):
     data, root, today = golden(name)
     env = {"OKFPRO_TODAY": today.isoformat()}
     bundle_dir = root.parent  # the workspace; DIR resolution finds .okf inside it
-    snap = run_okfpro("snapshot", str(bundle_dir), env=env)
+    snap = invoke("snapshot", str(bundle_dir), env=env)
     assert snap.returncode == data["snapshot"]["rc"] == 0, snap.stderr
     assert snap.stdout == data["snapshot"]["line"] + "\n"  # byte for byte
-    st = run_okfpro("state", str(bundle_dir), "--json", env=env)
+    st = invoke("state", str(bundle_dir), "--json", env=env)
     assert st.returncode == data["state"]["rc"], st.stderr
     got = json.loads(st.stdout)
     assert Path(got.pop("root")).resolve() == root.resolve()
     want = dict(data["state"]["json"])
     want.pop("root")
     assert got == want
-    bd = run_okfpro("board", str(bundle_dir), "--json", env=env)
+    bd = invoke("board", str(bundle_dir), "--json", env=env)
     assert bd.returncode == data["board"]["rc"], bd.stderr
     assert json.loads(bd.stdout) == data["board"]["json"]
-    sj = run_okfpro("snapshot", str(bundle_dir), "--pretty", env=env)
+    sj = invoke("snapshot", str(bundle_dir), "--pretty", env=env)
     payload = json.loads(sj.stdout)
     assert payload["line"] == data["snapshot"]["line"]
     assert list(payload["counters"]) == list(ws.snapshot_payload(root, today)["counters"])
@@ -69,23 +69,23 @@ def test_reader_usage_and_exit_codes(tmp_path):
     data, root, today = golden(name)
     env = {"OKFPRO_TODAY": today.isoformat()}
     ws_dir = str(root.parent)
-    assert run_okfpro("state", "@work", env=env).returncode == 2
-    two = run_okfpro("state", ws_dir, ws_dir, env=env)
+    assert invoke("state", "@work", env=env).returncode == 2
+    two = invoke("state", ws_dir, ws_dir, env=env)
     assert two.returncode == 2 and "one DIR" in two.stderr
-    assert run_okfpro("state", str(tmp_path), env=env).returncode == 2  # no bundle
-    assert run_okfpro("snapshot", "--write", ws_dir, env=env).returncode == 2  # no such flag, by design
-    assert run_okfpro("board", ws_dir, "--section", "Someday", env=env).returncode == 2
-    inbox = run_okfpro("board", ws_dir, "--section", "inbox", "--pretty", env=env)
+    assert invoke("state", str(tmp_path), env=env).returncode == 2  # no bundle
+    assert invoke("snapshot", "--write", ws_dir, env=env).returncode == 2  # no such flag, by design
+    assert invoke("board", ws_dir, "--section", "Someday", env=env).returncode == 2
+    inbox = invoke("board", ws_dir, "--section", "inbox", "--pretty", env=env)
     assert inbox.returncode == 0
     assert json.loads(inbox.stdout) == [r for r in data["board"]["json"] if r["section"] == "Inbox"]
     assert inbox.stdout.startswith("[\n  ") or inbox.stdout == "[]\n"
-    human = run_okfpro("state", ws_dir, env=env)
+    human = invoke("state", ws_dir, env=env)
     assert human.returncode == 0 and human.stdout.startswith("Board — in flight ")
     # a bundle without board.md: state, board and snapshot refuse (as the reference's state and snapshot do)
     bare = tmp_path / "bare"
     bare.mkdir()
     (bare / "index.md").write_text('---\nokf_version: "0.2"\n---\n')
-    assert run_okfpro("state", str(bare), env=env).returncode == 2
-    assert run_okfpro("board", str(bare), env=env).returncode == 2
-    snap = run_okfpro("snapshot", str(bare), env=env)
+    assert invoke("state", str(bare), env=env).returncode == 2
+    assert invoke("board", str(bare), env=env).returncode == 2
+    snap = invoke("snapshot", str(bare), env=env)
     assert snap.returncode == 2 and snap.stdout == "" and "no board.md" in snap.stderr

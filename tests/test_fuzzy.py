@@ -9,7 +9,7 @@ import pytest
 
 from okfpro.core import bm25
 from okfpro.core.concept import Bundle, Concept
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 
 def _bundle() -> Bundle:
@@ -65,8 +65,8 @@ def test_edit_distance_is_levenshtein(a, b):
 
 def test_cli_flags(tmp_path):
     (tmp_path / "a.md").write_text("---\ntype: Note\ntitle: Ledger\n---\nThe ledger.\n")
-    ok = run_okfpro("search", "ledgr", "--fuzzy", "--bundle", str(tmp_path), "--json")
+    ok = invoke("search", "ledgr", "--fuzzy", "--bundle", str(tmp_path), "--json")
     assert ok.returncode == 0 and '"id":"a"' in ok.stdout
     for extra, words in ((["-e"], "mutually exclusive"), (["--engine", "scan"], "does not support --fuzzy")):
-        proc = run_okfpro("search", "ledgr", "--fuzzy", *extra, "--bundle", str(tmp_path))
+        proc = invoke("search", "ledgr", "--fuzzy", *extra, "--bundle", str(tmp_path))
         assert proc.returncode == 2 and words in proc.stderr

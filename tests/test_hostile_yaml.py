@@ -28,7 +28,7 @@ import pytest
 from okfpro.core import concept as concept_mod
 from okfpro.core import yamlsafe
 from tests import hookkit
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 DIGITS = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
 
@@ -152,7 +152,7 @@ def test_every_reader_survives(workspace: Path, cached: bool) -> None:
     failures = []
     for verb in VERBS:
         args = [a.format(b=bundle, ws=workspace) for a in verb]
-        proc = run_okfpro(*args, cwd=workspace, env=env)
+        proc = invoke(*args, cwd=workspace, env=env)
         if proc.returncode not in (0, 1) or "Traceback" in proc.stderr or "internal error" in proc.stderr:
             failures.append((" ".join(verb), proc.returncode, proc.stderr[-400:]))
         if "--json" in verb and proc.returncode in (0, 1):
@@ -161,7 +161,7 @@ def test_every_reader_survives(workspace: Path, cached: bool) -> None:
 
 
 def test_validate_names_the_too_deep_files(workspace: Path) -> None:
-    proc = run_okfpro("validate", str(workspace / ".okf"), "--json", env={"OKFPRO_NO_CACHE": "1"})
+    proc = invoke("validate", str(workspace / ".okf"), "--json", env={"OKFPRO_NO_CACHE": "1"})
     report = json.loads(proc.stdout)
     errors = {e["path"]: e["message"] for e in report["errors"]}
     for name in ("deep_flow_list", "deep_flow_map", "block_deep"):
@@ -201,7 +201,7 @@ def test_a_conformant_bundle_with_interpreter_limit_values_does_not_block_edits(
         event = hookkit.edit_event(ws, rel, "x", tool="Edit", hook_event="PostToolUse")
         proc = hookkit.run_launcher(ws, "post_edit.py", event)
         assert proc.returncode == 0, (rel, hookkit.err_text(proc)[-2000:])
-    proc = run_okfpro("validate", str(ws / ".okf"), env={"OKFPRO_NO_CACHE": "1"})
+    proc = invoke("validate", str(ws / ".okf"), env={"OKFPRO_NO_CACHE": "1"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

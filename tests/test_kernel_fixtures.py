@@ -20,7 +20,7 @@ import yaml
 from okfpro.core.lint import CHECK_IDS, SEVERITIES, UnknownCheck, lint, parse_cutoff
 from okfpro.core.validate import CONVENTION_CHECKS, WARNING_CHECKS, validate
 from okfpro.io.reader import read_bundle
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 TODAY = "2026-11-30"
 CUTOFF = "2026-01-01"
@@ -489,7 +489,7 @@ def _json(proc) -> dict[str, Any]:
 def test_cli_unknown_check_exits_2(tmp_path: Path) -> None:
     make(tmp_path)
     for flag in ("--only", "--except"):
-        proc = run_okfpro("lint", ".okf", flag, "orphan,no_such_check", cwd=tmp_path / "ws")
+        proc = invoke("lint", ".okf", flag, "orphan,no_such_check", cwd=tmp_path / "ws")
         assert proc.returncode == 2
         assert "no_such_check" in proc.stderr
         assert proc.stdout == ""
@@ -497,16 +497,16 @@ def test_cli_unknown_check_exits_2(tmp_path: Path) -> None:
 
 def test_cli_validate_exit_codes_and_envelope(tmp_path: Path) -> None:
     ws = make(tmp_path).parent
-    proc = run_okfpro("validate", "--json", cwd=ws)  # DIR omitted: the bundle enclosing cwd
+    proc = invoke("validate", "--json", cwd=ws)  # DIR omitted: the bundle enclosing cwd
     assert proc.returncode == 0, proc.stderr
     report = _json(proc)
     assert report["bundle"] == ".okf" and report["conformant"] is True
     assert list(report) == ["bundle", "conformant", "counts", "errors", "warnings"]
-    proc = run_okfpro("validate", str(ws), "--pretty")  # DIR -> DIR/.okf
+    proc = invoke("validate", str(ws), "--pretty")  # DIR -> DIR/.okf
     assert proc.returncode == 0 and proc.stdout.startswith("{\n  ")
     assert json.loads(proc.stdout)["bundle"] == os.path.join(str(ws), ".okf")
     write_bundle(ws / ".okf", {"gamma.md": "no frontmatter\n"})
-    proc = run_okfpro("validate", cwd=ws)
+    proc = invoke("validate", cwd=ws)
     assert proc.returncode == 1
     assert "gamma.md" in proc.stdout and "NOT conformant" in proc.stdout
     assert "3 concepts" in proc.stdout.splitlines()[-1]
@@ -515,9 +515,9 @@ def test_cli_validate_exit_codes_and_envelope(tmp_path: Path) -> None:
 def test_cli_no_bundle_exits_2(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     for verb in ("validate", "lint"):
-        proc = run_okfpro(verb, cwd=tmp_path / "empty")
+        proc = invoke(verb, cwd=tmp_path / "empty")
         assert proc.returncode == 2 and "no bundle" in proc.stderr
-        proc = run_okfpro(verb, str(tmp_path / "missing"))
+        proc = invoke(verb, str(tmp_path / "missing"))
         assert proc.returncode == 2 and proc.stderr
 
 
@@ -525,34 +525,34 @@ def test_cli_lint_fail_on_and_flags(tmp_path: Path) -> None:
     root = make(tmp_path, **{"beta.md": doc(beta_fm(title=_DROP), BETA_BODY)})  # one info finding
     ws = root.parent
     base = ["lint", ".okf", "--json", "--today", TODAY, "--stale-after", CUTOFF]
-    assert run_okfpro(*base, cwd=ws).returncode == 0
-    assert run_okfpro(*base, "--fail-on", "warn", cwd=ws).returncode == 0
-    proc = run_okfpro(*base, "--fail-on", "info", cwd=ws)
+    assert invoke(*base, cwd=ws).returncode == 0
+    assert invoke(*base, "--fail-on", "warn", cwd=ws).returncode == 0
+    proc = invoke(*base, "--fail-on", "info", cwd=ws)
     assert proc.returncode == 1
     report = _json(proc)
     assert list(report) == ["bundle", "healthy", "stats", "findings"]
     assert [(f["check"], f["path"]) for f in report["findings"]] == [("missing_title", "beta.md")]
     # a warn finding fails --fail-on warn
     write_bundle(root, LINT_CASES["orphan"])
-    assert run_okfpro(*base, "--fail-on", "warn", cwd=ws).returncode == 1
-    assert run_okfpro(*base, "--fail-on", "never", cwd=ws).returncode == 0
+    assert invoke(*base, "--fail-on", "warn", cwd=ws).returncode == 1
+    assert invoke(*base, "--fail-on", "never", cwd=ws).returncode == 0
     # --stale-after forms and a bad one
     for value in ("90d", "12w", "2026-01-01", "2026-01-01T00:00:00Z"):
-        assert run_okfpro("lint", ".okf", "--stale-after", value, cwd=ws).returncode == 0, value
-    bad = run_okfpro("lint", ".okf", "--stale-after", "90", cwd=ws)
+        assert invoke("lint", ".okf", "--stale-after", value, cwd=ws).returncode == 0, value
+    bad = invoke("lint", ".okf", "--stale-after", "90", cwd=ws)
     assert bad.returncode == 2 and "90" in bad.stderr
-    assert run_okfpro("lint", ".okf", "--today", "30/11/2026", cwd=ws).returncode == 2
-    assert run_okfpro("lint", ".okf", "--fail-on", "sometimes", cwd=ws).returncode == 2
-    assert run_okfpro("lint", ".okf", "--min-body", "-1", cwd=ws).returncode == 2
+    assert invoke("lint", ".okf", "--today", "30/11/2026", cwd=ws).returncode == 2
+    assert invoke("lint", ".okf", "--fail-on", "sometimes", cwd=ws).returncode == 2
+    assert invoke("lint", ".okf", "--min-body", "-1", cwd=ws).returncode == 2
     # --min-body tunes stub; without --stale-after, stale is confessed as skipped
-    proc = run_okfpro("lint", ".okf", "--json", "--min-body", "5000", "--only", "stub", cwd=ws)
+    proc = invoke("lint", ".okf", "--json", "--min-body", "5000", "--only", "stub", cwd=ws)
     report = _json(proc)
     assert {f["check"] for f in report["findings"]} == {"stub"}
     assert report["stats"]["skipped_checks"] == []
-    proc = run_okfpro("lint", ".okf", "--json", cwd=ws, env={"OKFPRO_TODAY": TODAY})
+    proc = invoke("lint", ".okf", "--json", cwd=ws, env={"OKFPRO_TODAY": TODAY})
     assert _json(proc)["stats"]["skipped_checks"] == ["stale"]
     # human output names what was skipped and ends with the verdict
-    proc = run_okfpro("lint", ".okf", cwd=ws, env={"OKFPRO_TODAY": TODAY})
+    proc = invoke("lint", ".okf", cwd=ws, env={"OKFPRO_TODAY": TODAY})
     assert proc.returncode == 0
     assert "skipped: stale" in proc.stdout
     assert proc.stdout.rstrip().splitlines()[-1].startswith("NOT healthy")

@@ -20,7 +20,7 @@ import hookkit  # noqa: E402
 from okfpro.hooks.event import Event, as_event  # noqa: E402
 from okfpro.io.config import workspace_for  # noqa: E402
 from okfpro.memory.door import DoorError, open_door  # noqa: E402
-from tests.helpers import REPO, run_okfpro  # noqa: E402
+from tests.helpers import REPO, invoke  # noqa: E402
 
 ALICE = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
 
@@ -53,12 +53,12 @@ def test_the_hook_and_the_cli_open_the_same_memory_from_the_same_directory(tmp_p
     proc = hookkit.hook("stop", event=event, extra_env=ALICE, cwd=cwd)
     assert proc.returncode == 0, proc.stderr
     env = {**ALICE, "OKFPRO_TODAY": hookkit.TODAY}
-    listed = run_okfpro("memory", "list", "--json", cwd=cwd, env=env)
+    listed = invoke("memory", "list", "--json", cwd=cwd, env=env)
     assert listed.returncode == 0, listed.stderr
     assert len(json.loads(listed.stdout)["entries"]) == 1, (proc.stderr, listed.stdout)
-    recalled = run_okfpro("memory", "recall", "fridays", "--json", cwd=cwd, env=env)
+    recalled = invoke("memory", "recall", "fridays", "--json", cwd=cwd, env=env)
     assert "we ship on fridays" in recalled.stdout, recalled.stdout
-    whoami = run_okfpro("whoami", "--json", cwd=cwd, env=ALICE)
+    whoami = invoke("whoami", "--json", cwd=cwd, env=ALICE)
     assert json.loads(whoami.stdout)["scope"]["user"] == "alice"
 
 

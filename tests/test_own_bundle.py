@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import REPO, run_okfpro
+from tests.helpers import REPO, invoke
 
 
 def test_own_bundle_is_conformant() -> None:
-    proc = run_okfpro("validate", str(REPO / ".okf"), "--json")
+    proc = invoke("validate", str(REPO / ".okf"), "--json")
     report = json.loads(proc.stdout)
     assert proc.returncode == 0, report["errors"]
     assert report["conformant"] is True
@@ -17,7 +17,7 @@ def test_own_bundle_is_conformant() -> None:
 
 
 def test_own_bundle_lints_clean_at_warn() -> None:
-    proc = run_okfpro("lint", str(REPO / ".okf"), "--json", "--fail-on", "warn", "--today", "2026-11-30")
+    proc = invoke("lint", str(REPO / ".okf"), "--json", "--fail-on", "warn", "--today", "2026-11-30")
     report = json.loads(proc.stdout)
     warns = [f for f in report["findings"] if f["severity"] == "warn"]
     assert proc.returncode == 0, warns

@@ -12,20 +12,20 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import REPO, run_okfpro
+from tests.helpers import REPO, invoke
 
 TODAY = "2026-11-30"
 
 
 def init_workspace(base: Path) -> Path:
     ws = base / "my brain"
-    proc = run_okfpro("init", str(ws), env={"OKFPRO_TODAY": TODAY})
+    proc = invoke("init", str(ws), env={"OKFPRO_TODAY": TODAY})
     assert proc.returncode == 0, proc.stderr
     return ws
 
 
 def run(*args: str, cwd: Path, code: int | None = None) -> subprocess.CompletedProcess:
-    proc = run_okfpro(*args, cwd=cwd, env={"OKFPRO_TODAY": TODAY})
+    proc = invoke(*args, cwd=cwd, env={"OKFPRO_TODAY": TODAY})
     if code is not None:
         assert proc.returncode == code, f"{args}: rc={proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     return proc
@@ -150,7 +150,7 @@ def test_promote_without_a_header_says_what_header_to_restore(tmp_path):
 
 def test_init_says_where_and_how_to_install_the_commit_door(tmp_path):
     ws = tmp_path / "brain"
-    proc = run_okfpro("init", str(ws))
+    proc = invoke("init", str(ws))
     assert proc.returncode == 0
     assert f"Next, in {ws}: `pre-commit install`" in proc.stdout
     assert "pip install pre-commit" in proc.stdout
@@ -163,13 +163,13 @@ def test_init_in_a_subdirectory_of_a_repository_warns_that_the_doors_are_not_wir
     repo = tmp_path / "mono"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     sub = repo / "notes"
-    proc = run_okfpro("init", "--agent", "codex", str(sub))
+    proc = invoke("init", "--agent", "codex", str(sub))
     assert proc.returncode == 0, proc.stderr
     assert f"inside the Git repository at {repo.resolve()}" in proc.stdout, proc.stdout
     # at a repository's root, or a fresh directory, there is nothing to warn about
-    other = run_okfpro("init", str(tmp_path / "fresh"))
+    other = invoke("init", str(tmp_path / "fresh"))
     assert "inside the Git repository" not in other.stdout
-    again = run_okfpro("init", str(repo))
+    again = invoke("init", str(repo))
     assert "inside the Git repository" not in again.stdout
 
 
@@ -229,7 +229,7 @@ def test_init_over_an_existing_gitignore_names_the_ignore_lines_the_workspace_ne
     ws.mkdir()
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
     (ws / ".gitignore").write_text("node_modules/\n.tmp/*\n")
-    proc = run_okfpro("init", str(ws))
+    proc = invoke("init", str(ws))
     assert proc.returncode == 0, proc.stderr
     assert (ws / ".gitignore").read_text() == "node_modules/\n.tmp/*\n"  # the owner's file, untouched
     out = proc.stdout
@@ -240,7 +240,7 @@ def test_init_over_an_existing_gitignore_names_the_ignore_lines_the_workspace_ne
     ws2 = tmp_path / "proj2"
     ws2.mkdir()
     (ws2 / ".gitignore").write_text((REPO / "template" / "seed" / "gitignore").read_text() + "dist/\n")
-    proc2 = run_okfpro("init", str(ws2))
+    proc2 = invoke("init", str(ws2))
     assert "lacks" not in proc2.stdout
 
 

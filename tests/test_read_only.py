@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from okfpro.io import cache
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 READERS = (
     ("validate",), ("lint",), ("search", "alpha", "--bundle"), ("search", "alpha", "--engine", "ranked", "--bundle"),
@@ -47,11 +47,11 @@ def _bundle(base: Path) -> Path:
 def _run_all(where: Path, cache_home: Path) -> None:
     env = {"XDG_CACHE_HOME": str(cache_home)}
     for args in READERS:
-        proc = run_okfpro(*args, str(where), env=env, cwd=where)
+        proc = invoke(*args, str(where), env=env, cwd=where)
         assert proc.returncode in (0, 1), (args, proc.stderr)
     # and with no DIR, from inside the tree
     for args in (("catalog",), ("search", "alpha"), ("lint",)):
-        assert run_okfpro(*args, env=env, cwd=where).returncode in (0, 1), args
+        assert invoke(*args, env=env, cwd=where).returncode in (0, 1), args
 
 
 def test_a_plain_directory_gets_no_new_file(tmp_path):
@@ -89,11 +89,11 @@ def test_a_workspace_keeps_its_cache_in_its_own_tmp(tmp_path, monkeypatch):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     before = _tree(base)
-    proc = run_okfpro("catalog", str(base), "--json", env={"XDG_CACHE_HOME": str(home)}, cwd=elsewhere)
+    proc = invoke("catalog", str(base), "--json", env={"XDG_CACHE_HOME": str(home)}, cwd=elsewhere)
     assert proc.returncode == 0, proc.stderr
     assert _tree(base) == before and home.exists()
     # worked in: its caches live in its own .tmp/
-    proc = run_okfpro("catalog", str(base), "--json", env={"XDG_CACHE_HOME": str(home)}, cwd=base)
+    proc = invoke("catalog", str(base), "--json", env={"XDG_CACHE_HOME": str(home)}, cwd=base)
     assert proc.returncode == 0, proc.stderr
     monkeypatch.chdir(base)
     assert cache.cache_dir(base / ".okf") == base / ".tmp" / "okfpro-cache"

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 from tests.test_memory_hooks_e2e import launch
 
 ALICE = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice", "OKFPRO_TODAY": "2026-11-30"}
@@ -38,7 +38,7 @@ def _handbook(base, n=1, words="The deploy window opens Tuesdays at noon."):
 @pytest.fixture
 def setup(tmp_path):
     ws = tmp_path / "ws"
-    assert run_okfpro("init", str(ws)).returncode == 0
+    assert invoke("init", str(ws)).returncode == 0
     (ws / ".okf" / "deploy-own.md").write_text(
         "---\ntype: Note\ntitle: Our deploy checklist\n---\nBefore the deploy window: freeze, tag.\n")
     hb = _handbook(tmp_path / "handbook")
@@ -46,7 +46,7 @@ def setup(tmp_path):
     env = {**ALICE, "OKFPRO_HOME": str(tmp_path / "home"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     pristine = (_tree(hb), _tree(api))
     for d, slug in ((hb, "handbook"), (api, "api")):
-        assert run_okfpro("registry", "set", str(d), "--as", slug, env=env, cwd=tmp_path).returncode == 0
+        assert invoke("registry", "set", str(d), "--as", slug, env=env, cwd=tmp_path).returncode == 0
     assert (_tree(hb), _tree(api)) == pristine
     return ws, hb, api, env
 
@@ -81,8 +81,8 @@ def test_listed_bundles_are_recalled_labelled_by_bundle(setup):
 def test_a_group_or_all_and_the_budget_holds(setup, tmp_path):
     ws, hb, api, env = setup
     big = _handbook(tmp_path / "big", n=40, words="Deploy window deploy window deploy window " * 30)
-    assert run_okfpro("registry", "set", str(big), "--as", "big", env=env).returncode == 0
-    assert run_okfpro("registry", "group", "docs", "@handbook", "@big", env=env).returncode == 0
+    assert invoke("registry", "set", str(big), "--as", "big", env=env).returncode == 0
+    assert invoke("registry", "group", "docs", "@handbook", "@big", env=env).returncode == 0
     toml = ws / "okfpro.toml"
     toml.write_text(toml.read_text().replace("budget_tokens = 2000", "budget_tokens = 400"))
     _configure(ws, 'bundles = ["@docs"]')
@@ -110,8 +110,8 @@ def test_a_missing_listed_bundle_costs_only_itself(setup, tmp_path):
 def test_the_workspace_registry_decides(setup, tmp_path):
     """A committed .okf.json in the workspace is the registry its recall resolves through."""
     ws, hb, api, env = setup
-    assert run_okfpro("registry", "init", cwd=ws, env=env).returncode == 0
-    assert run_okfpro("registry", "set", str(api), "--as", "handbook", cwd=ws, env=env).returncode == 0
+    assert invoke("registry", "init", cwd=ws, env=env).returncode == 0
+    assert invoke("registry", "set", str(api), "--as", "handbook", cwd=ws, env=env).returncode == 0
     _configure(ws, 'bundles = ["@handbook"]')
     text, _ = _recall(ws, env, "what about releases here?")
     assert "bundle:@handbook" in text and "Nothing about releases" in text

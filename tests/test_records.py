@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 TODAY = "2026-11-30"
 PAST = "2026-11-20"
@@ -23,14 +23,14 @@ def git(ws: Path, *args: str) -> str:
 
 
 def records(ws: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return run_okfpro("records", *extra, str(ws), env={"OKFPRO_TODAY": TODAY, **(env or {})})
+    return invoke("records", *extra, str(ws), env={"OKFPRO_TODAY": TODAY, **(env or {})})
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A workspace made by ``okfpro init`` with a past day and today's entry committed."""
     ws = tmp_path / "w"
-    assert run_okfpro("init", str(ws)).returncode == 0
+    assert invoke("init", str(ws)).returncode == 0
     journal = ws / ".okf" / "journal"
     for day in (PAST, TODAY):
         (journal / f"{day}.md").write_text(ENTRY.format(d=day))
@@ -128,7 +128,7 @@ def test_git_that_cannot_answer_is_a_refusal(tmp_path: Path, repo: Path) -> None
 
 def test_no_bundle_is_usage(tmp_path: Path) -> None:
     assert records(tmp_path).returncode == 2
-    assert run_okfpro("records", str(tmp_path / "missing")).returncode == 2
+    assert invoke("records", str(tmp_path / "missing")).returncode == 2
 
 
 def test_the_pre_commit_index_is_honoured(repo: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from okfpro.io import registry as reg
-from tests.helpers import REPO, run_okfpro
+from tests.helpers import REPO, invoke
 
 
 def _bundle(base: Path, concepts: dict[str, str]) -> Path:
@@ -35,65 +35,65 @@ def two(tmp_path, home):
     a = _bundle(tmp_path / "a", {"alpha": "cache eviction policy", "beta": "nothing here"})
     b = _bundle(tmp_path / "b", {"gamma": "a cache for the cache", "delta": "cache"})
     for slug, d in (("Alpha_Docs", a), ("b", b)):
-        proc = run_okfpro("registry", "set", slug, str(d), env=home)
+        proc = invoke("registry", "set", slug, str(d), env=home)
         assert proc.returncode == 0, proc.stderr
     return a, b
 
 
 def test_set_list_del_and_normalized_slugs(two, home, tmp_path):
     a, b = two
-    listed = json.loads(run_okfpro("registry", "list", "--json", env=home).stdout)
+    listed = json.loads(invoke("registry", "list", "--json", env=home).stdout)
     assert listed["registry"] == str(tmp_path / "home" / "registry.json")
     assert [(r["slug"], r["dir"], r["default"], r["missing"]) for r in listed["bundles"]] == [
         ("alpha-docs", str(a), True, False), ("b", str(b), False, False)]
     # an entry is keyed by its directory (the reference's rule): a slug another entry holds is refused
-    out = run_okfpro("registry", "set", "B", str(a), env=home)
+    out = invoke("registry", "set", "B", str(a), env=home)
     assert out.returncode == 2 and "slug already taken: b" in out.stderr
     # the same directory again renames it in place, keeping its position
-    out = run_okfpro("registry", "set", str(a), "--as", "first", env=home)
+    out = invoke("registry", "set", str(a), "--as", "first", env=home)
     assert out.returncode == 0 and out.stdout.startswith("updated first")
     assert [(e.slug, e.dir) for e in reg.Registry.open().entries] == [("first", str(a)), ("b", str(b))]
-    assert run_okfpro("registry", "del", "@b", env=home).returncode == 0
+    assert invoke("registry", "del", "@b", env=home).returncode == 0
     assert [e.slug for e in reg.Registry.open().entries] == ["first"]
-    gone = run_okfpro("registry", "del", "b", env=home)
+    gone = invoke("registry", "del", "b", env=home)
     assert gone.returncode == 2 and "not a registered bundle" in gone.stderr
 
 
 @pytest.mark.parametrize("slug", ["all", "ALL", "***", ""])
 def test_unusable_slugs_are_refused_and_nothing_is_written(home, tmp_path, slug):
-    proc = run_okfpro("registry", "set", slug, str(tmp_path), env=home)
+    proc = invoke("registry", "set", slug, str(tmp_path), env=home)
     assert proc.returncode == 2 and "not a usable slug" in proc.stderr
     assert not (tmp_path / "home" / "registry.json").exists()
 
 
 def test_a_file_is_not_a_directory(home, tmp_path):
     (tmp_path / "f").write_text("x")
-    proc = run_okfpro("registry", "set", "f", str(tmp_path / "f"), env=home)
+    proc = invoke("registry", "set", "f", str(tmp_path / "f"), env=home)
     assert proc.returncode == 2 and "not a directory" in proc.stderr
 
 
 def test_at_slug_goes_wherever_a_dir_goes(two, home):
     a, _ = two
-    data = json.loads(run_okfpro("catalog", "@alpha-docs", "--json", env=home).stdout)
+    data = json.loads(invoke("catalog", "@alpha-docs", "--json", env=home).stdout)
     assert data["bundle"] == str(a / ".okf") and data["slug"] == "alpha-docs" and data["count"] == 2
-    assert run_okfpro("validate", "@Alpha-Docs", env=home).returncode in (0, 1)
-    assert run_okfpro("lint", "@alpha-docs", "--json", env=home).returncode == 0
+    assert invoke("validate", "@Alpha-Docs", env=home).returncode in (0, 1)
+    assert invoke("lint", "@alpha-docs", "--json", env=home).returncode == 0
     for bad, words in (("@nope", "not a registered bundle"), ("@all", "only supported by `okfpro search`")):
-        proc = run_okfpro("catalog", bad, env=home)
+        proc = invoke("catalog", bad, env=home)
         assert proc.returncode == 2 and words in proc.stderr, bad
 
 
 def test_search_across_bundles_is_one_ranking_labelled_by_slug(two, home):
     a, b = two
-    data = json.loads(run_okfpro("search", "@b", "@alpha-docs", "cache", "--json", env=home).stdout)
+    data = json.loads(invoke("search", "@b", "@alpha-docs", "cache", "--json", env=home).stdout)
     assert data["bundles"] == [{"slug": "b", "dir": str(b)}, {"slug": "alpha-docs", "dir": str(a)}]
     assert [(r["slug"], r["id"]) for r in data["matches"]] == [("alpha-docs", "alpha"), ("b", "delta"), ("b", "gamma")]
     assert all(list(r)[0] == "slug" for r in data["matches"])
-    every = json.loads(run_okfpro("search", "@all", "cache", "--json", env=home).stdout)
+    every = json.loads(invoke("search", "@all", "cache", "--json", env=home).stdout)
     assert every["count"] == 3 and [x["slug"] for x in every["bundles"]] == ["alpha-docs", "b"]
-    assert json.loads(run_okfpro("search", "@all", "cache", "--fields", "id", "--json", env=home).stdout
+    assert json.loads(invoke("search", "@all", "cache", "--fields", "id", "--json", env=home).stdout
                       )["matches"][0] == {"slug": "alpha-docs", "id": "alpha"}
-    stray = run_okfpro("search", "cache", "@b", "--bundle", str(a), env=home)
+    stray = invoke("search", "cache", "@b", "--bundle", str(a), env=home)
     assert stray.returncode == 0 and "an @slug or @all must lead" in stray.stderr
 
 
@@ -104,10 +104,10 @@ def test_all_skips_a_vanished_bundle_with_a_note_but_a_named_one_fails(two, home
         p.unlink()
     (b / ".okf").rmdir()
     b.rmdir()
-    every = run_okfpro("search", "@all", "cache", "--json", env=home)
+    every = invoke("search", "@all", "cache", "--json", env=home)
     assert every.returncode == 0 and f"note: skipping b — cannot read {b}" in every.stderr
     assert json.loads(every.stdout)["count"] == 1
-    named = run_okfpro("search", "@b", "cache", env=home)
+    named = invoke("search", "@b", "cache", env=home)
     assert named.returncode == 2 and "which is not a directory" in named.stderr
 
 
@@ -116,7 +116,7 @@ def test_a_broken_registry_is_an_error_and_is_left_as_it_was(two, home, tmp_path
     for junk in (b"{not json", b'{"bundles": "x"}', b'{"bundles": [{"slug": 1}]}', b"\xff\xfe", b" " * (2 << 20)):
         path.write_bytes(junk)
         for args in (("registry", "list"), ("registry", "set", "x", str(tmp_path)), ("catalog", "@b")):
-            proc = run_okfpro(*args, env=home)
+            proc = invoke(*args, env=home)
             assert proc.returncode == 2 and "registry" in proc.stderr and "Traceback" not in proc.stderr, (junk[:9], args)
         assert path.read_bytes() == junk
 
@@ -146,13 +146,13 @@ def test_at_slug_reaches_the_work_state_readers_and_the_doors(home, tmp_path):
     ws = _bundle(tmp_path / "ws", {"alpha": "x"})
     (ws / ".okf" / "board.md").write_text("# Board\n\n**In flight: 0/3**\n\n## In flight\n\n## Backlog\n\n## Waiting\n\n"
                                            "## Inbox\n\n## To read\n\n## Deadlines\n")
-    assert run_okfpro("registry", "set", "ws", str(ws), env=home).returncode == 0
-    state = run_okfpro("state", "@ws", "--json", env=home)
+    assert invoke("registry", "set", "ws", str(ws), env=home).returncode == 0
+    state = invoke("state", "@ws", "--json", env=home)
     assert state.returncode == 0, state.stderr
     assert json.loads(state.stdout)["root"].endswith(".okf")
     for args in (("snapshot", "@ws"), ("board", "@ws"), ("unverified", "@ws"), ("friction", "@ws"), ("audit", "@ws")):
-        proc = run_okfpro(*args, env=home)
+        proc = invoke(*args, env=home)
         assert proc.returncode in (0, 1), (args, proc.stderr)
         assert "registry" not in proc.stderr
-        unknown = run_okfpro(args[0], "@nope", env=home)
+        unknown = invoke(args[0], "@nope", env=home)
         assert unknown.returncode == 2 and "not a registered bundle" in unknown.stderr, args

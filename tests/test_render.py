@@ -20,7 +20,7 @@ import pytest
 
 from okfpro.core import render as _render
 from okfpro.io.reader import read_bundle
-from tests.helpers import REPO, run_okfpro
+from tests.helpers import REPO, invoke
 
 
 def _bundle(tmp_path: Path) -> Path:
@@ -93,12 +93,12 @@ def test_the_page_carries_the_graph_and_the_workspace(tmp_path):
 def test_cli_writes_the_file_or_stdout_and_refuses_a_directory(tmp_path):
     root = _bundle(tmp_path)
     out = tmp_path / "page.html"
-    proc = run_okfpro("render", str(root), "-o", str(out))
+    proc = invoke("render", str(root), "-o", str(out))
     assert proc.returncode == 0 and proc.stdout.strip() == f"wrote 8 concepts to {out}"
     assert _data(out.read_text())["title"] == "ws"
-    stdout = run_okfpro("render", str(root), "-t", "Mine")
+    stdout = invoke("render", str(root), "-t", "Mine")
     assert stdout.returncode == 0 and _data(stdout.stdout)["title"] == "Mine"
-    bad = run_okfpro("render", str(root), "-o", str(tmp_path))
+    bad = invoke("render", str(root), "-o", str(tmp_path))
     assert bad.returncode == 2 and "is a directory" in bad.stderr
 
 
@@ -135,7 +135,7 @@ def test_a_2000_concept_page_in_headless_chromium(tmp_path):
 
     ws = generate(tmp_path / "big", 2000)
     page = tmp_path / "graph.html"
-    proc = run_okfpro("render", str(ws), "-o", str(page))
+    proc = invoke("render", str(ws), "-o", str(page))
     assert proc.returncode == 0, proc.stderr
     url = page.as_uri() + "#selftest"
 
@@ -220,13 +220,13 @@ def test_layouts_mean_what_they_say(tmp_path):
 
 def test_cli_layout_map_and_link_flags(tmp_path):
     root = _bundle(tmp_path)
-    proc = run_okfpro("render", str(root), "--layout", "circle", "--map", "-l", "https://example.org/repo")
+    proc = invoke("render", str(root), "--layout", "circle", "--map", "-l", "https://example.org/repo")
     assert proc.returncode == 0, proc.stderr
     data = _data(proc.stdout)
     assert (data["graph"]["layout"], data["view"], data["link"]) == ("circle", "map", "https://example.org/repo")
-    assert _data(run_okfpro("render", str(root)).stdout)["view"] == "graph"
+    assert _data(invoke("render", str(root)).stdout)["view"] == "graph"
     for bad in (["--layout", "spring"], ["-l", "javascript:alert(1)"], ["-l", "file:///etc/passwd"]):
-        refused = run_okfpro("render", str(root), *bad)
+        refused = invoke("render", str(root), *bad)
         assert refused.returncode == 2 and refused.stdout == "", bad
 
 
@@ -240,7 +240,7 @@ def test_layouts_and_the_map_view_in_headless_chromium(tmp_path, flags):
 
     ws = generate(tmp_path / "gen", 300)
     page = tmp_path / "graph.html"
-    assert run_okfpro("render", str(ws), "-o", str(page), *flags).returncode == 0
+    assert invoke("render", str(ws), "-o", str(page), *flags).returncode == 0
     dom = _chromium("--dump-dom", page.as_uri() + "#selftest", profile=tmp_path / "profile")
     assert dom.returncode == 0, dom.stderr[-2000:]
     body = re.search(r"<body([^>]*)>", dom.stdout).group(1)

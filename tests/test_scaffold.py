@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from okfpro.io import scaffold
-from tests.helpers import REPO, run_okfpro
+from tests.helpers import REPO, invoke
 
 DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 COUNTS = re.compile(r"^(\d+) written, (?:(\d+) rewritten, )?(?:\d+ merged, )?(\d+) staged, (\d+) left alone$", re.M)
@@ -41,7 +41,7 @@ def counts(stdout: str) -> tuple[int, int, int]:
 
 
 def init(target: Path, *extra: str) -> subprocess.CompletedProcess:
-    return run_okfpro("init", str(target), *extra)
+    return invoke("init", str(target), *extra)
 
 
 # --- the template itself ----------------------------------------------------------------------
@@ -215,13 +215,13 @@ def test_a_bare_index_or_a_bundle_with_okf_is_not_refused(tmp_path: Path) -> Non
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
-    assert run_okfpro("init", str(tmp_path / "a"), str(tmp_path / "b")).returncode == 2
-    assert run_okfpro("init", "--agent", "vim", str(tmp_path / "a")).returncode == 2
-    assert run_okfpro("init", "@slug").returncode == 2
+    assert invoke("init", str(tmp_path / "a"), str(tmp_path / "b")).returncode == 2
+    assert invoke("init", "--agent", "vim", str(tmp_path / "a")).returncode == 2
+    assert invoke("init", "@slug").returncode == 2
     f = tmp_path / "file"
     f.write_text("x")
-    assert run_okfpro("init", str(f)).returncode == 2
-    assert run_okfpro("upgrade", str(tmp_path / "missing")).returncode == 2
+    assert invoke("init", str(f)).returncode == 2
+    assert invoke("upgrade", str(tmp_path / "missing")).returncode == 2
 
 
 # --- upgrade ----------------------------------------------------------------------------------
@@ -240,7 +240,7 @@ def test_upgrade_rewrites_only_tool_owned_files(tmp_path: Path) -> None:
     (ws / ".okf/roadmap.md").unlink()
     launcher = ws / ".claude/hooks/stop.py"
     launcher.write_text("#!/bin/sh\nexit 0\n")
-    proc = run_okfpro("upgrade", str(ws))
+    proc = invoke("upgrade", str(ws))
     assert proc.returncode == 0, proc.stderr
     assert skill.read_bytes() == original_skill
     assert (ws / ".pre-commit-config.yaml").is_file()
@@ -256,7 +256,7 @@ def test_upgrade_rewrites_only_tool_owned_files(tmp_path: Path) -> None:
     assert "wrote    .okf/roadmap.md" in proc.stdout
     assert not any(rel.endswith(".okfpro-new") for rel in tree(ws))
     # and again: nothing left to do
-    again = run_okfpro("upgrade", str(ws))
+    again = invoke("upgrade", str(ws))
     m = COUNTS.search(again.stdout)
     assert m and m.group(1) == "0" and m.group(2) == "0" and m.group(3) == "0"
 
@@ -295,11 +295,11 @@ def test_no_date_ships_in_the_generated_tree(tmp_path: Path) -> None:
 def test_the_generated_workspace_passes_the_gates(tmp_path: Path) -> None:
     ws = tmp_path / "w"
     assert init(ws).returncode == 0
-    validate = run_okfpro("validate", str(ws))
+    validate = invoke("validate", str(ws))
     assert validate.returncode == 0, validate.stdout + validate.stderr
-    lint = run_okfpro("lint", str(ws), "--fail-on", "warn")
+    lint = invoke("lint", str(ws), "--fail-on", "warn")
     assert lint.returncode == 0, lint.stdout + lint.stderr
-    audit = run_okfpro("audit", str(ws))
+    audit = invoke("audit", str(ws))
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert "clean" in audit.stdout
 
@@ -347,10 +347,10 @@ def test_codex_and_gemini_wiring(tmp_path: Path) -> None:
             for h in g["hooks"]:
                 assert h["timeout"] >= 1000  # milliseconds
     # upgrade keeps to the hosts already wired; --agent completes a host's missing wiring
-    up = run_okfpro("upgrade", str(ws))
+    up = invoke("upgrade", str(ws))
     assert up.returncode == 0 and not (ws / ".claude/settings.json").exists(), up.stdout
     (ws / ".codex/hooks.json").unlink()
-    up = run_okfpro("upgrade", str(ws), "--agent", "codex")
+    up = invoke("upgrade", str(ws), "--agent", "codex")
     assert up.returncode == 0 and (ws / ".codex/hooks.json").is_file(), up.stdout
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from okfpro.core import bm25, search
 from okfpro.io.reader import read_bundle
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 LONG_BODY = "word " * 12 + "needle" + " tail" * 12 + "\n"
 
@@ -63,7 +63,7 @@ def bundle(bundle_dir):
 
 
 def cli(bundle_dir: Path, *args: str) -> dict:
-    proc = run_okfpro("search", *args, "--bundle", str(bundle_dir), "--json")
+    proc = invoke("search", *args, "--bundle", str(bundle_dir), "--json")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -102,7 +102,7 @@ def test_in_restricts_fields(bundle_dir, bundle):
     want = dict(ALPHA, matched=["description", "body"], score=3)
     assert search.scan(bundle, ["cache"], fields="body,description") == [want]
     assert cli(bundle_dir, "cache", "--in", "body,description")["matches"] == [want]
-    proc = run_okfpro("search", "cache", "--in", "body,colour", "--bundle", str(bundle_dir))
+    proc = invoke("search", "cache", "--in", "body,colour", "--bundle", str(bundle_dir))
     assert proc.returncode == 2 and "colour" in proc.stderr
 
 
@@ -113,7 +113,7 @@ def test_regexp_and_line_anchors(bundle_dir, bundle):
     assert [r["id"] for r in search.scan(bundle, ["^see the"], regexp=True)] == ["alpha"]
     # a literal term is not a regexp
     assert search.scan(bundle, [r"7\.\d"]) == []
-    proc = run_okfpro("search", "-e", "(", "--bundle", str(bundle_dir))
+    proc = invoke("search", "-e", "(", "--bundle", str(bundle_dir))
     assert proc.returncode == 2
 
 
@@ -211,7 +211,7 @@ def test_ranked_keeps_identifiers_whole(bundle):
 
 
 def test_ranked_is_or_joined_with_prefixes(bundle_dir):
-    proc = run_okfpro("search", "evict", "superseded", "--engine", "ranked", "--bundle", str(bundle_dir), "--json")
+    proc = invoke("search", "evict", "superseded", "--engine", "ranked", "--bundle", str(bundle_dir), "--json")
     assert proc.returncode == 0, proc.stderr
     ids = [r["id"] for r in json.loads(proc.stdout)["matches"]]
     assert set(ids) == {"notes/cache-notes", "notes/deep/old"}  # "evict" is a prefix of "eviction"

@@ -18,7 +18,7 @@ import pytest
 
 from okfpro.core import views as _views
 from okfpro.io.reader import read_bundle
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 from tests.test_reference_parity import RUN_OKF, needs_reference
 
 SPELLINGS = ["2026-11-20T10:00:00Z", "2026-11-20T10:00:00+00:00", "2026-11-20T10:00:00", "2026-11-20 10:00:00",
@@ -57,7 +57,7 @@ def test_z_and_offsets_keep_their_spelling_and_zoneless_follows_tz(stamped, monk
     assert got["t8"] == "2026-11-20T10:00:00Z" and got["t7"] == "2026-11-20"
     # and through the parse cache (a second read is served from it)
     for _ in range(2):
-        proc = run_okfpro("catalog", str(stamped), "--json", env={"TZ": "UTC"})
+        proc = invoke("catalog", str(stamped), "--json", env={"TZ": "UTC"})
         assert _generated(proc.stdout)["t0"] == "2026-11-20T10:00:00Z"
         assert _generated(proc.stdout)["t1"] == "2026-11-20T10:00:00+00:00"
 
@@ -73,7 +73,7 @@ def test_catalog_timestamps_equal_the_reference(stamped, tz):
     ref = _ref(["catalog", str(stamped), "--json"], tz, stamped.parent)
     assert ref.returncode == 0, ref.stderr
     for _ in range(2):  # fresh, then from the parse cache
-        ours = run_okfpro("catalog", str(stamped), "--json", env={"TZ": tz})
+        ours = invoke("catalog", str(stamped), "--json", env={"TZ": tz})
         assert ours.returncode == 0, ours.stderr
         assert _generated(ours.stdout) == _generated(ref.stdout)
 
@@ -86,6 +86,6 @@ def test_lint_stale_metric_equals_the_reference(stamped, tz, cutoff):
         return {f["path"]: f["metric"] for f in json.loads(stdout)["findings"] if f["check"] == "stale"}
 
     ref = _ref(["lint", str(stamped), "--json", "--stale-after", cutoff], tz, stamped.parent)
-    ours = run_okfpro("lint", str(stamped), "--json", "--stale-after", cutoff, env={"TZ": tz})
+    ours = invoke("lint", str(stamped), "--json", "--stale-after", cutoff, env={"TZ": tz})
     assert ours.returncode == ref.returncode == 0, (ours.stderr, ref.stderr)
     assert metrics(ours.stdout) == metrics(ref.stdout) and metrics(ref.stdout)

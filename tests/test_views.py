@@ -13,7 +13,7 @@ from okfpro.cli.common import projection
 from okfpro.cli.views import reference_files
 from okfpro.core import views as _views
 from okfpro.io.reader import read_bundle
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 FILES = {
     "index.md": '---\nokf_version: "0.2"\n---\n# Root map\n',
@@ -185,52 +185,52 @@ def test_unsafe_ids():
 
 def test_cli_envelope_dir_and_bundle_alias(root):
     for args in (("catalog", str(root)), ("catalog", "--bundle", str(root))):
-        proc = run_okfpro(*args, "--json")
+        proc = invoke(*args, "--json")
         assert proc.returncode == 0, proc.stderr
         assert "\n" not in proc.stdout.rstrip("\n")  # compact: one line
         data = json.loads(proc.stdout)
         assert data["bundle"] == str(root) and data["count"] == 4
-    proc = run_okfpro("catalog", str(root), "--bundle", str(root.parent))
+    proc = invoke("catalog", str(root), "--bundle", str(root.parent))
     assert proc.returncode == 2 and "two bundles" in proc.stderr
-    pretty = run_okfpro("stats", str(root), "--pretty")
+    pretty = invoke("stats", str(root), "--pretty")
     assert pretty.returncode == 0 and pretty.stdout.startswith("{\n  ")
 
 
 def test_cli_projection_refusals(root):
-    assert json.loads(run_okfpro("catalog", str(root), "--json", "--fields", "id,type").stdout)["concepts"][0] == {
+    assert json.loads(invoke("catalog", str(root), "--json", "--fields", "id,type").stdout)["concepts"][0] == {
         "id": "a", "type": "Decision"}
     for verb in ("catalog", "tags", "types", "dirs", "loose", "files", "references", "index"):
-        proc = run_okfpro(verb, str(root), "--fields", "id,nonsense")
+        proc = invoke(verb, str(root), "--fields", "id,nonsense")
         assert proc.returncode == 2 and "nonsense" in proc.stderr, verb
-    proc = run_okfpro("search", "x", "--fields", "nonsense", "--bundle", str(root))
+    proc = invoke("search", "x", "--fields", "nonsense", "--bundle", str(root))
     assert proc.returncode == 2 and "nonsense" in proc.stderr
 
 
 def test_cli_read(root):
-    data = json.loads(run_okfpro("read", "notes/b", "--bundle", str(root), "--json").stdout)
+    data = json.loads(invoke("read", "notes/b", "--bundle", str(root), "--json").stdout)
     assert data["id"] == "notes/b" and data["path"] == "notes/b.md" and data["content"] == FILES["notes/b.md"]
-    assert run_okfpro("read", "a", "--bundle", str(root)).stdout == FILES["a.md"]
-    proc = run_okfpro("read", "../views", "--bundle", str(root))
+    assert invoke("read", "a", "--bundle", str(root)).stdout == FILES["a.md"]
+    proc = invoke("read", "../views", "--bundle", str(root))
     assert proc.returncode == 2 and "refusing" in proc.stderr
-    assert run_okfpro("read", "missing", "--bundle", str(root)).returncode == 2
+    assert invoke("read", "missing", "--bundle", str(root)).returncode == 2
 
 
 def test_cli_bundle_defaults_to_enclosing(root):
-    proc = run_okfpro("search", "bee", "--json", cwd=root.parent)
+    proc = invoke("search", "bee", "--json", cwd=root.parent)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["bundle"] == ".okf" and [r["id"] for r in data["matches"]] == ["notes/b"]
 
 
 def test_cli_no_bundle_is_usage_error(tmp_path):
-    proc = run_okfpro("catalog", cwd=tmp_path)
+    proc = invoke("catalog", cwd=tmp_path)
     assert proc.returncode == 2 and "no bundle" in proc.stderr
-    proc = run_okfpro("catalog", str(tmp_path / "missing"))
+    proc = invoke("catalog", str(tmp_path / "missing"))
     assert proc.returncode == 2 and "no such directory" in proc.stderr
 
 
 def test_cli_unknown_dir_is_named_not_silent(root):
-    proc = run_okfpro("index", str(root), "--dir", "nowhere", "--json")
+    proc = invoke("index", str(root), "--dir", "nowhere", "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout)["count"] == 0  # the reference's answer
     assert "no directory 'nowhere'" in proc.stderr
 
@@ -241,11 +241,11 @@ def test_empty_answers_say_so_and_dirs_has_a_header(tmp_path):
     (ws / ".okf").mkdir(parents=True)
     (ws / ".okf" / "index.md").write_text('---\nokf_version: "0.2"\n---\n\n# B\n\n* [a](a.md) - a.\n')
     (ws / ".okf" / "a.md").write_text("---\ntype: Note\ntitle: A\ndescription: A note.\n---\n\nBody.\n")
-    hubs = run_okfpro("graph", "--hubs", cwd=ws)
+    hubs = invoke("graph", "--hubs", cwd=ws)
     assert hubs.returncode == 0 and "no hubs" in hubs.stdout
-    refs = run_okfpro("references", cwd=ws)
+    refs = invoke("references", cwd=ws)
     assert refs.returncode == 0 and "no files" in refs.stdout
-    dirs = run_okfpro("dirs", cwd=ws)
+    dirs = invoke("dirs", cwd=ws)
     assert dirs.stdout.splitlines()[0].split() == ["dir", "count", "subtree"]
 
 
@@ -258,14 +258,14 @@ def test_cli_unusable_files_are_counted_on_stderr_and_a_dir_without_index_is_a_b
     note = "note: skipped 2 unusable file(s) (run `okfpro validate` for details)"
     for args in (("catalog", str(tmp_path), "--json"), ("stats", str(tmp_path)), ("lint", str(tmp_path), "--json"),
                  ("search", "x", "--bundle", str(tmp_path), "--json"), ("graph", str(tmp_path), "--hubs")):
-        proc = run_okfpro(*args)
+        proc = invoke(*args)
         assert proc.returncode == 0, (args, proc.stderr)
         assert proc.stderr.strip() == note, args
-    proc = run_okfpro("validate", str(tmp_path), "--json")
+    proc = invoke("validate", str(tmp_path), "--json")
     assert proc.returncode == 1 and "note:" not in proc.stderr
     assert json.loads(proc.stdout)["counts"] == {"concepts": 2, "indexes": 0, "logs": 0}  # as the reference counts
     clean = tmp_path / "clean"
     clean.mkdir()
     (clean / "a.md").write_text("---\ntype: T\ntitle: A\ndescription: d\n---\nx\n")
-    proc = run_okfpro("catalog", str(clean), "--json")
+    proc = invoke("catalog", str(clean), "--json")
     assert proc.returncode == 0 and proc.stderr == "" and json.loads(proc.stdout)["count"] == 1
