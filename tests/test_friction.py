@@ -14,6 +14,7 @@ import hookkit  # noqa: E402
 
 from okfpro.core import friction as core_friction  # noqa: E402
 from okfpro.io import friction as io_friction  # noqa: E402
+from tests.helpers import invoke
 
 
 @pytest.mark.parametrize(
@@ -136,8 +137,7 @@ def test_friction_verb(tmp_path):
     io_friction.record(root, core_friction.shell_event("echo x >> .okf/board.md", "2026-11-30"))
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "okfpro", "friction", *args], capture_output=True, text=True,
-                              env=hookkit.env(), cwd=root.parent)
+        return invoke("friction", *args, base_env=hookkit.env(), cwd=root.parent)
 
     human = run()
     assert human.returncode == 0 and "3 hand edit(s) recorded" in human.stdout

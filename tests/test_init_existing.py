@@ -11,6 +11,8 @@ from pathlib import Path
 
 import yaml
 
+from tests.helpers import invoke
+
 OWNER_SETTINGS = {
     "permissions": {"allow": ["Bash(npm test)"]},
     "model": "opus",
@@ -35,7 +37,7 @@ repos:
 
 
 def okfpro(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "okfpro", *args], capture_output=True, text=True, cwd=cwd)
+    return invoke(*args, cwd=cwd)
 
 
 def owner_repo(tmp_path: Path) -> Path:

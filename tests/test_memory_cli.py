@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from okfpro.core.scope import Scope, memory_path
+from tests.helpers import invoke
 
 SCOPE_VARS = ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_TODAY")
 
@@ -22,13 +21,7 @@ def base_env(**parts: str) -> dict[str, str]:
 
 
 def run(ws: Path, env: dict[str, str], *args: str, stdin: str | None = None, cwd: Path | None = None):
-    return subprocess.run(
-        [sys.executable, "-m", "okfpro", "memory", *args],
-        cwd=cwd or ws,
-        env=env,
-        input=stdin.encode() if stdin is not None else None,
-        capture_output=True,
-    )
+    return invoke("memory", *args, cwd=cwd or ws, base_env=env, stdin=stdin, text=False)
 
 
 @pytest.fixture
@@ -139,7 +132,7 @@ def test_development_fallback_when_nothing_is_configured(ws):
     env = base_env()
     assert run(ws, env, "remember", "local note").returncode == 0
     assert (ws / ".okf-memory" / memory_path("user", Scope(user=getpass.getuser()))).is_dir()
-    who = subprocess.run([sys.executable, "-m", "okfpro", "whoami", "--json"], cwd=ws, env=env, capture_output=True)
+    who = invoke("whoami", "--json", cwd=ws, base_env=env, text=False)
     assert b"fallback" in who.stdout
 
 
@@ -181,7 +174,7 @@ def test_remember_reads_stdin_with_dash(ws):
 
 
 def test_help_lists_memory_verb():
-    p = subprocess.run([sys.executable, "-m", "okfpro", "--help"], capture_output=True)
+    p = invoke("--help", text=False)
     assert b"memory" in p.stdout
 
 
@@ -251,8 +244,7 @@ def test_remember_goes_through_the_safety_layer_and_the_policy(ws):
 def test_cli_rough_edges_found_by_qa(ws):
     env = base_env(**ALICE)
     # invalid UTF-8 on stdin: a clear refusal, nothing written
-    p = subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", "-"], cwd=ws, env=env,
-                       input=b"\xff\xfe bad", capture_output=True)
+    p = invoke("memory", "remember", "-", cwd=ws, base_env=env, stdin=b"\xff\xfe bad", text=False)
     assert p.returncode == 2 and b"not valid UTF-8" in p.stderr and b"Traceback" not in p.stderr
     assert not list((ws / ".okf-memory").rglob("*.md"))
     # an unquoted multi-word query is one query

@@ -19,6 +19,7 @@ from okfpro.core.scope import Scope, history_ref, memory_path
 from okfpro.memory.history import HISTORY_DIR, HistoryError
 from okfpro.core.dayfile import sections, split_concept
 from okfpro.memory.store import MemoryStore
+from tests.helpers import invoke
 
 NOW = dt.datetime(2026, 7, 27, 9, 0, 0, tzinfo=dt.timezone.utc)
 A = Scope(tenant="acme", user="alice", agent="bot", session="s1")
@@ -240,9 +241,7 @@ def test_purge_proof_via_cli(tmp_path):
         env_b.pop(k, None)
 
     def cli(env, *args, stdin=None):
-        return subprocess.run(
-            [sys.executable, "-m", "okfpro", "memory", *args], cwd=ws, env=env, capture_output=True, input=stdin
-        )
+        return invoke("memory", *args, cwd=ws, base_env=env, stdin=stdin, text=False)
 
     for i in range(3):
         assert cli(env_a, "remember", f"{nonce_a} user {i}").returncode == 0

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import invoke
 
 ENV = {"OKFPRO_TENANT": "", "OKFPRO_USER": "imp", "OKFPRO_AGENT": "", "OKFPRO_SESSION": ""}
 
@@ -21,8 +21,7 @@ def ws(tmp_path):
 
 
 def cli(ws: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "okfpro", "memory", *args], cwd=ws, input=stdin,
-                          capture_output=True, env={**os.environ, **ENV})
+    return invoke("memory", *args, cwd=ws, stdin=stdin, env=ENV, text=False)
 
 
 def lines(*objs) -> bytes:

@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from okfpro.core.scope import Scope, history_ref, memory_path
-from tests.helpers import REPO
+from tests.helpers import REPO, invoke, run_okfpro
 
 SCOPE_VARS = ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_TODAY")
 ALICE = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
@@ -32,9 +31,8 @@ def env_of(**parts: str) -> dict[str, str]:
 
 
 def okf(ws: Path, env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "okfpro", *args], cwd=ws, env=env, input=stdin,
-                          capture_output=True, text=True, timeout=120)
-    return proc
+    """A verb, in this process (tests.helpers.invoke)."""
+    return invoke(*args, cwd=ws, base_env=env, stdin=stdin)
 
 
 def mem(ws: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
@@ -42,8 +40,9 @@ def mem(ws: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProces
 
 
 def hook(ws: Path, env: dict[str, str], event: str, payload: dict) -> subprocess.CompletedProcess:
+    """A hook event: a real process, as the host starts one."""
     payload = {"cwd": str(ws), **payload}
-    return okf(ws, env, "hook", event, stdin=json.dumps(payload))
+    return run_okfpro("hook", event, cwd=ws, base_env=env, stdin=json.dumps(payload))
 
 
 def prompt(ws: Path, env: dict[str, str], session: str, text: str) -> subprocess.CompletedProcess:
