@@ -10,6 +10,7 @@ from pathlib import Path
 
 from okfpro.core.scope import Scope
 from okfpro.memory.store import MemoryStore
+from tests import helpers
 
 HERE = Path(__file__).resolve().parent
 PASSWORD = "pw-{}"
@@ -64,11 +65,12 @@ class Server:
         self.proc.wait()
 
 
-def run_okfpro(args: list[str], cwd: Path, env: dict | None = None, check: bool = False) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("OKFPRO_", "GIT_"))}
-    full.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "okfpro", *args], cwd=cwd, env=full, capture_output=True,
-                          text=True, check=False, timeout=300)
+def run_okfpro(args: list[str], cwd: Path, env: dict | None = None, check: bool = False,
+               process: bool = False) -> subprocess.CompletedProcess:
+    """``okfpro ARGS`` without this process's OKFPRO_*/GIT_* variables: in this process
+    (tests.helpers.invoke), or a real one with ``process=True``."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("OKFPRO_", "GIT_"))}
+    proc = helpers.run_okfpro(*args, cwd=cwd, base_env=base, env=env, timeout=300, process=process)
     if check and proc.returncode != 0:
         raise AssertionError(f"okfpro {' '.join(args)} exited {proc.returncode}: {proc.stderr}")
     return proc

@@ -299,15 +299,15 @@ def test_entropy():
 
 import os  # noqa: E402
 import subprocess  # noqa: E402
-import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
+
+from tests.helpers import invoke  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _okfpro(args, cwd, **extra):
-    env = dict(os.environ, PYTHONPATH=str(REPO), **extra)
-    return subprocess.run([sys.executable, "-m", "okfpro", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    return invoke(*args, cwd=cwd, env=extra)
 
 
 def test_secrets_cli_on_files(tmp_path):

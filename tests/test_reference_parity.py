@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_okfpro, shared_dir
+from tests.helpers import invoke, shared_dir
 
 RUN_OKF = shared_dir() / "reference-impl" / "run-okf"
 needs_reference = pytest.mark.skipif(
@@ -44,7 +44,7 @@ def loose_dir(tmp_path: Path) -> Path:
 @needs_reference
 @pytest.mark.parametrize("view", ["catalog", "files", "stats", "tags", "types", "dirs", "loose", "index", "graph"])
 def test_a_directory_without_index_reads_as_the_reference_reads_it(loose_dir, view):
-    ours = run_okfpro(view, "notes", "--json", cwd=loose_dir.parent)
+    ours = invoke(view, "notes", "--json", cwd=loose_dir.parent)
     ref = okf(view, "notes", "--json", cwd=loose_dir.parent)
     assert (ours.returncode, ref.returncode) == (0, 0), ours.stderr
     assert json.loads(ours.stdout) == json.loads(ref.stdout)
@@ -57,7 +57,7 @@ def test_a_directory_without_index_reads_as_the_reference_reads_it(loose_dir, vi
 @needs_reference
 @pytest.mark.parametrize("verb", ["validate", "lint"])
 def test_validate_and_lint_read_it_too(loose_dir, verb):
-    ours = run_okfpro(verb, "notes", "--json", cwd=loose_dir.parent)
+    ours = invoke(verb, "notes", "--json", cwd=loose_dir.parent)
     ref = okf(verb, "notes", "--json", cwd=loose_dir.parent)
     assert ours.returncode == ref.returncode, (ours.stderr, ref.stderr)
     o, r = json.loads(ours.stdout), json.loads(ref.stdout)
@@ -70,7 +70,7 @@ def test_validate_and_lint_read_it_too(loose_dir, verb):
 def test_snapshot_and_state_refuse_a_bundle_without_a_board(tmp_path):
     (tmp_path / "index.md").write_text('---\nokf_version: "0.2"\n---\n# Map\n')
     for verb in ("snapshot", "state"):
-        ours = run_okfpro(verb, str(tmp_path))
+        ours = invoke(verb, str(tmp_path))
         ref = okf("pro", verb, str(tmp_path), cwd=tmp_path)
         assert ours.returncode == ref.returncode == 2, (verb, ours.stdout, ref.stderr)
         assert ours.stdout == "" and "no board.md" in ours.stderr and "no board.md" in ref.stderr
@@ -89,11 +89,11 @@ def test_search_across_registered_bundles_matches_the_reference(tmp_path, terms)
         d = str(corpus / name / ".okf")
         subprocess.run([str(RUN_OKF), "registry", "set", d, "--as", slug], env={**os.environ, **env_ref},
                        capture_output=True, check=True, cwd=tmp_path)
-        assert run_okfpro("registry", "set", slug, d, env=env_ours).returncode == 0
+        assert invoke("registry", "set", slug, d, env=env_ours).returncode == 0
     for refs in (["@one", "@three"], ["@all"]):
         ref = subprocess.run([str(RUN_OKF), "search", *refs, *terms, "--json"], env={**os.environ, **env_ref},
                              capture_output=True, text=True, cwd=tmp_path)
-        ours = run_okfpro("search", *refs, *terms, "--json", env=env_ours, cwd=tmp_path)
+        ours = invoke("search", *refs, *terms, "--json", env=env_ours, cwd=tmp_path)
         assert ours.returncode == ref.returncode == 0, ours.stderr
         assert json.loads(ours.stdout) == json.loads(ref.stdout), refs
 
@@ -109,7 +109,7 @@ FILTERED = ["catalog --type term", "catalog --dir ROOT", "catalog --tag Beta", "
 def test_filters_and_narrowings_match_the_reference(args):
     bundle = shared_dir() / "conformance" / "bundles" / "s1003" / ".okf"
     verb, *rest = args.split()
-    ours = run_okfpro(verb, str(bundle), *rest, "--json")
+    ours = invoke(verb, str(bundle), *rest, "--json")
     ref = okf(verb, str(bundle), *rest, "--json", cwd=bundle)
     assert ours.returncode == ref.returncode == 0, ours.stderr
     assert json.loads(ours.stdout) == json.loads(ref.stdout)
