@@ -12,6 +12,7 @@ import pytest
 from okfpro.cli.common import projection
 from okfpro.cli.views import reference_files
 from okfpro.core import views as _views
+from okfpro.io import reader
 from okfpro.io.reader import read_bundle
 from tests.helpers import invoke
 
@@ -176,8 +177,8 @@ def test_projection_rules():
 
 def test_unsafe_ids():
     for bad in ("../views", "/etc/passwd", "notes/../../x", "", "a\\b", "C:x"):
-        assert _views.unsafe_id(bad), bad
-    assert _views.unsafe_id("notes/b") is None
+        assert reader.unsafe_id(bad), bad
+    assert reader.unsafe_id("notes/b") is None
 
 
 # --------------------------------------------------------------------------- CLI seams (real processes)

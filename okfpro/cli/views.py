@@ -495,25 +495,20 @@ def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, dept
 @output_options(positional=False)
 def read_cmd(ident, bundle_opt, as_json, pretty) -> None:
     """Print a concept's source file (contained to the bundle)."""
-    from okfpro.io.reader import read_bytes
+    from okfpro.io import reader
 
-    why = _views.unsafe_id(ident)
+    why = reader.unsafe_id(ident)
     if why:
         fail(f"refusing id {ident!r}: it holds {why}")
     opened = open_bundle(None, bundle_opt)
-    root, name, bundle = opened.root, opened.name, opened.bundle
-    rel = _views.locate(bundle, ident)
-    if rel is None:
-        fail(f"no concept {ident!r} in {name}")
-        return
     try:
-        raw = read_bytes(os.path.realpath(root), rel)
+        found = reader.read_concept(opened.root, opened.bundle, ident)
     except OSError as exc:
-        fail(f"cannot read {rel}: {exc.strerror or exc}")
-        return
-    content = raw.decode("utf-8", errors="replace")
-    c = bundle.by_path.get(rel)
-    data = {"bundle": name, "id": c.id if c else ident, "path": rel, "content": content}
+        fail(f"cannot read {exc.filename}: {exc.strerror or exc}")
+    if found is None:
+        fail(f"no concept {ident!r} in {opened.name}")
+    cid, rel, content = found
+    data = {"bundle": opened.name, "id": cid, "path": rel, "content": content}
     if as_json or pretty:
         emit(data, as_json, pretty, lambda: None)
     else:

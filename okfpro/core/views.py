@@ -504,30 +504,6 @@ def references(bundle: Bundle, files: Iterable[str]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- read
 
 
-def locate(bundle: Bundle, ident: str) -> str | None:
-    """The bundle-relative path of a concept id (or a file path, or an id without ``.md``)."""
-    c = bundle.by_id.get(ident)
-    if c is not None:
-        return c.path
-    for candidate in (ident, f"{ident}.md"):
-        if candidate in bundle.all_paths:
-            return candidate
-    return None
-
-
-def unsafe_id(ident: str) -> str | None:
-    """Why an id may not be looked up (a path trick), or None."""
-    if not ident.strip():
-        return "an empty id"
-    if "\x00" in ident or "\\" in ident:
-        return "a NUL byte or a backslash"
-    if ident.startswith("/") or (len(ident) > 1 and ident[1] == ":"):
-        return "an absolute path"
-    if any(seg == ".." for seg in ident.split("/")):
-        return "a '..' segment"
-    return None
-
-
 # --------------------------------------------------------------------------- filters
 
 

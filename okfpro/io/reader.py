@@ -113,3 +113,46 @@ def add(bundle: Bundle, item: Concept | Entry) -> None:
 
 def is_bundle_dir(path: Path) -> bool:
     return (path / "index.md").is_file()
+
+
+# --------------------------------------------------------------------------- one concept by id
+
+
+def unsafe_id(ident: str) -> str | None:
+    """Why an id a caller gave may not be looked up (a path trick), or None."""
+    if not ident.strip():
+        return "an empty id"
+    if "\x00" in ident or "\\" in ident:
+        return "a NUL byte or a backslash"
+    if ident.startswith("/") or (len(ident) > 1 and ident[1] == ":"):
+        return "an absolute path"
+    if any(seg == ".." for seg in ident.split("/")):
+        return "a '..' segment"
+    return None
+
+
+def locate(bundle: Bundle, ident: str) -> str | None:
+    """The bundle-relative path of a concept id (or a file path, or an id without ``.md``)."""
+    c = bundle.by_id.get(ident)
+    if c is not None:
+        return c.path
+    for candidate in (ident, f"{ident}.md"):
+        if candidate in bundle.all_paths:
+            return candidate
+    return None
+
+
+def read_concept(root: str | os.PathLike, bundle: Bundle, ident: str) -> tuple[str, str, str] | None:
+    """``(id, bundle-relative path, text)`` of what ``ident`` names in the bundle at ``root`` (a
+    concept id, a file path, or an id without ``.md``), read contained to the root (bytes that are
+    not UTF-8 replaced); None when it names nothing.  Call :func:`unsafe_id` first.  Raises
+    OSError whose ``filename`` is the bundle-relative path when the file cannot be read."""
+    rel = locate(bundle, ident)
+    if rel is None:
+        return None
+    try:
+        raw = read_bytes(os.path.realpath(root), rel)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), rel) from None
+    c = bundle.by_path.get(rel)
+    return (c.id if c else ident), rel, raw.decode("utf-8", errors="replace")

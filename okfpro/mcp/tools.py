@@ -15,7 +15,6 @@ session a JSON-RPC error rather than something silently ignored.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -156,27 +155,23 @@ def _search(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.core.views import locate, unsafe_id
-    from okfpro.io.reader import read_bytes
+    from okfpro.io import reader
 
     ident = args["id"]
-    why = unsafe_id(ident)
+    why = reader.unsafe_id(ident)
     if why:
         raise ToolFailure(f"refusing id {ident!r}: it holds {why}")
-    bundle = host.bundle()
-    rel = locate(bundle, ident)
-    if rel is None:
-        raise ToolFailure(f"no concept {ident!r} in the bundle (search or catalog lists the ids)")
     try:
-        raw = read_bytes(os.path.realpath(host.root), rel)
+        found = reader.read_concept(host.root, host.bundle(), ident)
     except OSError as exc:
-        raise ToolFailure(f"cannot read {rel}: {exc.strerror or exc}") from None
-    content = raw.decode("utf-8", errors="replace")
-    c = bundle.by_path.get(rel)
+        raise ToolFailure(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
+    if found is None:
+        raise ToolFailure(f"no concept {ident!r} in the bundle (search or catalog lists the ids)")
+    cid, rel, content = found
     offset = int(args.get("offset") or 0)
     size = int(args.get("max_chars") or READ_CHARS)
     part = content[offset:offset + size]
-    out: dict[str, Any] = {"id": c.id if c else ident, "path": rel, "content": part, "chars": len(content),
+    out: dict[str, Any] = {"id": cid, "path": rel, "content": part, "chars": len(content),
                            "offset": offset, "truncated": offset + len(part) < len(content)}
     if out["truncated"]:
         out["next_offset"] = offset + len(part)
