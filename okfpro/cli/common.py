@@ -8,6 +8,8 @@
   view's ``--fields`` / ``--except``.
 * :func:`bundle_for` — the addressing rules, written once (below); :func:`load` reads the bundle;
   :func:`open_bundle` does both for the readers that take ``[DIR]`` / ``--bundle DIR``.
+* :func:`memory_scope` / :func:`memory_identity` — the memory door as every CLI verb opens it,
+  its refusals as exit 2.
 
 Addressing: a verb's bundle is named by a directory, the positional ``[DIR]`` (the views
 also take ``--bundle DIR``, kept as an alias).  The rules, per verb family:
@@ -37,12 +39,16 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, NoReturn, TypeVar
 
 import click
 
 if TYPE_CHECKING:
     from okfpro.core.concept import Bundle
+    from okfpro.io.config import Config
+    from okfpro.io.identity import Resolution
+    from okfpro.memory.door import MemoryDoor
+    from okfpro.memory.store import MemoryStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -223,6 +229,39 @@ def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> Opened:
     bundle = load(at.root)
     note_skipped(bundle)
     return Opened(at, bundle)
+
+
+# --------------------------------------------------------------------------- memory
+def _memory_door(workspace: Path | None, event: Mapping[str, Any] | None = None,
+                 env: Mapping[str, str] | None = None) -> MemoryDoor:
+    from okfpro.memory.door import DoorError, open_door
+
+    try:
+        return open_door(event=event, workspace=workspace, bind=False, env=env)
+    except DoorError as exc:
+        fail(str(exc))
+
+
+def memory_identity(workspace: Path | None, *, event: Mapping[str, Any] | None = None,
+                    env: Mapping[str, str] | None = None) -> Resolution:
+    """Who is acting, as the memory door resolves it for ``workspace`` (``--workspace``, else the
+    one rule from the working directory; see okfpro/memory/door.py) — never binding a session,
+    binding is the agent session's business.  Exit 2 when okfpro.toml cannot be read."""
+    return _memory_door(workspace, event, env).identity
+
+
+def memory_scope(workspace: Path | None) -> tuple[MemoryStore, Resolution, Config]:
+    """(store, identity, configuration) for a verb that acts on memory, through the memory door
+    as the hooks open it (but never binding a session).  Exit 2 when okfpro.toml cannot be read,
+    when no identity resolves (in ``multi-user`` mode an unresolved identity is refused, never the
+    local scope), and when there is no store."""
+    door = _memory_door(workspace)
+    res = door.identity
+    if res.scope is None:
+        fail(res.reason or "no identity resolved")
+    if door.store is None:
+        fail(door.problem or "memory store unavailable")
+    return door.store, res, door.config
 
 
 def _relative(path: Path) -> str:

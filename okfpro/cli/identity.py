@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from okfpro.cli.common import dumps, fail
+from okfpro.cli.common import dumps, memory_identity
 
 
 @click.command("whoami")
@@ -27,14 +27,8 @@ from okfpro.cli.common import dumps, fail
 def whoami_cmd(as_json: bool, session_id: str | None, workspace: Path | None) -> int:
     """Show the resolved memory scope and the provenance of each part (no secrets)."""
     from okfpro.io.identity import describe
-    from okfpro.memory.door import DoorError, open_door
 
-    event = {"session_id": session_id} if session_id else None
-    try:
-        door = open_door(event=event, workspace=workspace, bind=False, env=os.environ)
-    except DoorError as exc:
-        fail(str(exc))
-    res = door.identity
+    res = memory_identity(workspace, event={"session_id": session_id} if session_id else None, env=os.environ)
     if as_json:
         click.echo(dumps(res.to_json()))
     else:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from okfpro.cli.common import dumps, fail, today
+from okfpro.cli.common import dumps, fail, memory_scope, today
 
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.scope import TIERS, Scope
@@ -41,18 +41,7 @@ class _Ctx:
 
     def open_as(self):
         """(store, identity resolution, configuration) — for verbs that ask who is acting."""
-        from okfpro.memory.door import DoorError, open_door
-
-        try:
-            door = open_door(workspace=self.named, bind=False)
-        except DoorError as exc:
-            fail(str(exc))
-        res = door.identity
-        if res.scope is None:
-            fail(res.reason or "no identity resolved")
-        if door.store is None:
-            fail(door.problem or "memory store unavailable")
-        return door.store, res, door.config
+        return memory_scope(self.named)
 
 
 def _session_arg(session: str | None) -> str | None:
