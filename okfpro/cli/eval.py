@@ -11,6 +11,8 @@ from pathlib import Path
 
 import click
 
+from okfpro.cli.common import emit, fail
+
 
 @click.group("eval")
 def eval_cmd() -> None:
@@ -20,25 +22,21 @@ def eval_cmd() -> None:
 @eval_cmd.command("recall")
 @click.argument("gold", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON (with the per-query rankings).")
-def recall_cmd(gold: Path, as_json: bool) -> None:
+def recall_cmd(gold: Path, as_json: bool) -> int:
     """Memory recall on GOLD: recall@k, hit@k, MRR, nDCG@10 per category and overall, p50
     latency, and the same for a plain BM25 baseline (format: okfpro/core/evalmetrics.py,
     example: examples/recall-gold.json)."""
-    from okfpro.core.evalmetrics import GoldError, parse_gold
-    from okfpro.memory.evaluate import evaluate_recall, render
+    from okfpro.core.evalmetrics import GoldError
+    from okfpro.memory.evaluate import evaluate_gold, render
 
     try:
         data = json.loads(gold.read_bytes())
     except OSError as exc:
-        click.echo(f"okfpro eval: cannot read {gold}: {exc.strerror or exc}", err=True)
-        raise SystemExit(2)
+        fail(f"cannot read {gold}: {exc.strerror or exc}")
     except ValueError as exc:
-        click.echo(f"okfpro eval: {gold} is not JSON ({exc})", err=True)
-        raise SystemExit(2)
+        fail(f"{gold} is not JSON ({exc})")
     try:
-        report = evaluate_recall(parse_gold(data))
+        report = evaluate_gold(data)
     except GoldError as exc:
-        click.echo(f"okfpro eval: {gold}: {exc}", err=True)
-        raise SystemExit(2)
-    click.echo(json.dumps(report, ensure_ascii=False) if as_json else render(report))
-    raise SystemExit(0)
+        fail(f"{gold}: {exc}")
+    return emit(report, as_json, False, lambda: click.echo(render(report)))

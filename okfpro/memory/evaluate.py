@@ -125,6 +125,12 @@ def evaluate_recall(gold: _evalmetrics.Gold, ks: Sequence[int] = _evalmetrics.KS
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def evaluate_gold(data: Any) -> dict[str, Any]:
+    """:func:`evaluate_recall` on gold data as read from its JSON file (the documented shape is
+    checked first: :class:`okfpro.core.evalmetrics.GoldError` says what is wrong)."""
+    return evaluate_recall(_evalmetrics.parse_gold(data))
+
+
 def render(report: dict[str, Any]) -> str:
     ks = report["ks"]
     names = [f"recall@{k}" for k in ks] + [f"hit@{k}" for k in ks] + ["mrr", "ndcg@10"]
