@@ -1,8 +1,9 @@
 """Entry point for ``okfpro`` and ``python -m okfpro``.
 
-The hook door (``okfpro hook ...``) and Git's merge driver (``okfpro merge-file ...``) are
-dispatched before click is imported: an agent host starts a fresh process per event, Git one
-per conflicting file, so those paths stay light.
+The hook door (``okfpro hook ...``), Git's merge driver (``okfpro merge-file ...``) and
+``okfpro memory remember|recall`` are dispatched before click is imported: an agent host
+starts a fresh process per event, Git one per conflicting file, a script one per memory
+call, so those paths stay light (tests/test_import_diet.py pins what they import).
 """
 
 from __future__ import annotations
@@ -37,7 +38,15 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"okfpro {__version__}")
         return 0
-    from okfpro.cli import run
+    if len(args) > 1 and args[0] == "memory" and args[1] in ("remember", "recall"):
+        # a fresh process per turn: the two verbs a host or script runs most read their options
+        # without click, from the same table as the click commands (okfpro/cli/memverbs.py)
+        from okfpro.cli.memverbs import direct
+
+        code = direct(args[1:])
+        if code is not None:
+            return code
+    from okfpro.cli.app import run
 
     return run(args)
 

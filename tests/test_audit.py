@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.cli import run
+from okfpro.cli.app import run
 from tests.helpers import invoke, shared_dir
 
 SHARED = shared_dir()

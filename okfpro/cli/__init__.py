@@ -1,7 +1,7 @@
 """The command line: one table names every verb and the module that implements it.
 
-Commands are imported lazily, so ``okfpro --help`` does not pay for every verb's
-dependencies.  To add a verb: write a click command in a module under
+Commands are imported lazily (by the click application, okfpro/cli/app.py), so ``okfpro
+--help`` does not pay for every verb's dependencies, and this table costs no click.  To add a verb: write a click command in a module under
 ``okfpro/cli/``, then add one row here (and one line in README's command list).
 
 Exit codes (every verb): 0 ok, 1 findings, 2 usage / could not run.  A command returns its
@@ -10,12 +10,6 @@ shared plumbing (addressing, JSON output) is in :mod:`okfpro.cli.common`.
 """
 
 from __future__ import annotations
-
-import importlib
-
-import click
-
-from okfpro import __version__
 
 # name -> (module, attribute, one-line help).  Keep sorted by family, not alphabet.
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -64,57 +58,4 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     # servers
     "mcp": ("okfpro.cli.mcp", "mcp_cmd", "Serve the workspace and scoped memory over MCP (stdio; --http on loopback)."),
 }
-
-
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        row = COMMANDS.get(name)
-        if row is None:
-            return None
-        module = importlib.import_module(row[0])
-        return getattr(module, row[1])
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, help_) for name, (_, _, help_) in COMMANDS.items()]
-        rows.append(("hook", "Agent-host hook door: okfpro hook EVENT|check NAME (JSON event on stdin)."))
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "-V", "--version", prog_name="okfpro", message="%(prog)s %(version)s")
-def cli() -> None:
-    """okfpro — a Git-backed knowledge workspace for coding agents and their humans."""
-
-
-def run(args: list[str]) -> int:
-    """Run the click app and return its exit code (usage errors are 2, as click has them)."""
-    try:
-        rv = cli.main(args=args, prog_name="okfpro", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code or 0)
-    except click.ClickException as exc:
-        exc.show()
-        return 2 if exc.exit_code not in (0, 1) else exc.exit_code
-    except click.Abort:
-        click.echo("okfpro: aborted", err=True)
-        return 2
-    except SystemExit as exc:  # a command that calls sys.exit / ctx.exit
-        code = exc.code
-        return code if isinstance(code, int) else (0 if code is None else 2)
-    except Exception:  # a bug: Python's own exit 1 would read as "findings"
-        import traceback
-
-        traceback.print_exc()
-        click.echo(
-            f"okfpro {' '.join(args[:1])}: could not run — an internal error (traceback above); please report it "
-            "with the command you ran.",
-            err=True,
-        )
-        return 2
-    # standalone_mode=False hands back ctx.exit(code)'s code, or the command's return value.
-    return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
 

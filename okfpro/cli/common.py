@@ -2,7 +2,7 @@
 
 * :func:`fail` — print one line to stderr and end the command with an exit code (2 unless
   told otherwise).  Commands otherwise *return* their exit code (0 ok, 1 findings); the
-  table's runner (:func:`okfpro.cli.run`) turns it into the process's code.
+  table's runner (:func:`okfpro.cli.app.run`) turns it into the process's code.
 * :func:`json_options` / :func:`emit` — ``--json`` (one compact line) and ``--pretty``
   (indented; implies ``--json``), printed one way everywhere; :func:`projection` — a list
   view's ``--fields`` / ``--except``.
@@ -41,8 +41,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, NoReturn, TypeVar
 
-import click
-
 if TYPE_CHECKING:
     from okfpro.core.concept import Bundle
     from okfpro.io.config import Config
@@ -50,29 +48,36 @@ if TYPE_CHECKING:
     from okfpro.memory.door import MemoryDoor
     from okfpro.memory.store import MemoryStore
 
+# click is imported where it is used, not here: okfpro/cli/memverbs.py shares dumps and today
+# with a door that never imports click.
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(reason: str, code: int = 2) -> NoReturn:
     """``okfpro VERB: reason`` on stderr, then end the command with ``code`` (2: usage, refused, could not run)."""
+    import click
+
     ctx = click.get_current_context(silent=True)
     click.echo(f"{ctx.command_path if ctx is not None else 'okfpro'}: {reason}", err=True)
     raise click.exceptions.Exit(code)
 
 
 # --------------------------------------------------------------------------- output
-def today() -> _dt.date:
-    """Today from okfpro's one clock (okfpro/io/clock.py), or exit 2 saying what is wrong with it."""
+def today(refuse: Callable[[str], NoReturn] = fail) -> _dt.date:
+    """Today from okfpro's one clock (okfpro/io/clock.py), or ``refuse`` (exit 2) saying what is wrong with it."""
     from okfpro.io.clock import ClockError, today as clock_today
 
     try:
         return clock_today()
     except ClockError as exc:
-        fail(str(exc))
+        refuse(str(exc))
 
 
 def json_options(func: F) -> F:
     """``--json`` and ``--pretty``: the command receives ``as_json`` and ``pretty``."""
+    import click
+
     func = click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")(func)
     return click.option("--json", "as_json", is_flag=True, help="One line of compact JSON.")(func)  # type: ignore[return-value]
 
@@ -87,6 +92,8 @@ def dumps(data: Any, pretty: bool = False) -> str:
 def emit(data: Any, as_json: bool, pretty: bool, text: Callable[[], object] | None = None) -> int:
     """JSON when asked (``--pretty`` wins), else ``text()`` prints the human form; returns 0 (printed)."""
     if as_json or pretty or text is None:
+        import click
+
         click.echo(dumps(data, pretty))
     else:
         text()
@@ -210,6 +217,8 @@ def note_skipped(bundle: Bundle) -> None:
     """The reference's stderr note when files could not be used (stdout stays clean JSON)."""
     n = len(bundle.unparseable)
     if n:
+        import click
+
         click.echo(f"note: skipped {n} unusable file(s) (run `okfpro validate` for details)", err=True)
 
 
@@ -233,13 +242,13 @@ def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> Opened:
 
 # --------------------------------------------------------------------------- memory
 def _memory_door(workspace: Path | None, event: Mapping[str, Any] | None = None,
-                 env: Mapping[str, str] | None = None) -> MemoryDoor:
+                 env: Mapping[str, str] | None = None, refuse: Callable[[str], NoReturn] = fail) -> MemoryDoor:
     from okfpro.memory.door import DoorError, open_door
 
     try:
         return open_door(event=event, workspace=workspace, bind=False, env=env)
     except DoorError as exc:
-        fail(str(exc))
+        refuse(str(exc))
 
 
 def memory_identity(workspace: Path | None, *, event: Mapping[str, Any] | None = None,
@@ -250,17 +259,18 @@ def memory_identity(workspace: Path | None, *, event: Mapping[str, Any] | None =
     return _memory_door(workspace, event, env).identity
 
 
-def memory_scope(workspace: Path | None) -> tuple[MemoryStore, Resolution, Config]:
+def memory_scope(workspace: Path | None,
+                 refuse: Callable[[str], NoReturn] = fail) -> tuple[MemoryStore, Resolution, Config]:
     """(store, identity, configuration) for a verb that acts on memory, through the memory door
     as the hooks open it (but never binding a session).  Exit 2 when okfpro.toml cannot be read,
     when no identity resolves (in ``multi-user`` mode an unresolved identity is refused, never the
     local scope), and when there is no store."""
-    door = _memory_door(workspace)
+    door = _memory_door(workspace, refuse=refuse)
     res = door.identity
     if res.scope is None:
-        fail(res.reason or "no identity resolved")
+        refuse(res.reason or "no identity resolved")
     if door.store is None:
-        fail(door.problem or "memory store unavailable")
+        refuse(door.problem or "memory store unavailable")
     return door.store, res, door.config
 
 

@@ -12,36 +12,15 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
-from okfpro.cli.common import dumps, fail, memory_scope, today
-
+from okfpro.cli.common import dumps, fail, today
+from okfpro.cli.memverbs import BODIES, MemoryCtx as _Ctx, Verb, actor as _actor
 from okfpro.core import mempolicy as _mempolicy
-from okfpro.core.scope import TIERS, Scope
+from okfpro.core.scope import TIERS
 
-
-
-class _Ctx:
-    """The memory verbs' door (okfpro/memory/door.py), opened as the hooks open it.
-
-    The identity is the hooks' resolution (okfpro/io/identity.py): host resolver,
-    configuration, environment (``OKFPRO_TENANT`` / ``_USER`` / ``_AGENT`` / ``_SESSION``),
-    then the labelled development fallback — never the text being remembered.  In
-    ``multi-user`` mode an unresolved identity is refused (exit 2), never the local scope.
-    The CLI does not bind a session: binding is the agent session's business.
-    """
-
-    def __init__(self, workspace: Path | None) -> None:
-        self.named = workspace  # --workspace, else the one rule from the working directory
-
-    def open(self):
-        store, res, _cfg = self.open_as()
-        return store, res.scope
-
-    def open_as(self):
-        """(store, identity resolution, configuration) — for verbs that ask who is acting."""
-        return memory_scope(self.named)
 
 
 def _session_arg(session: str | None) -> str | None:
@@ -56,10 +35,6 @@ def _session_arg(session: str | None) -> str | None:
     return session
 
 
-def _actor(scope: Scope) -> str:
-    return scope.user or "local"
-
-
 @click.group("memory")
 @click.option(
     "--workspace",
@@ -71,72 +46,46 @@ def _actor(scope: Scope) -> str:
 @click.pass_context
 def memory_cmd(ctx: click.Context, workspace: Path | None) -> None:
     """Scoped memory: remember, recall, list, log, forget (scope from env / okfpro.toml)."""
-    ctx.obj = _Ctx(workspace)
+    ctx.obj = _Ctx(workspace, click.echo, fail)
 
 
 _tier_choice = click.Choice(list(TIERS))
 
 
-@memory_cmd.command("remember")
-@click.argument("text")
-@click.option("--tier", type=_tier_choice, default="user", show_default=True, help="Tier to file it under.")
-@click.option("--kind", type=click.Choice(list(_mempolicy.KINDS)), default="event", show_default=True,
-              help="What sort of memory this is.")
-@click.option("--source", type=click.Choice(list(_mempolicy.SOURCES)), default="user", show_default=True,
-              help="Who says so: a user-confirmed memory is never superseded by an agent-inferred one.")
-@click.option("--confidence", type=click.Choice(list(_mempolicy.CONFIDENCE)), default="medium", show_default=True)
-@click.option("--visibility", type=click.Choice(list(_mempolicy.VISIBILITY)), default="private", show_default=True)
-@click.option("--valid-until", metavar="YYYY-MM-DD", default=None, help="Hidden from recall from this day on.")
-@click.option("--review-at", metavar="YYYY-MM-DD", default=None, help="Flag for review from this day on.")
-@click.option("--supersede", "supersede", metavar="ID", default=None,
-              help="Replace memory ID (or, with 'auto', the closest overlapping one).")
-@click.option("--contradicts", metavar="ID", default=None,
-              help="Declare a contradiction with memory ID (or 'auto'): filed as conflicted, nothing replaced.")
-@click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
-@click.pass_obj
-def remember_cmd(obj: _Ctx, text: str, tier: str, kind: str, source: str, confidence: str, visibility: str,
-                 valid_until: str | None, review_at: str | None, supersede: str | None, contradicts: str | None,
-                 as_json: bool) -> int:
+def _from_table(verb: Verb) -> Any:
+    """The click command of a verb whose options are written once in okfpro/cli/memverbs.py (the
+    click-free door reads the same table); the decorated function holds only the help text."""
+    def make(doc: Any) -> Any:
+        def command(obj: _Ctx, **params: Any) -> int:
+            return body(obj, **params)
+
+        body = BODIES[verb.name][1]
+        command.__doc__ = doc.__doc__
+        for opt in reversed(verb.options):
+            kw: dict[str, Any] = {"help": opt.help, "show_default": opt.show_default, "default": opt.default}
+            if opt.kind == "flag":
+                kw = {"is_flag": True, "help": opt.help}
+            elif opt.kind == "choice":
+                kw["type"] = click.Choice(list(opt.choices))
+            elif opt.kind == "count":
+                kw["type"] = click.IntRange(min=0)
+            else:
+                kw["metavar"] = opt.metavar
+            command = click.option(opt.flag, opt.dest, **kw)(command)
+        command = click.argument(verb.argument, nargs=-1 if verb.many else 1, required=True)(command)
+        return memory_cmd.command(verb.name)(click.pass_obj(command))
+
+    return make
+
+
+@_from_table(BODIES["remember"][0])
+def remember_cmd() -> None:
     """Remember TEXT in the current scope (TEXT '-' reads standard input).
 
     The text passes the capture safety layer first (secrets redacted, credential files
     refused), then decided against the scope's memories: an exact duplicate is skipped,
     a supersession or a declared contradiction is recorded — nothing is overwritten.
     """
-    from okfpro.memory.policy import remember
-
-    if text == "-":
-        raw = sys.stdin.buffer.read()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            fail(f"standard input is not valid UTF-8 (byte {exc.start}); nothing was remembered")
-    store, scope = obj.open()
-    result = remember(
-        store, scope, text, tier=tier, kind=kind, source=source, confidence=confidence, visibility=visibility,
-        valid_until=valid_until, review_at=review_at,
-        supersede=(True if supersede == "auto" else supersede or False),
-        contradicts=(True if contradicts == "auto" else contradicts or False),
-        today=today(), audit_root=store.root, actor=_actor(scope),
-    )
-    decision = result.decision
-    if as_json:
-        click.echo(dumps(result.to_json()))
-    elif decision.decision == "skip":
-        click.echo(f"already remembered ({decision.reason}); nothing written")
-    elif result.written:
-        note = f" — {decision.reason}" if decision.decision != "create" else ""
-        click.echo(f"remembered {result.id} as {result.entry_id} ({tier}, {decision.decision}){note}")
-        redacted = sum(n for _, n in result.redactions)
-        if redacted:
-            click.echo(f"  {redacted} secret(s) redacted before writing", err=True)
-    if decision.decision == "reject":
-        fail(decision.reason)
-    if result.error and not result.written and decision.decision != "skip":
-        fail(result.error)
-    if result.error:
-        click.echo(f"okfpro memory: warning: {result.error}", err=True)
-    return 0
 
 
 @memory_cmd.command("change")
@@ -186,36 +135,13 @@ def audit_cmd(obj: _Ctx, as_json: bool) -> int:
     return 0
 
 
-@memory_cmd.command("recall")
-@click.argument("words", nargs=-1, required=True)
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True, help="At most N passages (0: all).")
-@click.option("--all", "include_hidden", is_flag=True,
-              help="Include superseded, expired and archived memories (hidden by default).")
-@click.pass_obj
-def recall_cmd(obj: _Ctx, words: tuple[str, ...], as_json: bool, limit: int, include_hidden: bool) -> int:
+@_from_table(BODIES["recall"][0])
+def recall_cmd() -> None:
     """Memories of the current scope matching WORDS (quoted or not), most specific tier first.
 
     Superseded, expired and archived memories are hidden unless --all; each passage
     shows its kind, status and date.  No match is not an error (exit 0).
     """
-    from okfpro.memory.views import recall_payload
-
-    query = " ".join(words)
-    store, scope = obj.open()
-    payload, shown, diagnostics = recall_payload(store, scope, query, limit=limit, include_hidden=include_hidden,
-                                                 today=today())
-    if as_json:
-        click.echo(dumps(payload))
-    else:
-        for passage, rec, status in shown:
-            e = passage.entry
-            click.echo(f"[{e.tier}] {e.date} {e.time} {rec.kind}/{status} {rec.id}  ({e.id})")
-            for line in rec.text.splitlines() or [""]:
-                click.echo(f"    {line}")
-        for d in diagnostics:
-            click.echo(f"okfpro memory: {d.source}: {d.message}", err=True)
-    return 0
 
 
 @memory_cmd.command("import")

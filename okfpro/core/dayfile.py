@@ -23,7 +23,6 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from okfpro.core import yamlsafe
 
 CONCEPT_TYPE = "AgentMemory"
 SECTION_RE = re.compile(r"^## (\d\d:\d\d:\d\d) UTC$")
@@ -85,6 +84,8 @@ def split_concept(raw: bytes) -> tuple[str, str]:
             raise MalformedConcept("frontmatter is not closed by a '---' line")
     head = text[: end + 5]
     body = text[end + 5 :]
+    from okfpro.core import yamlsafe  # here, not at import: a recall answered by the index parses no day file
+
     try:
         data = yamlsafe.load(text[4 : end + 1])
     except yamlsafe.YamlError as exc:

@@ -41,12 +41,8 @@ import unicodedata
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
-import yaml
-
-from okfpro.core import yamlsafe
-
-# libyaml's emitter when PyYAML has it (same documents, ~10x faster on a bulk import)
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+# YAML is imported by render and parse, when a record is written or read from its day file:
+# recall reads records from the memory index (JSON) and never needs it (tests/test_import_diet.py).
 
 POLICY_VERSION = "1"
 KINDS = ("profile", "preference", "project", "decision", "event", "experience", "workflow")
@@ -238,7 +234,10 @@ def render(rec: MemoryRecord) -> str:
     if rec.related:
         data["related"] = list(rec.related)
     data["policy_version"] = rec.policy_version
-    head = yaml.dump(data, Dumper=_DUMPER, sort_keys=False, default_flow_style=False, allow_unicode=True,
+    import yaml
+
+    # libyaml's emitter when PyYAML has it (same documents, ~10x faster on a bulk import)
+    head = yaml.dump(data, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False, default_flow_style=False, allow_unicode=True,
                      width=1000).strip("\n")
     body = rec.text.strip("\n")
     return f"---\n{head}\n---\n{body}" if body else f"---\n{head}\n---"
@@ -247,6 +246,8 @@ def render(rec: MemoryRecord) -> str:
 def parse(text: str, entry_id: str, date: str | None = None) -> MemoryRecord:
     """The record of one stored entry; plain text is a captured ``event``."""
     if text.startswith("---\n"):
+        from okfpro.core import yamlsafe
+
         end = text.find("\n---", 4)
         if end > 0 and text[end + 4 : end + 5] in ("", "\n"):
             try:

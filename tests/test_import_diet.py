@@ -1,0 +1,86 @@
+"""What a fresh process imports on the paths a host or a script runs once per turn (issues #13, #18).
+
+A host starts ``okfpro`` per event and a script per memory call, so their cost is mostly imports
+(.okf/design/lean-memory-verbs.md).  ``python -X importtime`` names every module a real process
+loaded; these tests fail when a heavy library comes back onto a light path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCOPE_VARS = ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_TODAY", "OKFPRO_MEMORY_INDEX")
+NEVER_ON_A_LIGHT_PATH = {"click", "ruamel", "mcp", "regex", "jsonschema"}
+
+
+def imported(cwd: Path, env: dict[str, str], *args: str, stdin: bytes | None = None) -> tuple[set[str], subprocess.CompletedProcess]:
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "okfpro", *args], cwd=cwd, env=env, input=stdin,
+                          capture_output=True)
+    names = set(re.findall(rb"^import time:\s+\d+ \|\s+\d+ \| +(\S+)$", proc.stderr, re.M))
+    assert names, proc.stderr[-500:]
+    return {n.decode() for n in names}, proc
+
+
+def tops(names: set[str]) -> set[str]:
+    return {n.split(".")[0] for n in names}
+
+
+@pytest.fixture
+def ws(tmp_path):
+    w = tmp_path / "ws"
+    (w / ".okf").mkdir(parents=True)
+    (w / "okfpro.toml").write_text("[memory]\n")
+    return w
+
+
+def env_for(**parts: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in SCOPE_VARS}
+    env.update(parts)
+    return env
+
+
+def test_remember_and_recall_import_neither_click_nor_yaml_where_they_need_none(ws):
+    env = env_for(OKFPRO_TENANT="acme", OKFPRO_USER="alice")
+    names, proc = imported(ws, env, "memory", "remember", "the staging database is db-7")
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert not tops(names) & NEVER_ON_A_LIGHT_PATH, sorted(tops(names) & NEVER_ON_A_LIGHT_PATH)
+    assert "okfpro.cli.app" not in names  # the click application: only for the other verbs
+
+    names, proc = imported(ws, env, "memory", "recall", "staging", "database")
+    assert proc.returncode == 0 and b"db-7" in proc.stdout, proc.stderr[-500:]
+    heavy = tops(names) & (NEVER_ON_A_LIGHT_PATH | {"yaml", "pygit2"})
+    assert not heavy, sorted(heavy)  # the index answers: no day file parsed, no history opened
+    # the erasure, import, sync and history code is not loaded to answer a recall
+    assert not names & {"okfpro.memory.history", "okfpro.memory.importer", "okfpro.memory.sync",
+                        "okfpro.memory.policy", "okfpro.core.yamlsafe", "okfpro.cli.memory"}
+
+    names, proc = imported(ws, env, "memory", "recall", "staging", "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["passages"]
+    assert "click" not in tops(names)
+
+
+def test_help_and_the_other_memory_verbs_still_go_through_click(ws):
+    env = env_for(OKFPRO_TENANT="acme", OKFPRO_USER="alice")
+    names, proc = imported(ws, env, "memory", "recall", "--help")
+    assert proc.returncode == 0 and b"Usage: okfpro memory recall" in proc.stdout
+    assert "click" in tops(names)
+    names, proc = imported(ws, env, "memory", "list")
+    assert proc.returncode == 0 and "click" in tops(names)
+
+
+def test_the_prompt_hook_with_memory_imports_no_click(ws):
+    env = env_for(OKFPRO_TENANT="acme", OKFPRO_USER="alice")
+    subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", "the staging database is db-7"], cwd=ws,
+                   env=env, check=True, capture_output=True)
+    event = {"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": str(ws),
+             "prompt": "where is the staging database?"}
+    names, proc = imported(ws, env, "hook", "user-prompt-submit", stdin=json.dumps(event).encode())
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert not tops(names) & NEVER_ON_A_LIGHT_PATH, sorted(tops(names) & NEVER_ON_A_LIGHT_PATH)
