@@ -2,7 +2,7 @@
 """Memory in the agent loop, timed as the host runs it: ``okfpro hook stop`` with capture on and
 ``okfpro hook user-prompt-submit`` (recall), fresh processes, next to ``python3 -c pass``.
 
-    python bench/bench_memory_hooks.py [--n 2000] [--runs 9] [--memories 10000] [--check]
+    python bench/bench_memory_hooks.py [--n 2000] [--runs 9] [--memories 10000] [--check] [--editable]
 
 The workspace is a generated N-concept bundle (``bench/gen_bundle.py``), committed so the Stop
 gate passes, with ``[memory] capture = true``.  Each Stop run captures one new turn (its own
@@ -10,6 +10,8 @@ session id); each prompt recalls over the bundle (ranked engine) and the capture
 ``--memories`` entries are in alice's user tier first (one ``write_many``, one commit), so both
 hooks run against a long-lived user (issue #13: prompt ≤ 4×; issue #18: Stop ≤ 5× at 10,000).
 The load average is printed with the figures; ``--check`` exits 1 when a target is missed.
+The hooks (and ``python3 -c pass``) run in a throwaway venv holding a non-editable install of this
+tree, as users install it; ``--editable`` times the running interpreter's own install instead.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_bundle import generate  # noqa: E402
-from harness import Timing, baseline, okfpro, report  # noqa: E402
+from harness import Timing, baseline, install_arg, installed, okfpro, report  # noqa: E402
 
 
 def main() -> None:
@@ -32,12 +34,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--memories", type=int, default=10_000)
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    install_arg(ap)
     args = ap.parse_args()
     import os
     import statistics
     import time
 
     with tempfile.TemporaryDirectory() as tmp:
+        print("install timed: " + ("this interpreter's (--editable)" if args.editable
+                                   else f"non-editable, {installed(tmp)}"), flush=True)
         ws = Path(tmp) / "ws"
         generate(ws, args.n)
         (ws / "okfpro.toml").write_text("[memory]\ncapture = true\n")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Memory at scale (issues #13 and #18): recall, remember and import against the memory index.
 
-    python bench/bench_recall.py [--runs N] [--entries 10000] [--others 1000] [--per-other 100] [--check]
+    python bench/bench_recall.py [--runs N] [--entries 10000] [--others 1000] [--per-other 100] [--check] [--editable]
 
 Builds one workspace whose memory root holds (through ``MemoryStore.write_many``, the
 import door, history on — one commit per scope):
@@ -17,6 +17,10 @@ JSON lines with history on (entries per second).  Targets: recall ≤ 3× and fl
 prior entries, import ≥ 2,000 entries/s.  It also prints the load average and in-process CPU
 times (``time.process_time``, p50) of recall and remember, which a loaded machine distorts far
 less than wall times.  ``--check`` exits 1 when a target is missed (each miss named).
+
+The fresh processes (and ``python3 -c pass``) run in a throwaway venv holding a non-editable
+install of this tree, as users install it (``harness.installed``); ``--editable`` times the
+running interpreter's own install instead, whose editable finder adds ~12 ms to every process.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness import baseline, measure, okfpro, report  # noqa: E402
+from harness import baseline, install_arg, installed, measure, okfpro, report  # noqa: E402
 
 from okfpro.core.scope import Scope  # noqa: E402
 from okfpro.memory.store import MemoryStore  # noqa: E402
@@ -113,10 +117,13 @@ def main() -> None:
     ap.add_argument("--others", type=int, default=1_000)
     ap.add_argument("--per-other", type=int, default=100)
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    install_arg(ap)
     args = ap.parse_args()
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     base = Path(tempfile.mkdtemp(prefix="okfpro-bench-recall-"))
     try:
+        print("install timed: " + ("this interpreter's (--editable)" if args.editable
+                                   else f"non-editable, {installed(str(base))}"), flush=True)
         ws = base / "ws"
         (ws / ".okf").mkdir(parents=True)
         (ws / "okfpro.toml").write_text("[memory]\n")

@@ -3,6 +3,11 @@
 Every figure is the median (p50) wall time of fresh processes, printed next to
 ``python3 -c pass`` measured in the same run, so numbers from different machines
 compare as ratios.  Used by every ``bench/bench_*.py`` script.
+
+:func:`installed` switches the commands (and ``python3 -c pass``) to a throwaway venv with
+okfpro installed the way users install it (``pip install .``, not editable): in a development
+venv the editable install's import finder runs in *every* process, ``python3 -c pass`` included
+(~12 ms here), which says nothing about what users pay.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import time
 from dataclasses import dataclass
 
 PYTHON = sys.executable
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @dataclass
@@ -59,3 +65,40 @@ def report(title: str, timings: list[Timing], base: Timing) -> None:
 
 def okfpro(*args: str) -> list[str]:
     return [PYTHON, "-m", "okfpro", *args]
+
+
+def installed(workdir: str) -> str:
+    """Point :func:`okfpro` and :func:`baseline` at a fresh venv under ``workdir`` holding a
+    non-editable install of this working tree (built from a copy, so the tree gets no build
+    files); its dependencies are the running interpreter's (a path line, not a site dir: that
+    venv's own ``.pth`` files, the editable finder among them, do not run).  Returns its python."""
+    import shutil
+    import sysconfig
+
+    global PYTHON
+    venv = os.path.join(workdir, "venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+    python = os.path.join(venv, "bin", "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    src = os.path.join(workdir, "src")
+    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__",
+                                                             ".okf-memory", ".tmp", "node_modules"))
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target",
+                    site, src], check=True)
+    deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    with open(os.path.join(site, "_bench_deps.pth"), "w") as f:
+        f.write("".join(d + "\n" for d in sorted(deps)))
+    check = subprocess.run([python, "-c", "import okfpro, sys; print(okfpro.__file__)"], cwd=workdir,
+                           check=True, capture_output=True, text=True).stdout.strip()
+    if not check.startswith(site):
+        raise SystemExit(f"the bench venv imports okfpro from {check}, not from its install in {site}")
+    PYTHON = python
+    return python
+
+
+def install_arg(ap: object) -> None:
+    """``--editable``: time the running interpreter's own install instead (see :func:`installed`)."""
+    ap.add_argument("--editable", action="store_true",  # type: ignore[attr-defined]
+                    help="time this interpreter's okfpro (an editable install's finder slows every process, "
+                         "python3 -c pass included) instead of a throwaway non-editable install")

@@ -123,7 +123,7 @@ def test_a_crash_inside_a_verb_exits_2_not_1(tmp_path):
     """Exit 1 means findings (validate: not conformant; audit: findings); an uncaught exception
     used to leave Python's own exit 1 and read as such.  Fault injected in a real process."""
     script = (
-        "import sys, okfpro.cli as c, okfpro.cli.kernel as k\n"
+        "import sys, okfpro.cli.app as c, okfpro.cli.kernel as k\n"
         "def boom(*a, **kw):\n"
         "    raise RuntimeError('injected fault')\n"
         "k.validate_cmd.callback = boom\n"
@@ -271,7 +271,7 @@ def test_capture_notes_a_link_to_nothing_and_still_lands(tmp_path):
 # --- a writer that cannot write refuses (exit 2) and says what landed -------------------------
 
 _FAULTY_DISK = (
-    "import errno, sys, okfpro.io.atomic as a, okfpro.cli as c\n"
+    "import errno, sys, okfpro.io.atomic as a, okfpro.cli.app as c\n"
     "real = a.atomic_write\n"
     "calls = []\n"
     "fail_at = int(sys.argv[1])\n"
