@@ -287,3 +287,45 @@ def test_inflections_meet_through_the_stem(store):
         hits, _ = memindex.recall(store, ALICE, q, TODAY.isoformat())
         assert len(hits) == 1, q
         assert shown(hits) == shown(memindex.scan_recall(store, ALICE, q, TODAY.isoformat())[0])
+
+
+def test_common_words_are_not_scored_entry_by_entry_and_the_answer_is_the_same(store, monkeypatch):
+    """A query mixing rare and very common words scores only the entries holding a rare one
+    (ScopeIndex._pruned), and answers exactly what the full ranking and the files answer —
+    coverage ties at the bound included, hidden memories included."""
+    rows = []
+    for i in range(240):
+        words = ["common"]  # in every entry
+        if i % 3 == 0:
+            words.append("often")  # in a third
+        if i % 40 == 0:
+            # in six long entries, below the title line: they score below short entries holding
+            # only a commoner word, so a wrong bound at a coverage tie shows
+            words.append("entry\nrare " + " ".join(f"filler{k}" for k in range(300)))
+        if i % 7 == 0:
+            words.append("seldom")
+        rows.append((" ".join(words) + f" entry {i}", T0 + dt.timedelta(minutes=i)))
+    for i in range(3):  # short and repetitive: outscores a long entry holding a rarer word
+        rows.append((("often " * (5 + i)).strip(), T0 + dt.timedelta(hours=9, minutes=i)))
+    ids, _c, err = store.write_many(ALICE, rows, "user", actor="t", what="skewed")
+    assert err is None and len(ids) == 243
+    assert remember(store, ALICE, "rare often common superseding note", supersede=True, today=TODAY).written
+    real = memindex.ScopeIndex._pruned
+    taken = []
+
+    def spy(self, *a, **k):
+        out = real(self, *a, **k)
+        taken.append(out is not None)
+        return out
+
+    for q in ("rare common", "rare often common", "seldom common", "rare seldom often common", "often common",
+              "rare often", "seldom often common", "entry common rare"):
+        for hidden in (False, True):
+            for limit in (1, 3, 6, 10, 25):
+                monkeypatch.setattr(memindex.ScopeIndex, "_pruned", spy)
+                got, _ = memindex.recall(store, ALICE, q, TODAY.isoformat(), hidden, limit)
+                monkeypatch.setattr(memindex.ScopeIndex, "_pruned", lambda *a, **k: None)
+                full, _ = memindex.recall(store, ALICE, q, TODAY.isoformat(), hidden, limit)
+                want, _ = memindex.scan_recall(store, ALICE, q, TODAY.isoformat(), hidden, limit)
+                assert shown(got) == shown(full) == shown(want), (q, hidden, limit)
+    assert sum(taken) >= 20 and not all(taken), taken

@@ -462,12 +462,31 @@ class ScopeIndex:
         tokens = bm25.stemmed_query(query)
         if not tokens:
             return []
-        cover = " UNION ALL ".join("SELECT rowid AS rid FROM docs WHERE docs MATCH ?" for _ in tokens)
+        rows = self._pruned(tokens, today, include_hidden, limit) if limit is not None and len(tokens) > 1 else None
+        if rows is None:
+            rows = con.execute(*self._ranked(tokens, today, include_hidden, limit, None)).fetchall()
+        hits: list[Hit] = []
+        for row in rows:
+            rec = record_of(row[11])
+            status = visible_status(rec, today, include_hidden)
+            if status is None:
+                continue
+            hits.append(Hit(self._stored(row), row[9], rec, status))
+        self._verify(rows)
+        return hits
+
+    def _ranked(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int | None,
+                within: str | None) -> tuple[str, list[Any]]:
+        """The ranking query (SQL, parameters): coverage, BM25, the policy, the order, the limit.
+        ``within``: a MATCH expression; only the entries it matches are scored (FTS5's IDF and
+        average length still come from the whole table, so each score is the unrestricted one)."""
+        only = " AND +rowid IN (SELECT rowid FROM docs WHERE docs MATCH ?)" if within is not None else ""
+        cover = " UNION ALL ".join(f"SELECT rowid AS rid FROM docs WHERE docs MATCH ?{only}" for _ in tokens)
         where = "" if include_hidden else f"AND {self._visible_sql()}"
         # phase 1: the order and the limit over (rid, keys) only; phase 2: the rows shown
         sql = (
             "WITH cov AS (SELECT rid, count(*) AS n FROM (" + cover + ") GROUP BY rid), "
-            f"m AS (SELECT rowid AS rid, -bm25(docs, {WEIGHTS[0]}, {WEIGHTS[1]}) AS score FROM docs WHERE docs MATCH ?), "
+            f"m AS (SELECT rowid AS rid, -bm25(docs, {WEIGHTS[0]}, {WEIGHTS[1]}) AS score FROM docs WHERE docs MATCH ?{only}), "
             "top AS (SELECT e.rid AS rid, m.score AS score, cov.n AS n, e.date AS date, e.seq AS seq "
             "FROM m JOIN cov ON cov.rid = m.rid JOIN entries e ON e.rid = m.rid "
             "JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
@@ -478,22 +497,40 @@ class ScopeIndex:
             "FROM top JOIN entries e ON e.rid = top.rid JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
             "ORDER BY top.n DESC, round(top.score, 4) DESC, top.date DESC, top.seq DESC"
         )
-        params: list[Any] = [match_expression([t]) for t in tokens]
-        params += [match_expression(tokens), self.key]
+        extra = [within] if within is not None else []
+        params: list[Any] = []
+        for t in tokens:
+            params += [match_expression([t]), *extra]
+        params += [match_expression(tokens), *extra, self.key]
         if not include_hidden:
             params.append(today)
         if limit is not None:
             params.append(limit)
-        rows = con.execute(sql, params).fetchall()
-        hits: list[Hit] = []
-        for row in rows:
-            rec = record_of(row[11])
-            status = visible_status(rec, today, include_hidden)
-            if status is None:
-                continue
-            hits.append(Hit(self._stored(row), row[9], rec, status))
-        self._verify(rows)
-        return hits
+        return sql, params
+
+    def _pruned(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int) -> list[Any] | None:
+        """The rows of the full ranking without scoring every entry a very common word matches, or
+        None (then the caller runs the full query).  The order's first key is coverage (how many
+        query words an entry holds).  With the words rarest first, an entry holding none of the
+        first ``j`` holds at most ``len(tokens) - j``; so when the ``limit`` best entries among those
+        holding one of the first ``j`` all cover more than that, no other entry can displace them,
+        and they are exactly the full query's answer (tests/test_memory_index.py compares both)."""
+        con = self.con
+        assert con is not None
+        counted = [(con.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (match_expression([t]),)).fetchone()[0], i)
+                   for i, t in enumerate(tokens)]
+        counted.sort()
+        rarest = [tokens[i] for _, i in counted]
+        for j in range(1, len(rarest)):
+            scored = sum(n for n, _ in counted[:j])  # at most this many entries are scored
+            if scored < limit:
+                continue  # too few to fill the limit
+            if scored * 2 > counted[-1][0]:
+                return None  # hardly cheaper than the full query
+            rows = con.execute(*self._ranked(tokens, today, include_hidden, limit, match_expression(rarest[:j]))).fetchall()
+            if len(rows) == limit and rows[-1][10] > len(rarest) - j:
+                return rows
+        return None
 
     def _verify(self, rows: Sequence[Sequence[Any]]) -> None:
         """Each returned entry is read back from its day file: same section, same text."""
