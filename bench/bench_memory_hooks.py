@@ -68,17 +68,22 @@ def main() -> None:
         env.update(OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_TODAY="2026-11-30")
 
         def timed(event_name: str, make_event, runs: int) -> Timing:
-            samples = []
+            import resource
+
+            samples, cpus = [], []
             for i in range(runs + 1):
+                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()
                 proc = subprocess.run(okfpro("hook", event_name), input=json.dumps(make_event(i)).encode(),
                                       cwd=ws, env=env, capture_output=True)
+                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 if proc.returncode != 0:
                     raise SystemExit(f"{event_name} exited {proc.returncode}: {proc.stderr.decode()[-400:]}")
                 if i:
                     samples.append(time.perf_counter() - t0)
+                    cpus.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
             return Timing(f"okfpro hook {event_name} ({args.n} concepts, {args.memories} memories)",
-                          statistics.median(samples), runs)
+                          statistics.median(samples), runs, statistics.median(cpus))
 
         transcript = Path(tmp) / "t.jsonl"
 

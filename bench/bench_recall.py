@@ -14,7 +14,8 @@ then times fresh processes next to ``python3 -c pass``: ``memory recall`` in ``b
 with 10 and with ``--entries`` prior entries (within 20 %), and ``memory import`` of 5,000
 JSON lines with history on (entries per second).  Targets: recall ≤ 3× and flat (within
 20 %) with the other users present, remember ≤ 4× and within 20 % from 10 to ``--entries``
-prior entries, import ≥ 2,000 entries/s.  It also prints the load average and in-process CPU
+prior entries, import ≥ 2,000 entries/s.  It also prints the load average, each fresh process's CPU time
+(user + system, p50, next to ``python3 -c pass``'s), and in-process CPU
 times (``time.process_time``, p50) of recall and remember, which a loaded machine distorts far
 less than wall times.  ``--check`` exits 1 when a target is missed (each miss named).
 

@@ -28,27 +28,37 @@ class Timing:
     label: str
     p50: float
     runs: int
+    cpu: float | None = None  # p50 of the child's user+system CPU seconds: far steadier than wall on a busy machine
 
-    def row(self, baseline: float) -> str:
+    def row(self, baseline: float, base_cpu: float | None = None) -> str:
         ratio = self.p50 / baseline if baseline > 0 else float("nan")
-        return f"{self.label:<58} p50 {self.p50 * 1000:8.1f} ms   {ratio:6.1f} x python3 -c pass"
+        out = f"{self.label:<58} p50 {self.p50 * 1000:8.1f} ms   {ratio:6.1f} x python3 -c pass"
+        if self.cpu is not None and base_cpu:
+            out += f"   | CPU {self.cpu * 1000:7.1f} ms {self.cpu / base_cpu:5.1f} x"
+        return out
 
 
 def measure(cmd: list[str], *, runs: int = 7, stdin: bytes | None = None, env: dict[str, str] | None = None,
             cwd: str | None = None, label: str | None = None, warmup: int = 1, expect: tuple[int, ...] | None = None) -> Timing:
     """Run ``cmd`` ``warmup + runs`` times; return the p50 of the timed runs."""
+    import resource
+
     full_env = {**os.environ, **(env or {})}
     samples: list[float] = []
+    cpus: list[float] = []
     for i in range(warmup + runs):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(cmd, input=stdin, env=full_env, cwd=cwd, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE)
         elapsed = time.perf_counter() - start
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         if expect is not None and proc.returncode not in expect:
             raise RuntimeError(f"{cmd} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-500:]}")
         if i >= warmup:
             samples.append(elapsed)
-    return Timing(label or " ".join(cmd), statistics.median(samples), runs)
+            cpus.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
+    return Timing(label or " ".join(cmd), statistics.median(samples), runs, statistics.median(cpus))
 
 
 def baseline(runs: int = 15) -> Timing:
@@ -57,9 +67,9 @@ def baseline(runs: int = 15) -> Timing:
 
 def report(title: str, timings: list[Timing], base: Timing) -> None:
     print(f"\n== {title} ==")
-    print(base.row(base.p50))
+    print(base.row(base.p50, base.cpu))
     for t in timings:
-        print(t.row(base.p50))
+        print(t.row(base.p50, base.cpu))
     sys.stdout.flush()
 
 
