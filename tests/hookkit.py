@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import invoke
+
 REPO = Path(__file__).resolve().parents[1]
 TODAY = "2026-11-30"
 PAST = "2026-11-27"
@@ -85,7 +87,7 @@ def git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def snapshot_line(root: Path) -> str:
-    proc = subprocess.run([sys.executable, "-m", "okfpro", "snapshot", str(root)], capture_output=True, text=True, env=env())
+    proc = invoke("snapshot", str(root), base_env=env())
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip().splitlines()[-1]
 

@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.helpers import REPO, run_okfpro
+from tests.helpers import REPO, invoke
 
 IDENTITY_VARS = ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_BUNDLE")
 
@@ -28,7 +28,7 @@ def server_env(**extra: str) -> dict[str, str]:
 def workspace(tmp: Path, name: str = "ws") -> Path:
     """A scaffolded workspace (okfpro init) with a few concepts of our own."""
     ws = tmp / name
-    proc = run_okfpro("init", str(ws))
+    proc = invoke("init", str(ws))
     assert proc.returncode == 0, proc.stderr
     okf = ws / ".okf"
     (okf / "learnings" / "billing").mkdir(parents=True, exist_ok=True)
@@ -44,7 +44,7 @@ def workspace(tmp: Path, name: str = "ws") -> Path:
 
 
 def cli_json(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> tuple[int, Any]:
-    proc = run_okfpro(*args, cwd=cwd, env=env)
+    proc = invoke(*args, cwd=cwd, env=env)
     assert proc.returncode in (0, 1), f"{args}: {proc.returncode} {proc.stderr}"
     return proc.returncode, json.loads(proc.stdout)
 

@@ -13,12 +13,13 @@ import pytest
 import yaml
 
 from okfpro.io.scaffold import requirement_from_direct_url
+from tests.helpers import invoke
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def okfpro(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "okfpro", *args], capture_output=True, text=True, cwd=cwd)
+    return invoke(*args, cwd=cwd)
 
 
 def install_step(ws: Path) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -29,6 +28,7 @@ import pytest
 from okfpro.core.lint import lint
 from okfpro.core.validate import validate
 from okfpro.io.reader import read_bundle
+from tests.helpers import invoke
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -103,8 +103,7 @@ def test_corpus_is_complete() -> None:
 def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "OKFPRO_NO_CACHE": "1", "PYTHONPATH": str(REPO)}
     env.pop("OKFPRO_TODAY", None)
-    return subprocess.run([sys.executable, "-m", "okfpro", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return invoke(*args, cwd=cwd, base_env=env)
 
 
 @needs_corpus

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 
 import pytest
 
 from okfpro.core import evalmetrics as _evalmetrics
-from tests.helpers import REPO
+from tests.helpers import REPO, invoke
 
 
 def test_metrics_by_hand():
@@ -29,8 +27,7 @@ def test_plain_bm25_prefers_the_rare_word():
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "okfpro", "eval", "recall", *args], capture_output=True,
-                          env={**os.environ})
+    return invoke("eval", "recall", *args, text=False)
 
 
 def test_cli_on_the_example_gold_set():

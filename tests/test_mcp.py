@@ -16,7 +16,7 @@ pytest.importorskip("mcp")
 
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from tests.helpers import run_okfpro  # noqa: E402
+from tests.helpers import invoke, run_okfpro  # noqa: E402
 from tests.mcpkit import call, cli_json, server_env, stdio_client, workspace  # noqa: E402
 
 EXPECTED_TOOLS = {
@@ -99,7 +99,7 @@ def test_every_tool_answers_as_the_cli_does(tmp_path: Path) -> None:
             assert _strip(got, "findings_total", *PAGING) == _strip(want, "bundle")
 
             err, got = await call(c, "audit", {})
-            proc = run_okfpro("audit", str(ws), env=cli_env)
+            proc = invoke("audit", str(ws), env=cli_env)
             assert got["clean"] == (proc.returncode == 0), proc.stdout
 
             err, got = await call(c, "read", {"id": "learnings/renewal"})
@@ -345,7 +345,7 @@ def test_init_wires_the_server_for_every_host(tmp_path: Path) -> None:
     from mcp.client.stdio import StdioServerParameters
 
     ws = tmp_path / "brain"
-    proc = run_okfpro("init", str(ws), "--agent", "claude", "--agent", "codex", "--agent", "gemini")
+    proc = invoke("init", str(ws), "--agent", "claude", "--agent", "codex", "--agent", "gemini")
     assert proc.returncode == 0, proc.stderr
     servers = _wired_servers(ws)
     (ws / "deep" / "er").mkdir(parents=True)

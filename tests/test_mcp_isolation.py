@@ -12,7 +12,7 @@ pytest.importorskip("mcp")
 
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from tests.helpers import run_okfpro  # noqa: E402
+from tests.helpers import invoke, run_okfpro  # noqa: E402
 from tests.mcpkit import HttpServer, call, http_client, server_env, stdio_client, workspace  # noqa: E402
 
 CLAIMS = ({"user": "bob"}, {"tenant": "acme"}, {"session": "s-other"}, {"scope": {"user": "bob"}}, {"as": "bob"})
@@ -59,9 +59,9 @@ def test_two_identities_on_one_memory_root_never_meet(tmp_path: Path) -> None:
 
     anyio.run(main)
     # the CLI, as alice and as bob, sees the same split
-    proc = run_okfpro("memory", "--workspace", str(ws), "recall", "binder", "--json", env={"OKFPRO_USER": "alice"})
+    proc = invoke("memory", "--workspace", str(ws), "recall", "binder", "--json", env={"OKFPRO_USER": "alice"})
     assert [p["text"] for p in json.loads(proc.stdout)["passages"]] == ["alice keeps the launch codes in the blue binder"]
-    proc = run_okfpro("memory", "--workspace", str(ws), "recall", "binder", "--json", env={"OKFPRO_USER": "bob"})
+    proc = invoke("memory", "--workspace", str(ws), "recall", "binder", "--json", env={"OKFPRO_USER": "bob"})
     assert json.loads(proc.stdout)["passages"] == []
 
 
@@ -123,10 +123,10 @@ def test_http_tokens_map_to_identities_and_see_only_their_own_scope(tmp_path: Pa
     finally:
         server.close()
     # and the CLI agrees on who owns what
-    proc = run_okfpro("memory", "--workspace", str(ws), "recall", "merger", "--json",
+    proc = invoke("memory", "--workspace", str(ws), "recall", "merger", "--json",
                       env={"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"})
     assert [p["text"] for p in json.loads(proc.stdout)["passages"]] == ["alice's http secret about the merger"]
-    proc = run_okfpro("memory", "--workspace", str(ws), "recall", "merger", "--json", env={"OKFPRO_USER": "mallory"})
+    proc = invoke("memory", "--workspace", str(ws), "recall", "merger", "--json", env={"OKFPRO_USER": "mallory"})
     assert json.loads(proc.stdout)["passages"] == []
 
 

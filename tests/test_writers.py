@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from okfpro.core.board_edit import JOURNAL_PLACEHOLDER
-from tests.helpers import run_okfpro
+from tests.helpers import invoke
 
 BOARD = """---
 type: Board
@@ -58,7 +58,7 @@ def make_bundle(base: Path, git: bool = True) -> Path:
 
 
 def ok(*args, cwd, day="2026-11-30", code=0):
-    proc = run_okfpro(*args, cwd=cwd, env={"OKFPRO_TODAY": day})
+    proc = invoke(*args, cwd=cwd, env={"OKFPRO_TODAY": day})
     assert proc.returncode == code, f"{args}: rc={proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     return proc
 
@@ -127,7 +127,7 @@ def test_writer_from_a_subdirectory_and_via_okfpro_bundle(tmp_path):
     ok("capture", "from below", cwd=sub)
     other = tmp_path.parent / (tmp_path.name + "-elsewhere")
     other.mkdir()
-    proc = run_okfpro("capture", "via env", cwd=other, env={"OKFPRO_TODAY": "2026-11-30", "OKFPRO_BUNDLE": str(tmp_path)})
+    proc = invoke("capture", "via env", cwd=other, env={"OKFPRO_TODAY": "2026-11-30", "OKFPRO_BUNDLE": str(tmp_path)})
     assert proc.returncode == 0, proc.stderr
     text = (root / "board.md").read_text()
     assert "from below" in text and "via env" in text
@@ -303,7 +303,7 @@ def test_a_week_of_work(tmp_path):
     close a project, conflict lines, a waiting line past its chase date, a future capture."""
     ws = tmp_path / "ws"
     ws.mkdir()
-    init = run_okfpro("init", str(ws))
+    init = invoke("init", str(ws))
     if init.returncode != 0 or not (ws / ".okf" / "board.md").exists():
         pytest.skip(f"init unavailable: {init.stderr[:200]}")
     root = ws / ".okf"
