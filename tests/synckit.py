@@ -90,8 +90,8 @@ class Clone:
             'tiers = ["session", "user", "tenant"]\n')
         self.root = self.dir / ".okf-memory"
 
-    def okfpro(self, *args: str, check: bool = False) -> subprocess.CompletedProcess:
-        return run_okfpro(list(args), cwd=self.dir, env={"HOME": str(self.home)}, check=check)
+    def okfpro(self, *args: str, check: bool = False, process: bool = False) -> subprocess.CompletedProcess:
+        return run_okfpro(list(args), cwd=self.dir, env={"HOME": str(self.home)}, check=check, process=process)
 
     def store(self) -> MemoryStore:
         return MemoryStore(self.root, tiers=("session", "user", "tenant"))

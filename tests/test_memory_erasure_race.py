@@ -64,7 +64,7 @@ def purge_between_list_and_push(monkeypatch, a: Clone) -> list:
 
     def push(self, updates, force=()):
         if not done:
-            proc = a.okfpro("memory", "forget", "--purge", "--yes")
+            proc = a.okfpro("memory", "forget", "--purge", "--yes", process=True)  # another process: push is patched here
             assert proc.returncode == 0, proc.stderr
             done.append(proc)
         return real(self, updates, force)
