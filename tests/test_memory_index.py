@@ -289,10 +289,10 @@ def test_inflections_meet_through_the_stem(store):
         assert shown(hits) == shown(memindex.scan_recall(store, ALICE, q, TODAY.isoformat())[0])
 
 
-def test_common_words_are_not_scored_entry_by_entry_and_the_answer_is_the_same(store, monkeypatch):
-    """A query mixing rare and very common words scores only the entries holding a rare one
-    (ScopeIndex._pruned), and answers exactly what the full ranking and the files answer —
-    coverage ties at the bound included, hidden memories included."""
+def test_rare_and_very_common_words_answer_what_the_files_answer(store):
+    """A query mixing rare and very common words, over one day file of neighbouring entries,
+    answers exactly what the files answer at every limit, hidden memories included (the index
+    scores every matched entry: a rank depends on the neighbours' full scores)."""
     rows = []
     for i in range(240):
         words = ["common"]  # in every entry
@@ -310,22 +310,10 @@ def test_common_words_are_not_scored_entry_by_entry_and_the_answer_is_the_same(s
     ids, _c, err = store.write_many(ALICE, rows, "user", actor="t", what="skewed")
     assert err is None and len(ids) == 243
     assert remember(store, ALICE, "rare often common superseding note", supersede=True, today=TODAY).written
-    real = memindex.ScopeIndex._pruned
-    taken = []
-
-    def spy(self, *a, **k):
-        out = real(self, *a, **k)
-        taken.append(out is not None)
-        return out
-
     for q in ("rare common", "rare often common", "seldom common", "rare seldom often common", "often common",
               "rare often", "seldom often common", "entry common rare"):
         for hidden in (False, True):
-            for limit in (1, 3, 6, 10, 25):
-                monkeypatch.setattr(memindex.ScopeIndex, "_pruned", spy)
+            for limit in (1, 3, 6, 10, 25, None):
                 got, _ = memindex.recall(store, ALICE, q, TODAY.isoformat(), hidden, limit)
-                monkeypatch.setattr(memindex.ScopeIndex, "_pruned", lambda *a, **k: None)
-                full, _ = memindex.recall(store, ALICE, q, TODAY.isoformat(), hidden, limit)
                 want, _ = memindex.scan_recall(store, ALICE, q, TODAY.isoformat(), hidden, limit)
-                assert shown(got) == shown(full) == shown(want), (q, hidden, limit)
-    assert sum(taken) >= 20 and not all(taken), taken
+                assert got and shown(got) == shown(want), (q, hidden, limit)

@@ -45,8 +45,8 @@ from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, title
 from okfpro.core.scope import Scope, applicable_tiers, scope_key
 from okfpro.memory.entries import Diagnostic, Section, StoredEntry, day_listing, file_sections, fingerprint
 from okfpro.memory.layout import link_problem, read_day_file
-from okfpro.memory.ranking import WEIGHTS, Hit, entry_fields, match_expression, norm_digest, record_json, record_of, \
-    scan_tier, visible_status
+from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, match_expression, norm_digest, record_json, \
+    record_of, recall_terms, scan_tier, visible_status
 
 SCHEMA = "okfpro-memory-index/3"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords
 INDEX_DIR = ".okf-index"
@@ -456,15 +456,15 @@ class ScopeIndex:
 
     def search(self, query: str, today: str, include_hidden: bool = False, limit: int | None = None) -> list[Hit]:
         """What :func:`scan_tier` answers over the files, from the index; every hit is
-        checked against its day file before it is returned."""
+        checked against its day file before it is returned.  Every matched entry is scored: a
+        memory's rank depends on its neighbours' full scores (ranking.with_neighbours), so the
+        common-word pruning that coverage-first order allowed has no exact bound here (memory-index.md)."""
         con = self.con
         assert con is not None
-        tokens = bm25.stemmed_query(query)
+        tokens = recall_terms(query)
         if not tokens:
             return []
-        rows = self._pruned(tokens, today, include_hidden, limit) if limit is not None and len(tokens) > 1 else None
-        if rows is None:
-            rows = con.execute(*self._ranked(tokens, today, include_hidden, limit, None)).fetchall()
+        rows = con.execute(*self._ranked(tokens, today, include_hidden, limit)).fetchall()
         hits: list[Hit] = []
         for row in rows:
             rec = record_of(row[11])
@@ -475,62 +475,32 @@ class ScopeIndex:
         self._verify(rows)
         return hits
 
-    def _ranked(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int | None,
-                within: str | None) -> tuple[str, list[Any]]:
-        """The ranking query (SQL, parameters): coverage, BM25, the policy, the order, the limit.
-        ``within``: a MATCH expression; only the entries it matches are scored (FTS5's IDF and
-        average length still come from the whole table, so each score is the unrestricted one)."""
-        only = " AND +rowid IN (SELECT rowid FROM docs WHERE docs MATCH ?)" if within is not None else ""
-        cover = " UNION ALL ".join(f"SELECT rowid AS rid FROM docs WHERE docs MATCH ?{only}" for _ in tokens)
+    def _ranked(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int | None) -> tuple[str, list[Any]]:
+        """The ranking query (SQL, parameters): BM25, the policy, the neighbours, the order, the limit."""
         where = "" if include_hidden else f"AND {self._visible_sql()}"
-        # phase 1: the order and the limit over (rid, keys) only; phase 2: the rows shown
+        # v: the matched memories shown (policy first); top: each plus NEIGHBOUR x its matched shown
+        # neighbours (ranking.with_neighbours), the order and the limit over (rid, keys); then the rows
         sql = (
-            "WITH cov AS (SELECT rid, count(*) AS n FROM (" + cover + ") GROUP BY rid), "
-            f"m AS (SELECT rowid AS rid, -bm25(docs, {WEIGHTS[0]}, {WEIGHTS[1]}) AS score FROM docs WHERE docs MATCH ?{only}), "
-            "top AS (SELECT e.rid AS rid, m.score AS score, cov.n AS n, e.date AS date, e.seq AS seq "
-            "FROM m JOIN cov ON cov.rid = m.rid JOIN entries e ON e.rid = m.rid "
-            "JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
-            f"WHERE e.scope = ? AND e.change = 0 {where} "
-            "ORDER BY cov.n DESC, round(m.score, 4) DESC, e.date DESC, e.seq DESC"
+            f"WITH m AS (SELECT rowid AS rid, -bm25(docs, {WEIGHTS[0]}, {WEIGHTS[1]}) AS score FROM docs WHERE docs MATCH ?), "
+            "v AS (SELECT e.rid AS rid, m.score AS score, e.date AS date, e.seq AS seq "
+            "FROM m JOIN entries e ON e.rid = m.rid JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
+            f"WHERE e.scope = ? AND e.change = 0 {where}), "
+            "w AS (SELECT rid, score, date, seq, lag(seq) OVER day AS ps, lag(score) OVER day AS pscore, "
+            "lead(seq) OVER day AS ns, lead(score) OVER day AS nscore FROM v WINDOW day AS (PARTITION BY date ORDER BY seq)), "
+            f"top AS (SELECT rid, score + {NEIGHBOUR!r} * ((CASE WHEN ps = seq - 1 THEN pscore ELSE 0.0 END) "
+            "+ (CASE WHEN ns = seq + 1 THEN nscore ELSE 0.0 END)) AS final, date, seq FROM w "
+            "ORDER BY round(final, 4) DESC, final DESC, date DESC, seq DESC"
             + (" LIMIT ?" if limit is not None else "") + ") "
-            "SELECT e.rid, e.name, e.date, e.seq, e.clock, e.title, e.text, e.start, e.end, top.score, top.n, r.rec "
+            "SELECT e.rid, e.name, e.date, e.seq, e.clock, e.title, e.text, e.start, e.end, top.final, 0, r.rec "
             "FROM top JOIN entries e ON e.rid = top.rid JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
-            "ORDER BY top.n DESC, round(top.score, 4) DESC, top.date DESC, top.seq DESC"
+            "ORDER BY round(top.final, 4) DESC, top.final DESC, top.date DESC, top.seq DESC"
         )
-        extra = [within] if within is not None else []
-        params: list[Any] = []
-        for t in tokens:
-            params += [match_expression([t]), *extra]
-        params += [match_expression(tokens), *extra, self.key]
+        params: list[Any] = [match_expression(tokens), self.key]
         if not include_hidden:
             params.append(today)
         if limit is not None:
             params.append(limit)
         return sql, params
-
-    def _pruned(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int) -> list[Any] | None:
-        """The rows of the full ranking without scoring every entry a very common word matches, or
-        None (then the caller runs the full query).  The order's first key is coverage (how many
-        query words an entry holds).  With the words rarest first, an entry holding none of the
-        first ``j`` holds at most ``len(tokens) - j``; so when the ``limit`` best entries among those
-        holding one of the first ``j`` all cover more than that, no other entry can displace them,
-        and they are exactly the full query's answer (tests/test_memory_index.py compares both)."""
-        con = self.con
-        assert con is not None
-        counted = [(con.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (match_expression([t]),)).fetchone()[0], i)
-                   for i, t in enumerate(tokens)]
-        counted.sort()
-        rarest = [tokens[i] for _, i in counted]
-        for j in range(1, len(rarest)):
-            scored = sum(n for n, _ in counted[:j])  # at most this many entries are scored
-            if scored < limit:
-                continue  # too few to fill the limit
-            if scored * 2 > counted[-1][0]:
-                return None  # hardly cheaper than the full query
-            rows = con.execute(*self._ranked(tokens, today, include_hidden, limit, match_expression(rarest[:j]))).fetchall()
-            if len(rows) == limit and rows[-1][10] > len(rarest) - j:
-                return rows
-        return None
 
     def _verify(self, rows: Sequence[Sequence[Any]]) -> None:
         """Each returned entry is read back from its day file: same section, same text."""

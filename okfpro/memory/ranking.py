@@ -1,13 +1,18 @@
 """How memory is ranked, defined once for the index and for the index-free scan.
 
 Within a tier: BM25 over (title ×5, body ×1) with corpus statistics over every memory
-entry of the tier (change records are not documents), terms stemmed by
-:mod:`okfpro.core.stem`; the policy hides superseded, expired and archived memories
-*before* the order and the limit; order = distinct query terms matched, then the score
-rounded to 4 places, then newest first.  :func:`scan_tier` is that definition over a list
-of entries; :mod:`okfpro.memory.index` answers the same from SQLite FTS5 and is tested
-equal to it.  Also here: the record (de)serialisation and the normalised-text digest both
-sides use.
+entry of the tier (change records are not documents), query terms from
+:func:`recall_terms` (stemmed by :mod:`okfpro.core.stem`, conversational stop words
+dropped); the policy hides superseded, expired and archived memories *before* the order
+and the limit; each matched memory then gains :data:`NEIGHBOUR` × the scores of the
+matched, shown memories just before and after it in the same day file (a turn's
+neighbours share its context: the reply to "we adopted a puppy" says "a dog!"), and a
+memory no query term matches is never returned; order = that score rounded to 4 places,
+then unrounded, then newest first.  Measured on long conversations (``bench/eval_recall.py``, design note
+``.okf/design/recall-quality.md``).  :func:`scan_tier` is that definition over a list of
+entries; :mod:`okfpro.memory.index` answers the same from SQLite FTS5 and is tested equal
+to it.  Also here: the record (de)serialisation and the normalised-text digest both sides
+use.
 """
 
 from __future__ import annotations
@@ -25,6 +30,30 @@ from okfpro.memory.entries import Passage, excerpt, records_by_entry
 
 FIELDS = ("title", "body")
 WEIGHTS = (_search.WEIGHTS["title"], _search.WEIGHTS["body"])
+NEIGHBOUR = 0.5  # share of a matched neighbour's score a memory gains (previous and next entry of its day file)
+# The Snowball project's English stop word list (snowballstem.org, english/stop.txt) plus the
+# reporting verbs questions about people are full of ("what did she tell about her ...?"):
+# dropped from recall queries on top of the engine's stop words (measured, recall-quality.md).
+CHAT_STOP_WORDS = frozenset(
+    """i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers
+    herself it its itself they them their theirs themselves what which who whom this that these those am is are
+    was were be been being have has had having do does did doing would should could ought i'm you're he's she's
+    it's we're they're i've you've we've they've i'd you'd he'd she'd we'd they'd i'll you'll he'll she'll we'll
+    they'll isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't wouldn't shan't shouldn't
+    can't cannot couldn't mustn't let's that's who's what's here's there's when's where's why's how's a an the and
+    but if or because as until while of at by for with about against between into through during before after
+    above below to from up down in out on off over under again further then once here there when where why how
+    all any both each few more most other some such no nor not only own same so than too very
+    get got tell told say said""".split()
+)
+
+
+def recall_terms(query: str) -> list[str]:
+    """The query terms recall ranks with: the engine's query tokens less
+    :data:`CHAT_STOP_WORDS`, stemmed (all of them when nothing else is left)."""
+    toks = bm25.query_tokens(query)
+    kept = [t for t in toks if t not in CHAT_STOP_WORDS]
+    return bm25.stemmed_query(kept or toks)
 
 
 def entry_fields(title: str, text: str) -> dict[str, str]:
@@ -66,8 +95,23 @@ def visible_status(rec: _mempolicy.MemoryRecord, today: str, include_hidden: boo
     return status
 
 
-def order_key(coverage: int, score: float, date: str, seq: int) -> tuple:
-    return (coverage, round(score, 4), date, seq)
+def order_key(score: float, date: str, seq: int) -> tuple:
+    """Rounded score (the engines agree to 4 places), then the exact one: in a tier of a few
+    memories every idf is clamped to the same tiny value and only the unrounded scores tell a
+    memory matching three terms from one matching one; then newest."""
+    return (round(score, 4), score, date, seq)
+
+
+def with_neighbours(own: dict[Any, float], place: dict[Any, tuple[str, int]]) -> dict[Any, float]:
+    """Each matched memory's score plus :data:`NEIGHBOUR` × the scores of the matched
+    memories at (day, seq ∓ 1); ``own``: the shown memories' BM25 scores, ``place``: their
+    (day, seq).  The index computes the same in SQL (``ScopeIndex.search``)."""
+    at = {place[k]: s for k, s in own.items()}
+    out: dict[Any, float] = {}
+    for k, s in own.items():
+        day, seq = place[k]
+        out[k] = s + NEIGHBOUR * (at.get((day, seq - 1), 0.0) + at.get((day, seq + 1), 0.0))
+    return out
 
 
 @dataclass(frozen=True)
@@ -89,7 +133,7 @@ def scan_tier(
     limit: int | None = None,
 ) -> list[Hit]:
     """The index-free ranking of one tier's entries (oldest first): what the index answers."""
-    tokens = bm25.stemmed_query(query)
+    tokens = recall_terms(query)
     if not entries or not tokens:
         return []
     pairs = records_by_entry(entries)
@@ -100,21 +144,18 @@ def scan_tier(
     index = bm25.RankedIndex([_search.Doc(e.id, entry_fields(e.title, e.text)) for e, _ in docs], fields=FIELDS,
                           tokenizer=bm25.stemmed_terms)
     scores, _matched, _hits = index.scores(tokens)
-    covered: dict[int, int] = {}
-    for qt in tokens:
-        seen: set[int] = set()
-        for tok in index.expand(qt):
-            seen.update(index.postings[tok])
-        for i in seen:
-            covered[i] = covered.get(i, 0) + 1
-    ranked = []
-    for i, score in scores.items():
-        entry, rec = docs[i]
-        effective = folded.get(rec.id, rec)
+    shown: dict[int, tuple[_mempolicy.MemoryRecord, str]] = {}
+    for i in scores:
+        effective = folded.get(docs[i][1].id, docs[i][1])
         status = visible_status(effective, today, include_hidden)
-        if status is None:
-            continue
-        ranked.append((order_key(covered.get(i, 0), score, entry.date, entry.seq), Hit(entry, score, effective, status)))
+        if status is not None:
+            shown[i] = (effective, status)
+    final = with_neighbours({i: scores[i] for i in shown}, {i: (docs[i][0].date, docs[i][0].seq) for i in shown})
+    ranked = []
+    for i, score in final.items():
+        entry = docs[i][0]
+        effective, status = shown[i]
+        ranked.append((order_key(score, entry.date, entry.seq), Hit(entry, score, effective, status)))
     ranked.sort(key=lambda pair: pair[0], reverse=True)
     hits = [h for _, h in ranked]
     return hits if limit is None else hits[:limit]

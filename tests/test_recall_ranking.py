@@ -1,0 +1,108 @@
+"""Recall ranking on conversations (okfpro/memory/ranking.py): neighbouring turns, stop
+words, policy before the neighbours — through the index and the index-free scan alike."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from okfpro.core.scope import Scope
+from okfpro.memory import importer
+from okfpro.memory import index as memindex
+from okfpro.memory import ranking
+from okfpro.memory.policy import change
+from okfpro.memory.store import MemoryStore
+
+ANA = Scope(tenant="acme", user="ana")
+TODAY = "2026-06-30"
+DAY1 = dt.datetime(2026, 6, 1, 18, 0, tzinfo=dt.timezone.utc)
+DAY2 = dt.datetime(2026, 6, 2, 18, 0, tzinfo=dt.timezone.utc)
+
+
+def load(tmp_path, turns):
+    """Turns ``(key, text, time)`` imported as memory import does; returns (store, key of memory id)."""
+    store = MemoryStore(tmp_path / "memory", tiers=("user",), history=False)
+    items = [importer.Item(i + 1, text, when, "user", "event", "user", key, False) for i, (key, text, when) in enumerate(turns)]
+    res = importer.run(store, ANA, items, today=dt.date(2026, 6, 30), progress=False)
+    assert res.imported == len(turns), res.to_json()
+    return store, {importer.import_key_id(k): k for k, _, _ in turns}
+
+
+def ranked(store, keys, query, engine):
+    run = memindex.recall if engine == "index" else memindex.scan_recall
+    hits, _ = run(store, ANA, query, TODAY, False, 10)
+    return [keys[h.record.id] for h in hits]
+
+
+def conversation(first_day_of_reply=DAY1):
+    t = [DAY1 + dt.timedelta(minutes=i) for i in range(10)]
+    return [
+        ("weather", "Ana: The weather has been so gloomy.", t[0]),
+        ("puppy", "Ana: We adopted a puppy from the shelter and named it Max.", t[1]),
+        ("reply", "Ben: A dog! That is adorable, send me pictures.", first_day_of_reply + dt.timedelta(minutes=2)),
+        ("plan", "Ben: Sounds like a plan.", t[4]),
+        ("tired", "Ana: Honestly, I am totally drained.", t[5]),
+        ("coffee", "Ana: I need more coffee.", t[6]),
+    ]
+
+
+@pytest.mark.parametrize("engine", ["index", "scan"])
+def test_a_turn_gains_from_its_neighbour_and_outranks_turns_matching_as_much(tmp_path, engine, monkeypatch):
+    store, keys = load(tmp_path, conversation())
+    got = ranked(store, keys, "ana dog", engine)
+    assert got[:2] == ["reply", "puppy"], got
+    assert set(got) == {"reply", "puppy", "weather", "tired", "coffee"}  # not "plan": no query word
+    # without the neighbours the puppy turn is one more "ana" turn and the newer ones win the tie
+    monkeypatch.setattr(ranking, "NEIGHBOUR", 0.0)
+    monkeypatch.setattr(memindex, "NEIGHBOUR", 0.0)
+    assert ranked(store, keys, "ana dog", engine)[:2] == ["reply", "coffee"]
+
+
+@pytest.mark.parametrize("engine", ["index", "scan"])
+def test_a_turn_no_query_word_matches_is_never_returned(tmp_path, engine):
+    store, keys = load(tmp_path, conversation())
+    assert ranked(store, keys, "dog", engine) == ["reply"]
+
+
+@pytest.mark.parametrize("engine", ["index", "scan"])
+def test_neighbours_are_turns_of_the_same_day_file(tmp_path, engine, monkeypatch):
+    turns = conversation(first_day_of_reply=DAY2)  # the reply is the first turn of the next day
+    store, keys = load(tmp_path, turns)
+    run = memindex.recall if engine == "index" else memindex.scan_recall
+    got = [(keys[h.record.id], round(h.score, 4)) for h in run(store, ANA, "ana dog", TODAY, False, 10)[0]]
+    monkeypatch.setattr(ranking, "NEIGHBOUR", 0.0)
+    monkeypatch.setattr(memindex, "NEIGHBOUR", 0.0)
+    alone = [(keys[h.record.id], round(h.score, 4)) for h in run(store, ANA, "ana dog", TODAY, False, 10)[0]]
+    assert got == alone and got[0][0] == "reply", got  # the puppy turn gained nothing from the next day
+
+
+@pytest.mark.parametrize("engine", ["index", "scan"])
+def test_a_hidden_neighbour_lends_nothing(tmp_path, engine):
+    store, keys = load(tmp_path, conversation())
+    reply_id = next(mid for mid, k in keys.items() if k == "reply")
+    change(store, ANA, "archive", reply_id, today=dt.date(2026, 6, 30))
+    got = ranked(store, keys, "ana dog", engine)
+    assert "reply" not in got and got[0] == "coffee" and got.index("puppy") > got.index("tired"), got
+
+
+@pytest.mark.parametrize("engine", ["index", "scan"])
+def test_conversational_stop_words_do_not_rank(tmp_path, engine):
+    store, keys = load(tmp_path, conversation() + [("her", "Ben: Her sister told her she said so.", DAY2)])
+    assert ranked(store, keys, "what did she tell about her dog", engine) == ["reply"]
+    assert ranked(store, keys, "her", engine) == ["her"]  # nothing else left: the words count
+
+
+def test_index_and_scan_agree_on_a_long_conversation(tmp_path):
+    turns = []
+    words = "dog puppy race marathon pottery bowl trip lisbon weather coffee ana ben".split()
+    for i in range(120):
+        when = DAY1 + dt.timedelta(days=i // 15, minutes=i)
+        speaker = "Ana" if i % 2 else "Ben"
+        turns.append((f"t{i}", f"{speaker}: {words[i % 12]} {words[(i * 5) % 12]} {words[(i * 7) % 11]} turn {i}", when))
+    store, keys = load(tmp_path, turns)
+    for q in ("ana dog", "marathon trip", "coffee weather ben", "turn", "lisbon"):
+        for limit in (None, 3, 10):
+            a, _ = memindex.recall(store, ANA, q, TODAY, False, limit)
+            b, _ = memindex.scan_recall(store, ANA, q, TODAY, False, limit)
+            assert [(h.entry.id, round(h.score, 4)) for h in a] == [(h.entry.id, round(h.score, 4)) for h in b], (q, limit)
