@@ -23,6 +23,25 @@ from collections.abc import Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+# The variables that name a memory scope (and the day): a test that picks its identity starts
+# from an environment without them, so the developer's own never leaks into a run.
+SCOPE_VARS = ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_TODAY")
+
+
+def scoped_env(*drop: str, **parts: str) -> dict[str, str]:
+    """os.environ without :data:`SCOPE_VARS` (and the extra names in ``drop``), plus ``parts``."""
+    gone = set(SCOPE_VARS) | set(drop)
+    env = {k: v for k, v in os.environ.items() if k not in gone}
+    env.update(parts)
+    return env
+
+
+def memory_workspace(tmp_path: Path) -> Path:
+    """A workspace with an empty bundle and a ``[memory]`` table: enough for the memory verbs."""
+    w = tmp_path / "ws"
+    (w / ".okf").mkdir(parents=True)
+    (w / "okfpro.toml").write_text("[memory]\n")
+    return w
 
 
 def shared_dir() -> Path:

@@ -8,7 +8,6 @@ loaded; these tests fail when a heavy library comes back onto a light path.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -16,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-SCOPE_VARS = ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_TODAY", "OKFPRO_MEMORY_INDEX")
+from tests.helpers import memory_workspace, scoped_env
+
 NEVER_ON_A_LIGHT_PATH = {"click", "ruamel", "mcp", "regex", "jsonschema"}
 
 
@@ -34,16 +34,11 @@ def tops(names: set[str]) -> set[str]:
 
 @pytest.fixture
 def ws(tmp_path):
-    w = tmp_path / "ws"
-    (w / ".okf").mkdir(parents=True)
-    (w / "okfpro.toml").write_text("[memory]\n")
-    return w
+    return memory_workspace(tmp_path)
 
 
 def env_for(**parts: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in SCOPE_VARS}
-    env.update(parts)
-    return env
+    return scoped_env("OKFPRO_MEMORY_INDEX", **parts)
 
 
 def test_remember_and_recall_import_neither_click_nor_yaml_where_they_need_none(ws):

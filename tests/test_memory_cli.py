@@ -9,15 +9,10 @@ from pathlib import Path
 import pytest
 
 from okfpro.core.scope import Scope, memory_path
-from tests.helpers import invoke
-
-SCOPE_VARS = ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_TODAY")
-
+from tests.helpers import invoke, memory_workspace, scoped_env
 
 def base_env(**parts: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in SCOPE_VARS}
-    env.update(parts)
-    return env
+    return scoped_env(**parts)
 
 
 def run(ws: Path, env: dict[str, str], *args: str, stdin: str | None = None, cwd: Path | None = None):
@@ -26,10 +21,7 @@ def run(ws: Path, env: dict[str, str], *args: str, stdin: str | None = None, cwd
 
 @pytest.fixture
 def ws(tmp_path):
-    w = tmp_path / "ws"
-    (w / ".okf").mkdir(parents=True)
-    (w / "okfpro.toml").write_text("[memory]\n")
-    return w
+    return memory_workspace(tmp_path)
 
 
 ALICE = dict(OKFPRO_TENANT="acme", OKFPRO_USER="alice")

@@ -5,7 +5,6 @@ doors print the same bytes and exit with the same code."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -17,8 +16,8 @@ from hypothesis import given, settings, strategies as st
 
 from okfpro.cli import memverbs
 from okfpro.cli.memory import memory_cmd
+from tests.helpers import scoped_env
 
-SCOPE_VARS = ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_TODAY", "_OKFPRO_COMPLETE")
 CLICK_DOOR = "import sys; from okfpro.cli.app import run; sys.exit(run(sys.argv[1:]))"
 
 
@@ -100,9 +99,7 @@ def test_the_click_commands_are_built_from_the_one_table():
 
 
 def _env(**parts: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in SCOPE_VARS}
-    env.update(parts)
-    return env
+    return scoped_env("_OKFPRO_COMPLETE", **parts)
 
 
 def _clockless(data: bytes) -> bytes:
