@@ -66,14 +66,15 @@ def rank_sources(
     fuzzy: bool = False,
 ) -> list[dict[str, Any]]:
     """The merged ranking of ``sources``: rows shaped as the ranked engine's, each led by ``slug``."""
-    from okfpro.core.bm25 import RankedIndex
+    from okfpro.core.bm25 import rank_docs
 
     concepts = [c for s in sources for c in s.bundle.concepts]
     if not concepts:
         return []
     owner = {id(c): s.slug for s in sources for c in s.bundle.concepts}
     pick = _Owner(owner, where)
-    rows = RankedIndex(concepts, fields).query(query, limit, where=pick, fuzzy=fuzzy)  # type: ignore[arg-type]
+    # one bundle's engine, tokens and query words (stemmed) over the union: the same match scores alike
+    rows = rank_docs(concepts, query, limit, fields=fields, where=pick, fuzzy=fuzzy)  # type: ignore[arg-type]
     if len(rows) != len(pick.kept):  # the engine's contract with ``where`` changed: refuse to mislabel
         raise RuntimeError("ranked engine kept rows it did not ask the filter about")
     return [{"slug": slug, **row} for slug, row in zip(pick.kept, rows)]
