@@ -75,7 +75,8 @@ def postings(root: str, term: str) -> list[tuple[int, str, str]]:
                 assert band[:len(out)] == out
                 out = band
             return out
-        words = [r[0] for r in state.db.execute("SELECT word FROM vocab WHERE instr(word, ?) > 0", (term,))]
+        words = rule1state.words_holding(state.db, term)
+        assert words is not None
         return list(rule1state.ranked_words(state.db, term, words))
     finally:
         analysis.commit(state.db)
@@ -108,6 +109,41 @@ def test_the_ranking_from_postings_is_the_engines(tmp_path, monkeypatch, seed):
         for i in range(5):
             rel = f"{rng.choice(dirs)}/{rng.choice(VOCAB)}-new{round_}-{i}.md".lstrip("/")
             (root / rel).write_text(concept_text(rng, ids))
+
+
+def test_the_words_holding_a_term_are_every_posted_word_containing_it(tmp_path, monkeypatch):
+    """The suffix table's range read gives every posted word that contains the term (substrings
+    at the start, inside and at the end of words; the whole word; digits, underscores), only
+    such words, and None past ``most`` words: checked against a substring test over every word
+    the postings hold, after changes too."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    rng = random.Random(5)
+    root = tmp_path / "ws" / ".okf"
+    root.mkdir(parents=True)
+    for i in range(60):
+        (root / f"{rng.choice(VOCAB)}-{i}.md").write_text(concept_text(rng, []))
+    real = os.path.realpath(root)
+    terms = sorted({w[i:j] for w in VOCAB for i in range(len(w)) for j in range(i + 1, len(w) + 1)}) + ["zzz", "cachez", "newword", "d_1", "9z", "_"]
+    for round_ in range(2):
+        postings(real, "cache")  # brings the state up to the disk
+        state, reason = analysis.open_state(real)
+        try:
+            assert reason is None
+            db = state.db
+            posted = {w for (w,) in db.execute("SELECT word FROM spost UNION SELECT word FROM bpost")}
+            stored = {w for (w,) in db.execute("SELECT DISTINCT word FROM vocab")}
+            assert posted <= stored  # a word no concept holds any more may stay: it posts nothing
+            for term in terms:
+                got = rule1state.words_holding(db, term, most=10**6)
+                assert got is not None and all(term in w for w in got), term
+                assert {w for w in posted if term in w} <= set(got), term
+                assert got == sorted({w for w in stored if term in w}), term
+                for most in (1, 3):
+                    assert rule1state.words_holding(db, term, most=most) == (got if len(got) <= most else None)
+        finally:
+            analysis.commit(state.db)
+        for p in sorted(Path(real).glob("*.md"))[:10]:
+            p.write_text(concept_text(rng, []) + " newword_" + str(round_) + " x9z cachezz\n")
 
 
 @pytest.mark.parametrize("name", ["v1.2-cache-a12.md", "x_y-led-1.md", "ache-zzz.md", "cache.ledger-e.md", "a b-plan.md"])

@@ -28,7 +28,7 @@ import sys
 import time
 from typing import Any, Iterable
 
-SCHEMA = 5
+SCHEMA = 6
 # the code whose answers the state holds: other code means a foreign state
 CODE = ("core/delta.py", "core/validate.py", "core/lint.py", "core/graph.py", "core/links.py", "core/concept.py",
         "core/yamlsafe.py", "core/yamlfast.py", "core/search.py", "core/scanindex.py", "core/reconcile.py", "io/reader.py",

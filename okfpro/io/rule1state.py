@@ -30,7 +30,9 @@ DDL = (
     " type TEXT, description TEXT, sources TEXT)",
     "CREATE TABLE bodies(path TEXT PRIMARY KEY, body TEXT)",
     "CREATE TABLE irregular(path TEXT PRIMARY KEY)",
-    "CREATE TABLE vocab(word TEXT PRIMARY KEY) WITHOUT ROWID",  # every word ever posted (a stale one posts nothing)
+    # every suffix of every word ever posted (a stale word posts nothing): a term lies inside a word
+    # exactly when it begins one of the word's suffixes, so the words holding a term are one range read
+    "CREATE TABLE vocab(suf TEXT, word TEXT, PRIMARY KEY(suf, word)) WITHOUT ROWID",
     "CREATE TABLE spost(word TEXT, s INT, cid TEXT, doc INT, PRIMARY KEY(word, s, cid, doc)) WITHOUT ROWID",
     "CREATE TABLE bpost(word TEXT, doc INT, PRIMARY KEY(word, doc)) WITHOUT ROWID",
 )
@@ -70,7 +72,8 @@ class Sink:
         self.body.sort()
         db.executemany("INSERT INTO spost(word, s, cid, doc) VALUES(?,?,?,?)", self.short)
         db.executemany("INSERT INTO bpost(word, doc) VALUES(?,?)", self.body)
-        db.executemany("INSERT OR IGNORE INTO vocab(word) VALUES(?)", [(w,) for w in sorted(self.vocab)])
+        db.executemany("INSERT OR IGNORE INTO vocab(suf, word) VALUES(?,?)",
+                       sorted((w[i:], w) for w in self.vocab for i in range(len(w))))
         self.short, self.body, self.vocab = [], [], set()
 
 
@@ -110,6 +113,19 @@ def drop_text(db: Any, rel: str) -> None:
         db.executemany("DELETE FROM bpost WHERE word=? AND doc=?", [(w, n) for w in body_only])
     for sql in ("DELETE FROM docs WHERE path=?", "DELETE FROM bodies WHERE path=?", "DELETE FROM irregular WHERE path=?"):
         db.execute(sql, (rel,))
+
+
+def words_holding(db: Any, term: str, most: int = MAX_WORDS) -> list[str] | None:
+    """The vocabulary words containing ``term`` (lowercase word characters), sorted; None when
+    there are more than ``most``.  One range of the suffix table: the suffixes beginning with
+    ``term`` (every word character sorts below ``\x7f``); it stops at the ``most + 1``-th word,
+    so a term inside nearly every word reads a few rows, not the vocabulary."""
+    words: set[str] = set()
+    for (word,) in db.execute("SELECT word FROM vocab WHERE suf >= ? AND suf < ?", (term, term + "\x7f")):
+        words.add(word)
+        if len(words) > most:
+            return None
+    return sorted(words)
 
 
 def ranked_words(db: Any, term: str, words: list[str]) -> Iterator[tuple[int, str, str]]:
@@ -232,10 +248,8 @@ def reconcile(state: Any, tool_name: str, rel: str) -> tuple[bool, str | None]:
     for term in terms:
         odd = sorted((-row["score"], row["id"], path) for path in irregular for row in search.scan([concept(path)], [term]))
         low = term.lower()
-        words = None
-        if WORD.fullmatch(low):
-            words = [r[0] for r in db.execute("SELECT word FROM vocab WHERE instr(word, ?) > 0", (low,))]
-        if words is not None and len(words) <= MAX_WORDS:
+        words = words_holding(db, low) if WORD.fullmatch(low) else None
+        if words is not None:
             take(heapq.merge(ranked_words(db, low, words), odd), 0)
             continue
         for floor, ranked in banded.bands(low):
