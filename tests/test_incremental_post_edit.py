@@ -199,7 +199,7 @@ class Walk:
         return "Edit", rel
 
 
-def answer(ws: Path, tool: str, rel: str, *, full: bool, monkeypatch) -> tuple[str, list[str], list[str]]:
+def answer(ws: Path, tool: str, rel: str, *, full: bool, monkeypatch) -> tuple:
     if full:
         monkeypatch.setenv("OKFPRO_NO_CACHE", "1")
     else:
@@ -210,7 +210,9 @@ def answer(ws: Path, tool: str, rel: str, *, full: bool, monkeypatch) -> tuple[s
     ctx = Ctx(event)
     got = post_edit.post_edit(ctx)
     target = ctx.target()
-    return got.kind, got.messages, ctx.notes, target[0] if target else None
+    # the whole findings, not only the answer: it lists the first few elsewhere and counts the rest
+    done = ctx.memo.get(("post-edit", *target)) if target else None
+    return got.kind, got.messages, ctx.notes, target[0] if target else None, done and done["findings"][:3]
 
 
 def walk(tmp_path: Path, monkeypatch, seed: int, steps: int, racy: bool) -> int:
@@ -226,6 +228,7 @@ def walk(tmp_path: Path, monkeypatch, seed: int, steps: int, racy: bool) -> int:
         inc = answer(ws, tool, rel, full=False, monkeypatch=monkeypatch)
         ref = answer(ws, tool, rel, full=True, monkeypatch=monkeypatch)
         assert inc[:2] == ref[:2], f"seed {seed} step {i}: {tool} {rel}\nfull: {ref[1]}\nincremental: {inc[1]}"
+        assert inc[4] == ref[4], f"seed {seed} step {i}: {tool} {rel}: the findings differ"
         if inc[3] in roots:
             assert inc[2] == [], f"seed {seed} step {i}: the state should have answered: {inc[2]}"
         roots.add(inc[3])

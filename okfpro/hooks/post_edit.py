@@ -99,35 +99,64 @@ def _incremental(ctx: Ctx, root: str, rel: str, today: Any) -> dict[str, Any] | 
     return out
 
 
+SHOWN = 8  # findings elsewhere listed per section; the rest are counted (a large bundle has thousands)
+
+
 def conformance(ctx: Ctx, root: str, rel: str) -> list[str]:
-    """check-okf: validator errors and warnings, lint warn findings (yours first, then elsewhere);
-    any skipped check is confessed."""
+    """check-okf: validator errors and warnings, lint warn findings; any skipped check is confessed.
+
+    Your edit's findings come first and are all listed; the findings elsewhere are summarised —
+    their number per check and the first :data:`SHOWN` in the full run's order — so the answer
+    stays short enough for the host to show whole (Rule 1's block after it included) however
+    many findings the rest of the bundle holds."""
     errors, warnings, findings, skipped = analysed(ctx, root, rel)["findings"]
     out: list[str] = []
     if errors:
         out.append("okfpro validate failed after your edit:")
-        out.extend(f"  {path}: {message}" for path, message in errors)
+        _listed(out, [(e[0], e[1], None) for e in errors], rel, "okfpro validate")
     if warnings:
+        per = f" ({_counts(warnings)})" if len(warnings) > SHOWN else ""
         out.append(
-            f"okfpro validate accepted the bundle with {len(warnings)} warning(s) — conformant, but not "
+            f"okfpro validate accepted the bundle with {len(warnings)} warning(s){per} — conformant, but not "
             "read the way you probably meant:"
         )
-        out.extend(f"  {path}: {message} ({check})" for path, message, check in warnings)
+        _listed(out, warnings, rel, "okfpro validate")
     if skipped:
         out.append(f"okfpro lint skipped check(s) {', '.join(map(str, skipped))} — those were not looked at.")
-    mine = [f for f in findings if _same_stem(f[1], rel)]
-    other = [f for f in findings if not _same_stem(f[1], rel)]
-
-    def line(f: tuple) -> str:
-        return f"  {f[1]}: {f[2]} ({f[0]})"
-
+    mine = [(f[1], f[2], f[0]) for f in findings if _same_stem(f[1], rel)]
+    other = [(f[1], f[2], f[0]) for f in findings if not _same_stem(f[1], rel)]
     if mine:
         out.append("okfpro lint flagged your edit:")
-        out.extend(line(f) for f in mine)
+        out.extend(_line(f) for f in mine)
     if other:
-        out.append("okfpro lint findings elsewhere in the bundle — already there, or a neighbour your edit touched:")
-        out.extend(line(f) for f in other)
+        per = f" ({len(other):,}: {_counts(other)})" if len(other) > SHOWN else ""
+        out.append(f"okfpro lint findings elsewhere in the bundle — already there, or a neighbour your edit touched{per}:")
+        _listed(out, other, None, "okfpro lint")
     return out
+
+
+def _line(f: tuple) -> str:
+    """``  path: message (check)``; a validate error has no check."""
+    return f"  {f[0]}: {f[1]}" if f[2] is None else f"  {f[0]}: {f[1]} ({f[2]})"
+
+
+def _counts(items: list[tuple]) -> str:
+    """``orphan 1,290, not_in_index 1,300``: the findings per check, in the order they come."""
+    per: dict[str, int] = {}
+    for f in items:
+        per[f[2]] = per.get(f[2], 0) + 1
+    return ", ".join(f"{check} {n:,}" for check, n in per.items())
+
+
+def _listed(out: list[str], items: list[tuple], rel: str | None, verb: str) -> None:
+    """Every ``(path, message, check)`` of the file ``rel`` names (None: none), then the first
+    :data:`SHOWN` others and how many more there are."""
+    mine = [f for f in items if rel is not None and _same_stem(f[0], rel)]
+    other = [f for f in items if rel is None or not _same_stem(f[0], rel)]
+    out.extend(_line(f) for f in mine)
+    out.extend(_line(f) for f in other[:SHOWN])
+    if len(other) > SHOWN:
+        out.append(f"  … and {len(other) - SHOWN:,} more elsewhere ({verb} lists them all)")
 
 
 def cap_messages(ctx: Ctx, root: str, rel: str) -> list[str]:
