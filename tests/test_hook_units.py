@@ -78,7 +78,7 @@ def test_the_table():
     assert [c.name for c in for_event("pre-tool-use", "Bash")] == ["shell-guard"]
     assert [c.name for c in for_event("pre-tool-use", "Read")] == []
     assert [c.name for c in for_event("post-tool-use", "Write")] == ["post-edit"]
-    assert [c.name for c in for_event("stop", "")] == ["stop-gate", "memory-capture"]
+    assert [c.name for c in for_event("stop", "")] == ["memory-capture", "stop-gate"]  # the gate reads git after the capture
     assert [c.name for c in for_event("user-prompt-submit", "")] == ["memory-recall"]
     assert [c.name for c in for_event("session-end", "")] == ["memory-session-end"]
     assert {c.kind for c in CHECKS.values() if c.events and c.events[0] in ("session-start", "user-prompt-submit", "session-end")} == {"feedback"}

@@ -109,6 +109,21 @@ class Ctx:
             self._enclosing = os.fspath(root) if root is not None else None
         return self._enclosing
 
+    def memory_door(self) -> Any:
+        """The memory door of the event's workspace (:func:`okfpro.memory.door.open_door` from
+        ``cwd``), opened once per event; an unreadable ``okfpro.toml`` raises ``DoorError`` each time."""
+        if "memory-door" not in self.memo:
+            from okfpro.memory.door import DoorError, open_door
+
+            try:
+                self.memo["memory-door"] = open_door(self.event.cwd, self.event)
+            except DoorError as exc:
+                self.memo["memory-door"] = exc
+        door = self.memo["memory-door"]
+        if isinstance(door, BaseException):
+            raise door
+        return door
+
     def bundle(self, root: str) -> Any:
         if root not in self._bundles:
             from okfpro.io.bundle import load

@@ -37,7 +37,7 @@ def memory_capture(ctx: Ctx) -> Answer:
     """Stop: capture the turn (when ``[memory] capture = true``), redacted before it touches disk."""
     from okfpro.memory.capture import capture_from_event
 
-    result = capture_from_event(ctx.event, ctx.event.cwd)
+    result = capture_from_event(ctx.event, ctx.event.cwd, ctx.memory_door)  # the door the Stop gate may have opened
     if not result.written:
         _note_unless_quiet(ctx, "memory-capture", result.reason)
     return Answer.pass_()

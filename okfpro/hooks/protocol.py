@@ -161,6 +161,8 @@ def _main(args: list[str]) -> int:
     for ev in events:
         ctx = Ctx(ev)
         selected = [CHECKS[check_name]] if check_name else for_event(event_name, ev.tool_name)
+        for check in selected:  # slow work (a child process) starts before any check runs
+            check.begin(ctx)
         for check in selected:
             answers.append(_run_one(check, ctx))
         notes.extend(ctx.notes)
@@ -172,7 +174,7 @@ def _run_one(check, ctx):
     from okfpro.hooks.answer import Answer
 
     try:
-        answer = check.fn(ctx)
+        answer = check.run(ctx)
         if not isinstance(answer, Answer):
             raise TypeError(f"returned {type(answer).__name__}, not an answer")
         return answer

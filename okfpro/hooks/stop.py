@@ -12,36 +12,110 @@ import os
 from okfpro.hooks.answer import Answer
 from okfpro.hooks.context import Ctx
 
-def dirty_markdown(root: str) -> tuple[bool, str | None]:
-    """(``git status --porcelain -- '*.md'`` non-empty, None) — or (True, why git could not say).
+GIT_TIMEOUT = 20.0  # seconds, from the start of the child
 
-    A git that fails (dubious ownership, a broken ``GIT_DIR``, no git at all) is not a clean
-    tree and not a missing Snapshot line: the gate names the failure and refuses.
+
+class GitStatus:
+    """``git status --porcelain -- '*.md'`` under a bundle root, in a child started now and read later.
+
+    :meth:`result` is ``(non-empty, None)`` — or ``(True, why git could not say)``.  A git that
+    fails (dubious ownership, a broken ``GIT_DIR``, no git at all) is not a clean tree and not a
+    missing Snapshot line: the gate names the failure and refuses.  The child runs while the
+    event's other checks do (:func:`start`); its answer is the one it would have given alone.
     """
-    import subprocess
-    from pathlib import Path
 
-    from okfpro.io.roots import git_fence
+    def __init__(self, root: str) -> None:
+        import time
+        from pathlib import Path
 
-    if git_fence(Path(os.path.abspath(root))) is None and not os.environ.get("GIT_DIR"):
-        return True, None  # no repository: nothing says what changed, so every check runs
+        from okfpro.io.roots import git_fence
+
+        self.proc = None
+        self.answer: tuple[bool, str | None] | None = None
+        if git_fence(Path(os.path.abspath(root))) is None and not os.environ.get("GIT_DIR"):
+            self.answer = (True, None)  # no repository: nothing says what changed, so every check runs
+            return
+        import subprocess
+
+        self.started = time.monotonic()
+        try:
+            self.proc = subprocess.Popen(
+                ["git", "-C", root, "status", "--porcelain", "--", "*.md"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.answer = (True, f"git could not be run ({type(exc).__name__}: {exc})")
+
+    def result(self) -> tuple[bool, str | None]:
+        if self.answer is None:
+            self.answer = self._collect()
+        return self.answer
+
+    def _collect(self) -> tuple[bool, str | None]:
+        import subprocess
+        import time
+
+        proc = self.proc
+        assert proc is not None
+        try:
+            out, err = proc.communicate(timeout=max(0.0, GIT_TIMEOUT - (time.monotonic() - self.started)))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return True, f"git status did not answer within {GIT_TIMEOUT:g} s"
+        if proc.returncode != 0:
+            said = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+            first = next((ln for ln in said if ln.lower().startswith(("fatal", "error"))), said[0] if said else "")
+            return True, f"git status exited {proc.returncode}" + (f": {first[:300]}" if first else "")
+        return bool(out.strip()), None
+
+
+def dirty_markdown(root: str) -> tuple[bool, str | None]:
+    """(``git status --porcelain -- '*.md'`` non-empty, None) — or (True, why git could not say)."""
+    return GitStatus(root).result()
+
+
+def start(ctx: Ctx) -> None:
+    """Before the event's checks run: start the gate's ``git status`` child, so it runs while the
+    memory capture does.  When the capture may write under the bundle root, the answer is
+    settled here, before it writes, as when the gate ran first."""
+    if ctx.event.stop_hook_active:
+        return
+    root = ctx.enclosing()
+    if root is None:
+        return
+    status = ctx.memo[GitStatus] = GitStatus(root)
+    if status.answer is None and not _capture_writes_outside(ctx, root):
+        status.result()
+
+
+def _capture_writes_outside(ctx: Ctx, root: str) -> bool:
+    """True when this event's memory capture cannot write a file under ``root``: capture is
+    off, the workspace's configuration is unreadable (nothing is written), there is no
+    usable memory root, or the memory root and the bundle root are disjoint."""
+    from okfpro.memory.door import DoorError
+
     try:
-        proc = subprocess.run(
-            ["git", "-C", root, "status", "--porcelain", "--", "*.md"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            timeout=20,
-        )
-    except subprocess.TimeoutExpired:
-        return True, "git status did not answer within 20 s"
-    except (OSError, subprocess.SubprocessError) as exc:
-        return True, f"git could not be run ({type(exc).__name__}: {exc})"
-    if proc.returncode != 0:
-        said = [ln.strip() for ln in proc.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
-        first = next((ln for ln in said if ln.lower().startswith(("fatal", "error"))), said[0] if said else "")
-        return True, f"git status exited {proc.returncode}" + (f": {first[:300]}" if first else "")
-    return bool(proc.stdout.strip()), None
+        door = ctx.memory_door()
+    except DoorError:
+        return True
+    from okfpro.memory.capture import capture_on
+
+    if not capture_on(door):
+        return True
+    from okfpro.memory.layout import resolve_memory_root
+
+    memory, _problem = resolve_memory_root(door.workspace, door.config)
+    if memory is None:
+        return True
+    mem, bundle = os.path.realpath(memory), os.path.realpath(root)
+    return not (_within(mem, bundle) or _within(bundle, mem))
+
+
+def _within(path: str, base: str) -> bool:
+    return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
 
 
 def snapshot_messages(ctx: Ctx, root: str) -> list[str]:
@@ -78,7 +152,8 @@ def stop_gate(ctx: Ctx) -> Answer:
     root = ctx.enclosing()
     if root is None:
         return Answer.pass_()
-    dirty, git_failed = dirty_markdown(root)
+    started = ctx.memo.pop(GitStatus, None)
+    dirty, git_failed = (started if started is not None else GitStatus(root)).result()
     if git_failed:
         return Answer.block([
             "RULE 2 — before stopping: the Stop gate could not ask git what changed in the bundle, so it cannot "

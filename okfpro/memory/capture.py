@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
+    from typing import Callable
+
     from okfpro.hooks.event import Event
     from okfpro.memory.door import MemoryDoor
 
@@ -175,15 +177,22 @@ def _flag(value: Any) -> bool:
     return value is True
 
 
-def capture_from_event(event: Event | Mapping[str, Any], start: str | os.PathLike[str]) -> CaptureResult:
+def capture_on(door: MemoryDoor) -> bool:
+    """``[memory] capture`` of the door's workspace."""
+    return _flag(door.setting("memory", "capture", False))
+
+
+def capture_from_event(event: Event | Mapping[str, Any], start: str | os.PathLike[str],
+                       opener: Callable[[], MemoryDoor] | None = None) -> CaptureResult:
     """Capture the turn of a Stop event into the memory of the workspace holding ``start``
-    (the event's ``cwd``).  Never raises."""
+    (the event's ``cwd``), through the door ``opener()`` returns (default: one opened here).
+    Never raises."""
     begun = time.perf_counter()
     try:
         from okfpro.memory.door import DoorError, open_door
 
         try:
-            door = open_door(start, event)
+            door = opener() if opener is not None else open_door(start, event)
         except DoorError as exc:
             return CaptureResult(False, f"memory capture skipped: {exc}")
         return _capture(door, begun)
@@ -192,13 +201,13 @@ def capture_from_event(event: Event | Mapping[str, Any], start: str | os.PathLik
 
 
 def _capture(door: MemoryDoor, start: float) -> CaptureResult:
+    event = door.event
+    if not capture_on(door):  # before any import capture needs: off is cheap
+        return CaptureResult(False, "memory capture is off ([memory] capture = false)")
     from okfpro.core.sanitise import sanitise
     from okfpro.io.identity import identity_hash
     from okfpro.memory import telemetry
 
-    event = door.event
-    if not _flag(door.setting("memory", "capture", False)):
-        return CaptureResult(False, "memory capture is off ([memory] capture = false)")
     tier = door.setting("memory", "capture_tier", "user")
 
     store, problem = door.store, door.problem
