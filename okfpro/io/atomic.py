@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -89,6 +88,8 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = 
             mode = target.stat().st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
+    import tempfile  # here: most processes never create a file
+
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}{_TEMP_MARK}{os.getpid()}.", suffix=".tmp",
                                dir=str(_temp_dir(target, scratch)))
     try:

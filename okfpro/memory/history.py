@@ -22,16 +22,18 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pygit2
-from pygit2.enums import FileMode, ObjectType, RepositoryOpenFlag
+from typing import TYPE_CHECKING
 
 from okfpro.core.scope import Scope, history_ref, memory_path, scope_key
 from okfpro.memory.layout import HISTORY_DIR, LOCK_DIR, TOOL, contained_lock, ensure_ignored
+
+if TYPE_CHECKING:
+    import subprocess
+
+    import pygit2
 
 ENTRIES_TRAILER = "Entries"
 
@@ -113,6 +115,8 @@ class History:
         global _fsync_enabled
         if self._repo is not None:
             return self._repo
+        import pygit2
+        from pygit2.enums import RepositoryOpenFlag
         if not _fsync_enabled:
             pygit2.settings.enable_fsync_gitdir(True)  # refs and objects survive power loss
             _fsync_enabled = True
@@ -133,7 +137,11 @@ class History:
         ensure_ignored(self.root)
         tmp = self.root / f".okf-history.{os.getpid()}.tmp"
         if tmp.exists():
+            import shutil
+
             shutil.rmtree(tmp)
+        import pygit2
+
         repo = pygit2.init_repository(str(tmp), bare=True)
         cfg = repo.config
         cfg["gc.auto"] = 0  # never an implicit gc: erasure is explicit (purge)
@@ -145,6 +153,8 @@ class History:
     # -- commits ----------------------------------------------------------------------
 
     def _signature(self, actor: str | None, when: _dt.datetime) -> tuple[pygit2.Signature, pygit2.Signature]:
+        import pygit2
+
         ts = int(when.timestamp())
         who = actor or "local"
         author = pygit2.Signature(f"{who} via {TOOL}", "okfpro@localhost", ts, 0)
@@ -152,6 +162,8 @@ class History:
         return author, committer
 
     def _tip(self, repo: pygit2.Repository, name: str) -> tuple[pygit2.Reference | None, pygit2.Commit | None]:
+        import pygit2
+
         ref = repo.references.get(name)
         if ref is None:
             return None, None
@@ -171,6 +183,8 @@ class History:
             pass
 
     def _scope_tree(self, repo: pygit2.Repository, commit: pygit2.Commit | None, prefix: str) -> pygit2.Tree | None:
+        import pygit2
+
         if commit is None:
             return None
         try:
@@ -182,6 +196,8 @@ class History:
 
     def _wrap(self, repo: pygit2.Repository, prefix: str, inner: pygit2.Oid | None) -> pygit2.Oid:
         """The commit tree: only ``prefix`` leading down to the scope's tree."""
+        from pygit2.enums import FileMode
+
         if inner is None:
             return repo.TreeBuilder().write()
         oid = inner
@@ -202,6 +218,8 @@ class History:
         actor: str | None,
         when: _dt.datetime,
     ) -> str:
+        import pygit2
+
         author, committer = self._signature(actor, when)
         parents = [parent.id] if parent is not None else []
         oid = repo.create_commit(None, author, committer, message, tree, parents)
@@ -253,7 +271,23 @@ class History:
         actor: str | None,
         when: _dt.datetime,
     ) -> str:
-        """One commit for the new bytes of several files of the scope (a bulk import)."""
+        """One commit for the new bytes of several files of the scope (a bulk import).
+
+        Written by :mod:`okfpro.memory.loose` when the repository and the scope's tip are
+        ordinary ones, else by pygit2: the same objects and ref either way."""
+        if self.exists():
+            from okfpro.memory import loose
+
+            try:
+                return self._record_loose(tier, scope, files, what, added, actor, when)
+            except loose.Unusual:
+                pass  # left to pygit2
+        return self._record_libgit2(tier, scope, files, what, added, actor, when)
+
+    def _record_libgit2(self, tier: str, scope: Scope, files: dict[str, bytes], what: str, added: int,
+                        actor: str | None, when: _dt.datetime) -> str:
+        from pygit2.enums import FileMode
+
         repo = self.repo()
         name = history_ref(tier, scope)
         prefix = memory_path(tier, scope)
@@ -266,6 +300,45 @@ class History:
         count = self.entry_count(parent) + added
         msg = self._message(tier, scope_key(tier, scope), what, count, self._trailers(scope, actor))
         return self._commit(repo, name, ref, parent, tree, msg, actor, when)
+
+    def _record_loose(self, tier: str, scope: Scope, files: dict[str, bytes], what: str, added: int,
+                      actor: str | None, when: _dt.datetime) -> str:
+        """:meth:`record_files` without libgit2; :class:`loose.Unusual` (nothing changed) when
+        this repository or tip is not one it handles."""
+        from okfpro.memory import loose
+
+        author = f"{actor or 'local'} via {TOOL}"
+        if not loose.plain_name(author):
+            raise loose.Unusual("libgit2 would rewrite this author name")
+        repo = loose.LooseRepo(self.gitdir)
+        name = history_ref(tier, scope)
+        prefix = memory_path(tier, scope)
+        parent = repo.ref(name)
+        entries: list[tuple[bytes, bytes, bytes]] = []
+        count = added
+        if parent is not None:
+            tree, _, message = repo.commit(parent)
+            entries = repo.subtree(tree, prefix) or []
+            count += self._count(message)
+        for filename, data in files.items():
+            raw = filename.encode("utf-8")
+            if not loose.plain_file(raw):
+                raise loose.Unusual(f"file name {filename!r}")
+            entries = [e for e in entries if e[1] != raw]
+            entries.append((b"100644", raw, bytes.fromhex(repo.write(b"blob", data))))
+        root = repo.wrap(prefix, repo.write_tree(entries))
+        msg = self._message(tier, scope_key(tier, scope), what, count, self._trailers(scope, actor))
+        stamp = f"{int(when.timestamp())} +0000"
+        body = f"tree {root}\n" + (f"parent {parent}\n" if parent else "")
+        body += f"author {author} <okfpro@localhost> {stamp}\ncommitter {TOOL} <okfpro@localhost> {stamp}\n\n{msg}"
+        oid = repo.write(b"commit", body.encode("utf-8"))
+        repo.flush()
+        self._clear_stale_ref_lock(name)
+        try:
+            repo.set_ref(name, oid, parent)
+        except loose.Moved as exc:
+            raise HistoryError(f"{name} changed under us ({exc}); commit {oid} not recorded") from exc
+        return oid
 
     def record_delete(self, tier: str, scope: Scope, actor: str | None, when: _dt.datetime) -> str | None:
         """Commit an empty tree for the scope (history kept).  ``None`` if it never had one."""
@@ -295,10 +368,12 @@ class History:
 
     @staticmethod
     def entry_count(commit: pygit2.Commit | None) -> int:
-        if commit is None:
-            return 0
+        return 0 if commit is None else History._count(commit.message)
+
+    @staticmethod
+    def _count(message: str) -> int:
         try:
-            return int(parse_trailers(commit.message).get(ENTRIES_TRAILER, "0"))
+            return int(parse_trailers(message).get(ENTRIES_TRAILER, "0"))
         except ValueError:
             return 0
 
@@ -344,6 +419,8 @@ class History:
     def _belongs(self, repo: pygit2.Repository, commit: pygit2.Commit, tier: str, key: str, prefix: str) -> bool:
         """Whether ``commit`` is one of this scope's own: its message names the scope and
         its tree holds nothing but the scope's subtree (or nothing, after a forget)."""
+        import pygit2
+
         if not commit.message.startswith(f"memory {tier} {key}: "):
             return False
         tree = commit.tree
@@ -363,6 +440,9 @@ class History:
         """A problem with the scope's ref (dangling, missing tree or blob), or ``None``."""
         if not self.exists():
             return None
+        import pygit2
+        from pygit2.enums import ObjectType
+
         repo = self.repo()
         name = history_ref(tier, scope)
         ref = repo.references.get(name)
@@ -398,6 +478,8 @@ class History:
         """
         if not self.exists():
             return []
+        import pygit2
+
         repo = self.repo()
         _, commit = self._tip(repo, name)
         needles: set[bytes] = set()
@@ -447,6 +529,9 @@ class History:
     # -- erasure ----------------------------------------------------------------------
 
     def _git(self, *args: str) -> subprocess.CompletedProcess:
+        import shutil
+        import subprocess
+
         git = shutil.which("git")
         if git is None:
             raise HistoryError("the git command is needed to prune erased objects and was not found")
@@ -517,6 +602,9 @@ class History:
         needles = [n for n in needles if n]
         if not needles or not self.exists():
             return []
+        import shutil
+        import subprocess
+
         git = shutil.which("git")
         if git is None:
             raise HistoryError("the git command is needed to scan objects and was not found")
