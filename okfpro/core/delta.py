@@ -27,6 +27,7 @@ EXCLUDED = ("stale",)  # post-edit leaves the reader's cutoff out
 OWN = ("unattributed_claim", "incomplete_computation", "undefined_reference")
 CROSS = ("orphan", "not_in_index", "broken_index_entry", "broken_source", "broken_attestation_ref")
 WARN_ORDER = tuple(cid for cid, c in _lint.CHECKS.items() if c.severity == "warn" and cid not in EXCLUDED)
+WARN_RANK = {cid: n for n, cid in enumerate(WARN_ORDER)}
 SUPPORTED = set(WARN_ORDER) == set(OWN) | set(CROSS)
 OPTIONS = _lint.Options(today=None, min_body=50, cutoff=None)  # no warn check reads these
 
@@ -145,6 +146,12 @@ def facts(item: Concept | Entry) -> dict[str, Any]:
     return out
 
 
+def stem(path: str) -> str:
+    """A finding's path as post-edit matches it with the edited file: no leading ``/``, no ``.md``."""
+    p = str(path).lstrip("/")
+    return p[:-3] if p.endswith(".md") else p
+
+
 def exist_targets(f: dict[str, Any]) -> set[str]:
     """Every path whose existence decides one of this file's findings."""
     return {t for t, _ in f["blink"]} | {t for t, _ in f.get("refs", ())}
@@ -167,4 +174,4 @@ def active(f: dict[str, Any], exists: Callable[[str], bool], inbound: bool, list
     return list(f["err"]), warnings, found
 
 
-__all__ = ["facts", "active", "exist_targets", "index_of", "strip_md", "SUPPORTED", "WARN_ORDER"]
+__all__ = ["facts", "active", "exist_targets", "index_of", "strip_md", "stem", "SUPPORTED", "WARN_ORDER", "WARN_RANK"]

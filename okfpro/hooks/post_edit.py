@@ -17,12 +17,9 @@ from okfpro.hooks.answer import Answer
 from okfpro.hooks.context import Ctx
 from okfpro.hooks.event import EDIT_TOOLS
 
-def _same_stem(path: str, rel: str) -> bool:
-    def stem(p: str) -> str:
-        p = str(p).lstrip("/")
-        return p[:-3] if p.endswith(".md") else p
-
-    return stem(path) == stem(rel)
+SHOWN = 8  # findings elsewhere listed per section; the rest are counted (a large bundle has thousands)
+# where each section's findings hold their path and check: validate errors, warnings, lint findings
+SECTIONS = ((0, None), (0, 2), (1, 0))
 
 
 def full_findings(bundle: Any, today: Any) -> tuple[list, list, list, list]:
@@ -42,8 +39,30 @@ def full_findings(bundle: Any, today: Any) -> tuple[list, list, list, list]:
     return errors, warnings, findings, list(report["stats"].get("skipped_checks") or [])
 
 
+def summarise(sections: tuple[list, list, list], rel: str, shown: int = SHOWN) -> list[tuple[list, list, int, dict]]:
+    """Per section of ``(errors, warnings, lint findings)``: (the findings of the file ``rel``, the
+    first ``shown`` others, how many others, their number per check) — what the answer shows.
+    The incremental state answers the same from its table (``analysis.State.summary``)."""
+    from okfpro.core.delta import stem
+
+    own = stem(rel)
+    out = []
+    for items, (path_at, check_at) in zip(sections, SECTIONS):
+        mine = [f for f in items if stem(f[path_at]) == own]
+        other = [f for f in items if stem(f[path_at]) != own]
+        counts: dict[Any, int] = {}
+        for f in other:
+            check = None if check_at is None else f[check_at]
+            counts[check] = counts.get(check, 0) + 1
+        out.append((mine, other[:shown], len(other), counts))
+    return out
+
+
 def analysed(ctx: Ctx, root: str, rel: str) -> dict[str, Any]:
     """One analysis per event: the findings (incremental when the state allows) and Rule 1's message.
+
+    ``summary``: :func:`summarise`'s answer; ``skipped``: lint checks that did not run; after a
+    full run also ``findings``, the whole lists.
 
     The incremental state (``okfpro.io.analysis``) answers when it is current; when it is missing,
     foreign or corrupt the bundle is read and checked in full, one stderr line says so, and the
@@ -59,10 +78,15 @@ def analysed(ctx: Ctx, root: str, rel: str) -> dict[str, Any]:
     if cache_enabled():
         out = _incremental(ctx, root, rel, today)
     if out is None:
-        bundle = ctx.bundle(root)
-        out = {"findings": full_findings(bundle, today)}
+        out = _full(ctx.bundle(root), today, rel)
     ctx.memo[key] = out
     return out
+
+
+def _full(bundle: Any, today: Any, rel: str) -> dict[str, Any]:
+    errors, warnings, findings, skipped = full_findings(bundle, today)
+    return {"findings": (errors, warnings, findings), "summary": summarise((errors, warnings, findings), rel),
+            "skipped": skipped}
 
 
 def _incremental(ctx: Ctx, root: str, rel: str, today: Any) -> dict[str, Any] | None:
@@ -82,13 +106,12 @@ def _incremental(ctx: Ctx, root: str, rel: str, today: Any) -> dict[str, Any] | 
         if reason is not None:
             present = analysis.identities(state.root_real)
             bundle = ctx.bundle(root)
-            out = {"findings": full_findings(bundle, today)}
+            out = _full(bundle, today, rel)
             state.build([*bundle.concepts, *bundle.reserved, *bundle.unparseable], present)
             ctx.notes.append(f"post-edit ran in full: {reason}; the incremental state is rebuilt for the next edit")
         else:
             state.refresh()
-            errors, warnings, findings = state.findings()
-            out = {"findings": (errors, warnings, findings, [])}
+            out = {"summary": state.summary(delta.stem(rel), SHOWN), "skipped": []}
             answered, message = state.reconcile(ctx.event.tool_name, rel)
             if answered:
                 out["reconcile"] = message
@@ -99,64 +122,51 @@ def _incremental(ctx: Ctx, root: str, rel: str, today: Any) -> dict[str, Any] | 
     return out
 
 
-SHOWN = 8  # findings elsewhere listed per section; the rest are counted (a large bundle has thousands)
-
-
 def conformance(ctx: Ctx, root: str, rel: str) -> list[str]:
     """check-okf: validator errors and warnings, lint warn findings; any skipped check is confessed.
 
     Your edit's findings come first and are all listed; the findings elsewhere are summarised —
-    their number per check and the first :data:`SHOWN` in the full run's order — so the answer
+    the first :data:`SHOWN` in a full run's order, then how many more per check — so the answer
     stays short enough for the host to show whole (Rule 1's block after it included) however
     many findings the rest of the bundle holds."""
-    errors, warnings, findings, skipped = analysed(ctx, root, rel)["findings"]
+    done = analysed(ctx, root, rel)
+    errors, warnings, lint = done["summary"]
     out: list[str] = []
-    if errors:
+    if errors[0] or errors[2]:
         out.append("okfpro validate failed after your edit:")
-        _listed(out, [(e[0], e[1], None) for e in errors], rel, "okfpro validate")
-    if warnings:
-        per = f" ({_counts(warnings)})" if len(warnings) > SHOWN else ""
+        _listed(out, errors, lambda e: f"  {e[0]}: {e[1]}", "okfpro validate")
+    if warnings[0] or warnings[2]:
         out.append(
-            f"okfpro validate accepted the bundle with {len(warnings)} warning(s){per} — conformant, but not "
-            "read the way you probably meant:"
+            f"okfpro validate accepted the bundle with {len(warnings[0]) + warnings[2]} warning(s) — conformant, "
+            "but not read the way you probably meant:"
         )
-        _listed(out, warnings, rel, "okfpro validate")
-    if skipped:
-        out.append(f"okfpro lint skipped check(s) {', '.join(map(str, skipped))} — those were not looked at.")
-    mine = [(f[1], f[2], f[0]) for f in findings if _same_stem(f[1], rel)]
-    other = [(f[1], f[2], f[0]) for f in findings if not _same_stem(f[1], rel)]
+        _listed(out, warnings, lambda w: f"  {w[0]}: {w[1]} ({w[2]})", "okfpro validate")
+    if done["skipped"]:
+        out.append(f"okfpro lint skipped check(s) {', '.join(map(str, done['skipped']))} — those were not looked at.")
+
+    def line(f: tuple) -> str:
+        return f"  {f[1]}: {f[2]} ({f[0]})"
+
+    mine, first, others, counts = lint
     if mine:
         out.append("okfpro lint flagged your edit:")
-        out.extend(_line(f) for f in mine)
-    if other:
-        per = f" ({len(other):,}: {_counts(other)})" if len(other) > SHOWN else ""
-        out.append(f"okfpro lint findings elsewhere in the bundle — already there, or a neighbour your edit touched{per}:")
-        _listed(out, other, None, "okfpro lint")
+        out.extend(line(f) for f in mine)
+    if others:
+        out.append("okfpro lint findings elsewhere in the bundle — already there, or a neighbour your edit touched:")
+        _listed(out, ([], first, others, counts), line, "okfpro lint")
     return out
 
 
-def _line(f: tuple) -> str:
-    """``  path: message (check)``; a validate error has no check."""
-    return f"  {f[0]}: {f[1]}" if f[2] is None else f"  {f[0]}: {f[1]} ({f[2]})"
-
-
-def _counts(items: list[tuple]) -> str:
-    """``orphan 1,290, not_in_index 1,300``: the findings per check, in the order they come."""
-    per: dict[str, int] = {}
-    for f in items:
-        per[f[2]] = per.get(f[2], 0) + 1
-    return ", ".join(f"{check} {n:,}" for check, n in per.items())
-
-
-def _listed(out: list[str], items: list[tuple], rel: str | None, verb: str) -> None:
-    """Every ``(path, message, check)`` of the file ``rel`` names (None: none), then the first
-    :data:`SHOWN` others and how many more there are."""
-    mine = [f for f in items if rel is not None and _same_stem(f[0], rel)]
-    other = [f for f in items if rel is None or not _same_stem(f[0], rel)]
-    out.extend(_line(f) for f in mine)
-    out.extend(_line(f) for f in other[:SHOWN])
-    if len(other) > SHOWN:
-        out.append(f"  … and {len(other) - SHOWN:,} more elsewhere ({verb} lists them all)")
+def _listed(out: list[str], section: tuple[list, list, int, dict], line: Callable[[tuple], str], verb: str) -> None:
+    """A section of :func:`summarise`: every finding of the edited file, the first others, and
+    how many more there are (per check)."""
+    mine, first, others, counts = section
+    out.extend(line(f) for f in mine)
+    out.extend(line(f) for f in first)
+    if others > len(first):
+        per = ", ".join(f"{check} {n:,}" for check, n in sorted(counts.items()) if check is not None)
+        tail = f" — {others:,} in all: {per}" if per else ""
+        out.append(f"  … and {others - len(first):,} more elsewhere{tail} ({verb} lists them all)")
 
 
 def cap_messages(ctx: Ctx, root: str, rel: str) -> list[str]:

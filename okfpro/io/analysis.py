@@ -28,7 +28,7 @@ import sys
 import time
 from typing import Any, Iterable
 
-SCHEMA = 6
+SCHEMA = 7
 # the code whose answers the state holds: other code means a foreign state
 CODE = ("core/delta.py", "core/validate.py", "core/lint.py", "core/graph.py", "core/links.py", "core/concept.py",
         "core/yamlsafe.py", "core/yamlfast.py", "core/search.py", "core/scanindex.py", "core/reconcile.py", "io/reader.py",
@@ -36,12 +36,19 @@ CODE = ("core/delta.py", "core/validate.py", "core/lint.py", "core/graph.py", "c
 BUSY_S = 20.0
 _DDL = (
     "CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT)",
-    "CREATE TABLE files(path TEXT PRIMARY KEY, kind TEXT, cid TEXT, dir TEXT, facts BLOB, active BLOB)",
+    "CREATE TABLE files(path TEXT PRIMARY KEY, kind TEXT, cid TEXT, dir TEXT, facts BLOB)",
     # each directory's listing (names, subdirectories) with its key then, its files' keys and their digest
     "CREATE TABLE dirs(dir TEXT PRIMARY KEY, key INT, listing BLOB, keys BLOB, digest INT)",
     "CREATE INDEX files_cid ON files(cid)",
     "CREATE INDEX files_dir ON files(dir, kind)",
-    "CREATE INDEX files_active ON files(path) WHERE active IS NOT NULL",
+    # each real finding in a full run's order (sec: 0 validate errors, 1 warnings, 2 lint; ord, key: the
+    # class and path, or the lint check's rank and its sort key), so the answer reads the first few and
+    # counts the rest without loading them (``State.summary``)
+    "CREATE TABLE found(sec INT, ord INT, key TEXT, src TEXT, seq INT, stem TEXT, chk TEXT, item BLOB,"
+    " PRIMARY KEY(sec, ord, key, src, seq)) WITHOUT ROWID",
+    "CREATE INDEX found_src ON found(src)",
+    "CREATE INDEX found_stem ON found(stem, sec)",
+    "CREATE INDEX found_chk ON found(sec, chk, stem)",
     "CREATE TABLE refs(how TEXT, target TEXT, src TEXT)",
     "CREATE INDEX refs_target ON refs(how, target)",
     "CREATE INDEX refs_src ON refs(src)",
@@ -287,7 +294,7 @@ class State:
     def _drop(self, rel: str) -> None:
         from okfpro.io import rule1state
 
-        for sql in ("DELETE FROM files WHERE path=?", "DELETE FROM refs WHERE src=?"):
+        for sql in ("DELETE FROM files WHERE path=?", "DELETE FROM refs WHERE src=?", "DELETE FROM found WHERE src=?"):
             self.db.execute(sql, (rel,))
         rule1state.drop_text(self.db, rel)
 
@@ -332,28 +339,42 @@ class State:
             index = delta.index_of(f["dir"])
             if index in present and self._kind(index) == "i":
                 index_lists = self._listed(cid, index)
-        found = delta.active(f, present.__contains__, inbound, listed, index_lists)
-        blob = marshal.dumps(found) if any(found) else None
-        self.db.execute("UPDATE files SET active=? WHERE path=?", (blob, rel))
+        errors, warnings, lint = delta.active(f, present.__contains__, inbound, listed, index_lists)
+        self.db.execute("DELETE FROM found WHERE src=?", (rel,))
+        if not (errors or warnings or lint):
+            return
+        cls, rank, stem, dumps = _CLASS[f["k"]], delta.WARN_RANK, delta.stem, marshal.dumps
+        rows = [(0, cls, rel, rel, i, stem(e[0]), None, dumps(e)) for i, e in enumerate(errors)]
+        rows += [(1, cls, rel, rel, i, stem(w[0]), w[2], dumps(w)) for i, w in enumerate(warnings)]
+        rows += [(2, rank[x[0]], x[3], rel, i, stem(x[1]), x[0], dumps(x[:3])) for i, x in enumerate(lint)]
+        self.db.executemany("INSERT INTO found(sec, ord, key, src, seq, stem, chk, item) VALUES(?,?,?,?,?,?,?,?)", rows)
 
     # -- answering ---------------------------------------------------------------
     def findings(self) -> tuple[list[tuple], list[tuple], list[tuple]]:
-        """``(validate errors, validate warnings, lint warn findings)`` in the order a full run gives them."""
-        from okfpro.core.delta import WARN_ORDER
+        """``(validate errors, validate warnings, lint warn findings)``, all of them, in the order a
+        full run gives them (validate: by class, then path; lint: by check, then its sort key, then
+        path), each section as :func:`okfpro.hooks.post_edit.full_findings` shapes it."""
+        out: tuple[list[tuple], list[tuple], list[tuple]] = ([], [], [])
+        for sec, item in self.db.execute("SELECT sec, item FROM found ORDER BY sec, ord, key, src, seq"):
+            out[sec].append(marshal.loads(item))
+        return out
 
-        rows = sorted(((_CLASS[kind], path, marshal.loads(blob)) for path, kind, blob in
-                       self.db.execute("SELECT path, kind, active FROM files WHERE active IS NOT NULL")),
-                      key=lambda r: (r[0], r[1]))
-        errors = [e for _, _, (errs, _, _) in rows for e in errs]
-        warnings = [w for _, _, (_, warns, _) in rows for w in warns]
-        by_check: dict[str, list[tuple]] = {cid: [] for cid in WARN_ORDER}
-        for _, _, (_, _, found) in sorted(rows, key=lambda r: r[1]):
-            for f in found:
-                by_check[f[0]].append(f)
-        lint = []
-        for cid in WARN_ORDER:
-            lint.extend(sorted(by_check[cid], key=lambda f: f[3]))  # stable: a file's own order stays
-        return errors, warnings, [f[:3] for f in lint]
+    def summary(self, stem: str, shown: int) -> list[tuple[list[tuple], list[tuple], int, dict]]:
+        """Per section of :meth:`findings`: (the findings whose path has this stem, the first ``shown``
+        others, how many others, their number per check) — what the answer shows, read without
+        loading every finding (:func:`okfpro.hooks.post_edit.summarise` is the same over full lists)."""
+        db, loads = self.db, marshal.loads
+        out = []
+        for sec in (0, 1, 2):
+            mine = [loads(b) for (b,) in db.execute(
+                "SELECT item FROM found WHERE stem=? AND sec=? ORDER BY ord, key, src, seq", (stem, sec))]
+            first = [loads(b) for (b,) in db.execute(
+                "SELECT item FROM found WHERE sec=? AND stem IS NOT ? ORDER BY ord, key, src, seq LIMIT ?",
+                (sec, stem, shown))]
+            counts = dict(db.execute("SELECT chk, count(*) FROM found WHERE sec=? AND stem IS NOT ? GROUP BY chk",
+                                     (sec, stem)))
+            out.append((mine, first, sum(counts.values()), counts))
+        return out
 
 
     # -- reconciliation --------------------------------------------------------------
