@@ -40,15 +40,16 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from okfpro.core import bm25
+from okfpro.core import maxscore
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, title
 from okfpro.core.scope import Scope, applicable_tiers, scope_key
 from okfpro.memory.entries import Diagnostic, Section, StoredEntry, day_listing, file_sections, fingerprint
 from okfpro.memory.layout import link_problem, read_day_file
-from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, match_expression, norm_digest, record_json, \
+from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, match_phrases, norm_digest, record_json, \
     record_of, recall_terms, scan_tier, visible_status
 
-SCHEMA = "okfpro-memory-index/3"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords
+SCHEMA = "okfpro-memory-index/4"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords; 4: entries_place
 INDEX_DIR = ".okf-index"
 # okfpro tokens are \w runs joined by ._-/:@#+ (and '_' in backtick spans); the ascii
 # tokenizer keeps non-ASCII characters as token characters, so with these joiners every
@@ -130,6 +131,7 @@ _DDL = (
     " seq INTEGER NOT NULL, clock TEXT NOT NULL, title TEXT NOT NULL, text TEXT NOT NULL, start INTEGER NOT NULL,"
     " end INTEGER NOT NULL, memory TEXT NOT NULL, change INTEGER NOT NULL, rec TEXT NOT NULL)",
     "CREATE INDEX entries_memory ON entries (memory)",
+    "CREATE INDEX entries_place ON entries (date, seq)",  # an entry's neighbours (the pruned ranking)
     "CREATE TABLE records (memory TEXT PRIMARY KEY, scope TEXT NOT NULL, status TEXT NOT NULL, valid_until TEXT,"
     " kind TEXT NOT NULL, norm TEXT NOT NULL, rec TEXT NOT NULL, nwords INTEGER NOT NULL)",
     "CREATE INDEX records_norm ON records (norm)",
@@ -456,15 +458,16 @@ class ScopeIndex:
 
     def search(self, query: str, today: str, include_hidden: bool = False, limit: int | None = None) -> list[Hit]:
         """What :func:`scan_tier` answers over the files, from the index; every hit is
-        checked against its day file before it is returned.  Every matched entry is scored: a
-        memory's rank depends on its neighbours' full scores (ranking.with_neighbours), so the
-        common-word pruning that coverage-first order allowed has no exact bound here (memory-index.md)."""
+        checked against its day file before it is returned.  With a limit, common words are
+        pruned under an exact bound (:mod:`okfpro.core.maxscore`), else every matched entry is scored."""
         con = self.con
         assert con is not None
         tokens = recall_terms(query)
         if not tokens:
             return []
-        rows = con.execute(*self._ranked(tokens, today, include_hidden, limit)).fetchall()
+        rows = self._pruned(tokens, today, include_hidden, limit) if limit else None
+        if rows is None:
+            rows = con.execute(*self._ranked(tokens, today, include_hidden, limit)).fetchall()
         hits: list[Hit] = []
         for row in rows:
             rec = record_of(row[11])
@@ -475,13 +478,48 @@ class ScopeIndex:
         self._verify(rows)
         return hits
 
-    def _ranked(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int | None) -> tuple[str, list[Any]]:
-        """The ranking query (SQL, parameters): BM25, the policy, the neighbours, the order, the limit."""
+    def _pruned(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int) -> list | None:
+        """The ``limit`` best rows ranked over the entries holding the rarest phrases and their
+        neighbours only, when the ``limit``-th of them provably beats every entry left out
+        (:mod:`okfpro.core.maxscore`); None: rank every match."""
+        con = self.con
+        assert con is not None
+        phrases = match_phrases(tokens)
+        counts = [con.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (p,)).fetchone()[0] for p in phrases]
+        rows = con.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]  # >= the row count: safe
+        head = maxscore.essential(counts, rows, limit, NEIGHBOUR)
+        if head is not None and not maxscore.worth(counts, rows, head, NEIGHBOUR):
+            return None
+        for _attempt in (1, 2):
+            if head is None:
+                return None
+            essential = " OR ".join(phrases[i] for i in head)
+            got = con.execute(*self._ranked(tokens, today, include_hidden, limit, essential)).fetchall()
+            if len(got) < limit:
+                return None
+            theta = got[limit - 1][9]
+            if maxscore.beats(theta, maxscore.bound(maxscore.rest(counts, rows, head), NEIGHBOUR)):
+                return got
+            wider = maxscore.essential(counts, rows, limit, NEIGHBOUR, theta)
+            head = wider if wider is not None and len(wider) > len(head) else None
+        return None
+
+    def _ranked(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int | None,
+                essential: str | None = None) -> tuple[str, list[Any]]:
+        """The ranking query (SQL, parameters): BM25, the policy, the neighbours, the order, the
+        limit; with ``essential`` (a MATCH expression), only the entries it matches and their
+        neighbours are ranked (s: the entries within two places of one, d: how close; the
+        neighbours' own neighbours are scored so that every rank is exact)."""
         where = "" if include_hidden else f"AND {self._visible_sql()}"
+        near = ("r AS (SELECT rowid AS rid FROM docs WHERE docs MATCH ?), "
+                "s AS (SELECT e2.rid AS rid, min(abs(e2.seq - e.seq)) AS d FROM r JOIN entries e ON e.rid = r.rid "
+                "JOIN entries e2 ON e2.date = e.date AND e2.seq BETWEEN e.seq - 2 AND e.seq + 2 GROUP BY e2.rid), "
+                if essential is not None else "")
         # v: the matched memories shown (policy first); top: each plus NEIGHBOUR x its matched shown
         # neighbours (ranking.with_neighbours), the order and the limit over (rid, keys); then the rows
         sql = (
-            f"WITH m AS (SELECT rowid AS rid, -bm25(docs, {WEIGHTS[0]}, {WEIGHTS[1]}) AS score FROM docs WHERE docs MATCH ?), "
+            f"WITH {near}m AS (SELECT rowid AS rid, -bm25(docs, {WEIGHTS[0]}, {WEIGHTS[1]}) AS score FROM docs "
+            "WHERE docs MATCH ?" + (" AND +rowid IN (SELECT rid FROM s)" if near else "") + "), "
             "v AS (SELECT e.rid AS rid, m.score AS score, e.date AS date, e.seq AS seq "
             "FROM m JOIN entries e ON e.rid = m.rid JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
             f"WHERE e.scope = ? AND e.change = 0 {where}), "
@@ -489,13 +527,14 @@ class ScopeIndex:
             "lead(seq) OVER day AS ns, lead(score) OVER day AS nscore FROM v WINDOW day AS (PARTITION BY date ORDER BY seq)), "
             f"top AS (SELECT rid, score + {NEIGHBOUR!r} * ((CASE WHEN ps = seq - 1 THEN pscore ELSE 0.0 END) "
             "+ (CASE WHEN ns = seq + 1 THEN nscore ELSE 0.0 END)) AS final, date, seq FROM w "
-            "ORDER BY round(final, 4) DESC, final DESC, date DESC, seq DESC"
+            + ("WHERE rid IN (SELECT rid FROM s WHERE d <= 1) " if near else "")
+            + "ORDER BY round(final, 4) DESC, final DESC, date DESC, seq DESC"
             + (" LIMIT ?" if limit is not None else "") + ") "
             "SELECT e.rid, e.name, e.date, e.seq, e.clock, e.title, e.text, e.start, e.end, top.final, 0, r.rec "
             "FROM top JOIN entries e ON e.rid = top.rid JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
             "ORDER BY round(top.final, 4) DESC, top.final DESC, top.date DESC, top.seq DESC"
         )
-        params: list[Any] = [match_expression(tokens), self.key]
+        params: list[Any] = ([essential] if essential is not None else []) + [" OR ".join(match_phrases(tokens)), self.key]
         if not include_hidden:
             params.append(today)
         if limit is not None:

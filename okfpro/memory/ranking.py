@@ -161,9 +161,11 @@ def scan_tier(
     return hits if limit is None else hits[:limit]
 
 
-def match_expression(tokens: Sequence[str]) -> str:
+def match_phrases(tokens: Sequence[str]) -> list[str]:
+    """One FTS5 phrase per query token (a prefix query from ``PREFIX_MIN`` characters on); the
+    index matches them joined by ``OR``."""
     phrases = []
     for tok in tokens:
         quoted = '"' + tok.replace('"', '""') + '"'
         phrases.append(quoted + "*" if len(tok) >= bm25.PREFIX_MIN else quoted)
-    return " OR ".join(phrases)
+    return phrases
