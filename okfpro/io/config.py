@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing and dataclasses cost milliseconds on the hook path (a Stop reads this file)
+    from typing import Any
 
 CONFIG_NAME = "okfpro.toml"
 
@@ -33,11 +35,23 @@ class ConfigError(ValueError):
     """The configuration file exists but cannot be used (bad TOML, wrong types)."""
 
 
-@dataclass
 class Config:
-    workspace: Path
-    data: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(DEFAULTS))
-    source: Path | None = None
+    """The workspace, its merged settings (``data``) and the file they came from (None: the defaults)."""
+
+    __slots__ = ("workspace", "data", "source")
+
+    def __init__(self, workspace: Path, data: dict[str, Any] | None = None, source: Path | None = None) -> None:
+        self.workspace = workspace
+        self.data: dict[str, Any] = data if data is not None else copy.deepcopy(DEFAULTS)
+        self.source = source
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Config):
+            return NotImplemented
+        return (self.workspace, self.data, self.source) == (other.workspace, other.data, other.source)
+
+    def __repr__(self) -> str:
+        return f"Config(workspace={self.workspace!r}, data={self.data!r}, source={self.source!r})"
 
     def get(self, section: str, key: str, default: Any = None) -> Any:
         return self.data.get(section, {}).get(key, default)
@@ -88,12 +102,12 @@ def workspace_for(start: str | os.PathLike[str]) -> Path:
 
 def load(workspace: str | os.PathLike) -> Config:
     """Read ``<workspace>/okfpro.toml`` over the defaults; a missing file means defaults."""
-    import tomllib
-
     root = Path(workspace)
     path = root / CONFIG_NAME
     if not path.is_file():
         return Config(workspace=root)
+    import tomllib  # here: a workspace without the file never pays for the parser (or the typing it imports)
+
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -19,11 +19,13 @@ from __future__ import annotations
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
 
 from okfpro.hooks.event import Event, as_event
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook path
+    from typing import Any, Mapping
+
     from okfpro.io.config import Config
     from okfpro.io.identity import Resolution
     from okfpro.memory.store import MemoryStore
