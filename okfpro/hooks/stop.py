@@ -118,15 +118,16 @@ def _within(path: str, base: str) -> bool:
     return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
 
 
-def snapshot_messages(ctx: Ctx, root: str) -> list[str]:
-    """Today's Snapshot line: present, and agreeing with the bundle it summarises."""
+def snapshot_messages(ctx: Ctx, root: str, briefings: list | None = None) -> list[str]:
+    """Today's Snapshot line: present, and agreeing with the bundle it summarises
+    (``briefings``: :func:`okfpro.io.workstate.reference_concepts`, when the caller has them)."""
     from okfpro.core import log as _log
     from okfpro.core import snapshot as _snapshot
     from okfpro.io import workstate
 
     log_text = workstate.read_optional(os.path.join(root, "log.md")) or ""
     line = _log.parse(log_text).snapshot_line(ctx.today_s)
-    counters = workstate.snapshot_counters(root, ctx.today)
+    counters = workstate.snapshot_counters(root, ctx.today, briefings=briefings)
     if line is None:
         return [
             f"— log.md has no Snapshot line under {ctx.today_s}. Append it before stopping — here it is, "
@@ -136,13 +137,14 @@ def snapshot_messages(ctx: Ctx, root: str) -> list[str]:
     return [problem] if problem else []
 
 
-def pairing_messages(ctx: Ctx, root: str, board_text: str) -> list[str]:
-    """Every in-flight project paired with its evidence (``okfpro.core.pairing``)."""
+def pairing_messages(ctx: Ctx, root: str, board_text: str, briefings: list) -> list[str]:
+    """Every in-flight project paired with its evidence (``okfpro.core.pairing``).  Pairing reads
+    only the briefings among the concepts, so the rest of the bundle is never parsed here."""
     from okfpro.core import board as _board
     from okfpro.core import pairing as _pairing
     from okfpro.io import workstate
 
-    facts = workstate.pairing_facts(root, ctx.bundle(root))
+    facts = workstate.pairing_facts(root, briefings)
     return _pairing.failures(_board.parse(board_text).rows, facts)
 
 
@@ -172,9 +174,10 @@ def stop_gate(ctx: Ctx) -> Answer:
     from okfpro.core import board as _board
 
     board_text = workstate.read_optional(os.path.join(root, "board.md")) or ""
-    messages = snapshot_messages(ctx, root)
+    briefings = workstate.reference_concepts(root)  # read once: the Snapshot's counter and pairing share them
+    messages = snapshot_messages(ctx, root, briefings)
     messages.extend(f"— board: {g}" for g in _board.grammar(board_text))
-    messages.extend(pairing_messages(ctx, root, board_text))
+    messages.extend(pairing_messages(ctx, root, board_text, briefings))
     if messages:
         return Answer.block(["RULE 2 — before stopping:"] + messages)
     return Answer.pass_()

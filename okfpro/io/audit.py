@@ -77,7 +77,7 @@ def facts(start: Path, today: _dt.date) -> _audit.Facts:
         out.promise = stop_promise(root, today)
     if readable["board.md"]:
         out.board_text = _read_text(root / "board.md")
-        out.pairing = pairing_facts(root, out.bundle)
+        out.pairing = pairing_facts(root, out.bundle.concepts)
     return out
 
 

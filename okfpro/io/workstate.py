@@ -29,6 +29,8 @@ from okfpro.core import snapshot as _snapshot
 from okfpro.core.refused import Refused
 
 if TYPE_CHECKING:  # the readers stay light: no YAML, no writer machinery unless needed
+    from typing import Iterable
+
     from okfpro.core import board_edit as _edit
     from okfpro.core.concept import Concept
 
@@ -120,13 +122,20 @@ def _head_text(text: str) -> str:
 
 
 def reference_concepts(root: str | os.PathLike) -> list["Concept"]:
-    """Parse only the files under ``reference/`` (the briefings)."""
+    """The concepts under ``reference/`` (the briefings), as the bundle's read finds them: the walk
+    of :mod:`okfpro.io.reader`, which lists no hidden name and does not enter a linked directory
+    (a ``reference`` that is a link is not read through)."""
+    import stat
+
     from okfpro.core.concept import Concept, parse_entry
     from okfpro.io.reader import read_bytes, walk
 
     root_real = os.path.realpath(os.fspath(root))
     ref = os.path.join(root_real, "reference")
-    if not os.path.isdir(ref):
+    try:
+        if not stat.S_ISDIR(os.lstat(ref).st_mode):
+            return []
+    except OSError:
         return []
     out = []
     for rel in walk(ref):
@@ -145,8 +154,10 @@ def is_briefing(c: "Concept") -> bool:
     return c.id.startswith("reference/")
 
 
-def unverified_briefing_count(root: str | os.PathLike) -> int:
-    return sum(1 for c in reference_concepts(root) if is_briefing(c) and c.awaiting_read)
+def unverified_briefing_count(root: str | os.PathLike, briefings: list["Concept"] | None = None) -> int:
+    """Briefings awaiting a human's read (``briefings``: :func:`reference_concepts`, when the caller has them)."""
+    found = briefings if briefings is not None else reference_concepts(root)
+    return sum(1 for c in found if is_briefing(c) and c.awaiting_read)
 
 
 def journal_entries(root: str | os.PathLike) -> dict[str, str]:
@@ -223,11 +234,12 @@ def missing_targets(root: str | os.PathLike, line: str) -> list[str]:
     return missing
 
 
-def snapshot_counters(root: str | os.PathLike, today: _dt.date, board: _board.Board | None = None) -> dict[str, int]:
+def snapshot_counters(root: str | os.PathLike, today: _dt.date, board: _board.Board | None = None,
+                      briefings: list["Concept"] | None = None) -> dict[str, int]:
     if board is None:
         board = _board.parse(board_text(root) or "")
     empty = sum(1 for p in projects(root) if not p.closed and p.empty)
-    return _snapshot.counters(board, today, unverified_briefing_count(root), empty)
+    return _snapshot.counters(board, today, unverified_briefing_count(root, briefings), empty)
 
 
 def snapshot_payload(root: str | os.PathLike, today: _dt.date) -> dict:
@@ -271,7 +283,7 @@ def full_payload(root: str | os.PathLike, b: _board.Board, projs: list[Project])
         {"id": c.id, "by": c.generated_by, "at": _as_text(c.generated_at), "trust": c.trust}
         for c in sorted(awaiting, key=lambda c: c.id)
     ]
-    facts = pairing_facts(root, bundle, projs)
+    facts = pairing_facts(root, bundle.concepts, projs)
     return {
         "pairing": _pairing.failures(b.rows, facts),
         "unverified": rows,
@@ -279,15 +291,19 @@ def full_payload(root: str | os.PathLike, b: _board.Board, projs: list[Project])
     }
 
 
-def pairing_facts(root: str | os.PathLike, bundle, projs: list[Project] | None = None) -> _pairing.Facts:
-    """Everything the five pairing invariants need, from a loaded bundle."""
+def pairing_facts(root: str | os.PathLike, concepts: Iterable["Concept"],
+                  projs: list[Project] | None = None) -> _pairing.Facts:
+    """Everything the five pairing invariants need: ``concepts`` are the bundle's (a loaded
+    bundle's ``concepts``) or only its briefings (:func:`reference_concepts`: the same answer,
+    without reading the rest of the bundle)."""
     if projs is None:
         projs = projects(root)
+    briefings = [c for c in concepts if is_briefing(c)]
     return _pairing.Facts(
         open_projects=[p.slug for p in projs if not p.closed],
         closed_projects=[p.slug for p in projs if p.closed],
-        unverified_briefings=[c.id for c in bundle.concepts if is_briefing(c) and c.awaiting_read],
-        verified_briefings=[c.id for c in bundle.concepts if is_briefing(c) and c.trust == "human-reviewed"],
+        unverified_briefings=[c.id for c in briefings if c.awaiting_read],
+        verified_briefings=[c.id for c in briefings if c.trust == "human-reviewed"],
         entries=all_entries(root),
     )
 
