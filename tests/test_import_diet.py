@@ -81,14 +81,14 @@ def test_the_prompt_hook_with_memory_imports_no_click(ws):
     assert not tops(names) & NEVER_ON_A_LIGHT_PATH, sorted(tops(names) & NEVER_ON_A_LIGHT_PATH)
 
 
-def test_a_remember_into_an_existing_history_loads_no_pygit2(ws):
+def test_a_remember_into_an_existing_history_loads_no_pygit2_nor_yaml(ws):
     env = env_for(OKFPRO_TENANT="acme", OKFPRO_USER="alice")
     _, proc = imported(ws, env, "memory", "remember", "the staging database is db-7")  # creates the history
     assert proc.returncode == 0, proc.stderr[-500:]
     names, proc = imported(ws, env, "memory", "remember", "the build cache lives on the second disk")
     assert proc.returncode == 0 and b"remembered" in proc.stdout, proc.stderr[-500:]
-    heavy = tops(names) & {"pygit2", "subprocess", "tempfile"}
-    assert not heavy, sorted(heavy)  # the commit is written by okfpro.memory.loose
+    heavy = tops(names) & {"pygit2", "subprocess", "tempfile", "yaml"}
+    assert not heavy, sorted(heavy)  # the commit is written by okfpro.memory.loose; the YAML is plain
     gitdir = ws / ".okf-memory" / ".okf-history.git"
     count = subprocess.run(["git", f"--git-dir={gitdir}", "rev-list", "--count", "--all"], capture_output=True,
                            check=True).stdout

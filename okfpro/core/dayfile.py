@@ -27,6 +27,14 @@ import re
 CONCEPT_TYPE = "AgentMemory"
 SECTION_RE = re.compile(r"^## (\d\d:\d\d:\d\d) UTC$")
 DAY_RE = re.compile(r"^(\d{4}-\d\d-\d\d)\.md$")
+# The frontmatter as frontmatter() writes it (any day, time and okfpro version): valid without
+# a YAML parser, so appending to a day file needs none (tests/test_yaml_shortcuts.py).
+_OWN_HEAD = re.compile(
+    r"type: AgentMemory\ntitle: Agent memory \d{4}-\d\d-\d\d\n"
+    r"description: Scoped memory entries recorded on \d{4}-\d\d-\d\d \(UTC\)\.\n"
+    r"generated:\n  by: okfpro/[0-9A-Za-z][0-9A-Za-z.+_\-]*\n  at: '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ'\n",
+    re.ASCII,
+)
 
 
 def frontmatter(day: str, now: _dt.datetime, tool: str) -> str:
@@ -84,6 +92,8 @@ def split_concept(raw: bytes) -> tuple[str, str]:
             raise MalformedConcept("frontmatter is not closed by a '---' line")
     head = text[: end + 5]
     body = text[end + 5 :]
+    if _OWN_HEAD.fullmatch(text, 4, end + 1):
+        return head, body  # exactly what frontmatter() writes: a mapping with the three strings
     from okfpro.core import yamlsafe  # here, not at import: a recall answered by the index parses no day file
 
     try:

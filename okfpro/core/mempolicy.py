@@ -218,6 +218,78 @@ def change_record(change: str, target: str, *, source: str = "user", created: _d
                         created=_day(created, "created"))
 
 
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+_QUOTED = re.compile(r"[0-9]+|[0-9]{4}-[0-9]{2}-[0-9]{2}")  # would read back as a number or a date
+_WORDS = frozenset("yes no true false on off null".split())  # YAML 1.1 booleans and null, any case
+
+
+def plain_yaml(data: dict[str, Any]) -> str | None:
+    """``data`` as :func:`render`'s ``yaml.dump`` writes it (block style, insertion order), when
+    every key and value is a word, digits or a date, or a list of those; else None.
+    ``tests/test_yaml_shortcuts.py`` holds it to PyYAML's output."""
+    def scalar(value: object) -> str | None:
+        if not isinstance(value, str):
+            return None
+        if _PLAIN.fullmatch(value) and value.lower() not in _WORDS:
+            return value
+        return f"'{value}'" if _QUOTED.fullmatch(value) else None
+
+    lines = []
+    for key, value in data.items():
+        if scalar(key) != key:
+            return None
+        if isinstance(value, list):
+            items = [scalar(v) for v in value]
+            if not items or None in items:
+                return None
+            lines.append(f"{key}:")
+            lines.extend(f"- {v}" for v in items)
+            continue
+        text = scalar(value)
+        if text is None:
+            return None
+        lines.append(f"{key}: {text}")
+    return "\n".join(lines)
+
+
+def plain_load(text: str) -> dict[str, Any] | None:
+    """What ``yamlsafe.load`` reads from a text :func:`plain_yaml` could have written (lines
+    ``key: value`` and ``key:`` + ``- value``, the values as :func:`plain_yaml` writes them);
+    None for any other text, which the parser then reads."""
+    def scalar(token: str) -> str | None:
+        if _PLAIN.fullmatch(token) and token.lower() not in _WORDS:
+            return token
+        if len(token) > 2 and token[0] == token[-1] == "'" and _QUOTED.fullmatch(token, 1, len(token) - 1):
+            return token[1:-1]
+        return None
+
+    out: dict[str, Any] = {}
+    items: list[str] | None = None
+    for line in text.split("\n"):
+        if line.startswith("- ") and items is not None:
+            value = scalar(line[2:])
+            if value is None:
+                return None
+            items.append(value)
+            continue
+        if items is not None and not items:
+            return None  # "key:" with no items is a null, not a list
+        key, sep, rest = line.partition(":")
+        if not sep or scalar(key) != key or key in out:
+            return None
+        if rest == "":
+            items = out[key] = []
+            continue
+        items = None
+        value = scalar(rest[1:]) if rest.startswith(" ") else None
+        if value is None:
+            return None
+        out[key] = value
+    if items is not None and not items or not out:
+        return None
+    return out
+
+
 def render(rec: MemoryRecord) -> str:
     """The entry text for the store: a frontmatter block, then the memory text."""
     data: dict[str, Any] = {"memory": rec.id}
@@ -234,11 +306,13 @@ def render(rec: MemoryRecord) -> str:
     if rec.related:
         data["related"] = list(rec.related)
     data["policy_version"] = rec.policy_version
-    import yaml
+    head = plain_yaml(data)  # the usual record: no PyYAML to import (a fresh process per remember)
+    if head is None:
+        import yaml
 
-    # libyaml's emitter when PyYAML has it (same documents, ~10x faster on a bulk import)
-    head = yaml.dump(data, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False, default_flow_style=False, allow_unicode=True,
-                     width=1000).strip("\n")
+        # libyaml's emitter when PyYAML has it (same documents, ~10x faster on a bulk import)
+        head = yaml.dump(data, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False,
+                         default_flow_style=False, allow_unicode=True, width=1000).strip("\n")
     body = rec.text.strip("\n")
     return f"---\n{head}\n---\n{body}" if body else f"---\n{head}\n---"
 
@@ -246,14 +320,16 @@ def render(rec: MemoryRecord) -> str:
 def parse(text: str, entry_id: str, date: str | None = None) -> MemoryRecord:
     """The record of one stored entry; plain text is a captured ``event``."""
     if text.startswith("---\n"):
-        from okfpro.core import yamlsafe
-
         end = text.find("\n---", 4)
         if end > 0 and text[end + 4 : end + 5] in ("", "\n"):
-            try:
-                data = yamlsafe.load(text[4:end])  # the one parser: every scalar survives
-            except yamlsafe.YamlError:
-                data = None
+            data: object = plain_load(text[4:end])  # what render() writes for the usual record
+            if data is None:
+                from okfpro.core import yamlsafe
+
+                try:
+                    data = yamlsafe.load(text[4:end])  # the one parser: every scalar survives
+                except yamlsafe.YamlError:
+                    data = None
             if isinstance(data, dict) and isinstance(data.get("memory"), str):
                 body = text[end + 5 :] if len(text) > end + 4 else ""
 
