@@ -142,14 +142,18 @@ def run_launcher(ws: Path, launcher: str, event: dict | str | bytes | None, *, e
 
 
 def hook(*args: str, event: dict | str | bytes | None = None, extra_env: dict[str, str] | None = None,
-         cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Run ``python -m okfpro hook ARGS`` directly."""
+         cwd: Path | None = None, process: bool = True) -> subprocess.CompletedProcess:
+    """Run ``python -m okfpro hook ARGS`` directly: a real process, or (``process=False``) the same
+    entry point in the test's process (:func:`tests.helpers.invoke`), for the corpora that ask one
+    question many times; each of them also checks a sample against real processes."""
     if isinstance(event, dict):
         data = json.dumps(event).encode()
     elif isinstance(event, str):
         data = event.encode()
     else:
         data = event or b""
+    if not process:
+        return invoke("hook", *args, stdin=data, base_env=env(extra_env), cwd=cwd, text=False)
     return subprocess.run([sys.executable, "-m", "okfpro", "hook", *args], input=data, capture_output=True,
                           env=env(extra_env), cwd=str(cwd) if cwd else None, timeout=180)
 

@@ -1,6 +1,9 @@
 """The shell guard attacked (issue #10 item 9): one-liners that write the bundle are asked about,
-reads pass.  Every command of ``shell_corpus`` runs through a real ``okfpro hook pre-tool-use``
-process with a real Bash event; the counts are printed (``pytest -s``) and pinned.
+reads pass.  Every command of ``shell_corpus`` runs through ``okfpro hook pre-tool-use`` with a real
+Bash event, in the test's process (the entry point a hook process runs, ``hookkit.hook(process=False)``);
+``test_a_sample_answers_the_same_in_real_processes`` runs every fifth command of each corpus through a
+real process as well and asks for the same exit code, stdout and stderr, byte for byte.  The counts are
+printed (``pytest -s``) and pinned.
 """
 
 from __future__ import annotations
@@ -28,13 +31,17 @@ def places(tmp_path_factory):
     return ws, out
 
 
-def _decide(places, command: str, where: str, tool: str = "Bash") -> str:
+def _ask(places, command: str, where: str, tool: str = "Bash", process: bool = False):
     ws, out = places
     cwd = {"ws": ws, "okf": ws / ".okf", "out": out}[where]
     text = command.replace("{ws}", str(ws)).replace("{out}", str(out))
     event = {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": tool,
              "tool_input": {"command": text}}
-    proc = hookkit.hook("pre-tool-use", event=event)
+    return hookkit.hook("pre-tool-use", event=event, process=process)
+
+
+def _decide(places, command: str, where: str, tool: str = "Bash") -> str:
+    proc = _ask(places, command, where, tool)
     if proc.returncode != 0:
         return f"exit {proc.returncode}: {hookkit.err_text(proc)[-200:]}"
     if not proc.stdout:
@@ -43,8 +50,24 @@ def _decide(places, command: str, where: str, tool: str = "Bash") -> str:
 
 
 def _all(places, entries, tool: str = "Bash"):
+    return [(e[0], _decide(places, *e, tool=tool)) for e in entries]
+
+
+def test_a_sample_answers_the_same_in_real_processes(places):
+    sample = [(entry, tool) for entries, tool in ((corpus.WRITES, "Bash"), (corpus.READS, "Bash"),
+                                                  (corpus.PS_WRITES, "PowerShell"), (corpus.PS_READS, "PowerShell"))
+              for entry in entries[::5]]
+
+    def both(item):
+        (command, where), tool = item
+        real = _ask(places, command, where, tool, process=True)
+        return real.returncode, real.stdout, real.stderr
+
     with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda e: (e[0], _decide(places, *e, tool=tool)), entries))
+        real = list(pool.map(both, sample))
+    here = [(p.returncode, p.stdout, p.stderr) for p in (_ask(places, c, w, t) for (c, w), t in sample)]
+    assert len(sample) > 30 and {r[0] for r in real} == {0}
+    assert here == real
 
 
 def test_every_write_into_the_bundle_is_asked(places):
