@@ -158,6 +158,16 @@ def hook(*args: str, event: dict | str | bytes | None = None, extra_env: dict[st
                           env=env(extra_env), cwd=str(cwd) if cwd else None, timeout=180)
 
 
+def hook_both_ways(*args: str, event: dict | str | bytes | None = None, extra_env: dict[str, str] | None = None,
+                   cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``hook(...)`` in a real process and in the test's process: asserts the same exit code, stdout and
+    stderr byte for byte, and returns the real process's answer."""
+    real = hook(*args, event=event, extra_env=extra_env, cwd=cwd)
+    here = hook(*args, event=event, extra_env=extra_env, cwd=cwd, process=False)
+    assert (here.returncode, here.stdout, here.stderr) == (real.returncode, real.stdout, real.stderr)
+    return real
+
+
 def edit_event(ws: Path, rel: str, new: str, tool: str = "Edit", hook_event: str = "PreToolUse") -> dict:
     path = str(ws / ".okf" / rel)
     if tool == "Write":

@@ -1,6 +1,9 @@
 """The PreToolUse guards attacked as an adversary would (issue #10, items 4, 5 and 9).
 
-Real ``okfpro hook pre-tool-use`` processes, real JSON on stdin, real exit codes.
+``okfpro hook pre-tool-use`` with real JSON on stdin and real exit codes, run in the test's process
+(``hookkit.hook(process=False)``, the entry point a hook process runs);
+``test_real_processes_answer_as_the_test_process_does`` runs a block, an ask and a pass of each class
+through real processes too and asks for the same bytes.
 Each class is attacked with variants, not one input:
 
 * path spelling — a past journal day or a concept reached through a symlinked file
@@ -47,10 +50,26 @@ def ws(tmp_path_factory) -> Path:
     return ws
 
 
+def _event(ws: Path, tool: str, path: str, tool_input: dict, cwd: Path | None = None) -> dict:
+    return {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(cwd or ws), "tool_name": tool,
+            "tool_input": {"file_path": path, **tool_input}}
+
+
 def pre(ws: Path, tool: str, path: str, tool_input: dict, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    event = {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(cwd or ws), "tool_name": tool,
-             "tool_input": {"file_path": path, **tool_input}}
-    return hookkit.hook("pre-tool-use", event=event)
+    return hookkit.hook("pre-tool-use", event=_event(ws, tool, path, tool_input, cwd), process=False)
+
+
+def test_real_processes_answer_as_the_test_process_does(ws):
+    okf = ws / ".okf"
+    cases = [("Edit", str(ws.parent / "outside" / "journal-dir" / f"{hookkit.PAST}.md"),
+              {"old_string": "Started", "new_string": "Finished"}, None),
+             ("Write", str(ws.parent / "outside" / "concept.md"), {"content": FORGED}, None),
+             ("Write", str(okf / CONCEPT), {"content": HEAD + "verified : yes\n" + BODY}, None),
+             ("Edit", str(okf / CONCEPT), {"old_string": "Field weights rank better.", "new_string": "verified: no"}, None),
+             ("Write", str(ws.parent / "outside" / "new-past-day.md"), {"content": "reconstructed"}, None),
+             ("Edit", f"../journal/./{hookkit.PAST}.md", {"old_string": "a", "new_string": "b"}, okf / "learnings")]
+    answers = [answer(hookkit.hook_both_ways("pre-tool-use", event=_event(ws, *case))) for case in cases]
+    assert set(answers) == {"block", "ask", "pass"}
 
 
 def answer(proc: subprocess.CompletedProcess) -> str:

@@ -270,9 +270,11 @@ def test_incremental_equals_full_on_long_walks(tmp_path, monkeypatch, seed):
 
 
 def _post(ws: Path, rel: str, tool: str = "Edit", **env) -> subprocess.CompletedProcess:
+    """The post-edit hook in the test's process (the state lives on disk, as between processes);
+    the racing writers below are real processes, and the unwritable-cache test compares the two."""
     event = {"cwd": str(ws), "hook_event_name": "PostToolUse", "tool_name": tool,
              "tool_input": {"file_path": str(ws / ".okf" / rel), "content": "x"}}
-    return hookkit.hook("post-tool-use", event=event, extra_env=env)
+    return hookkit.hook("post-tool-use", event=event, extra_env=env, process=False)
 
 
 def _db(ws: Path) -> Path:
@@ -370,4 +372,8 @@ def test_an_unwritable_cache_directory_runs_in_full_every_time(tmp_path, monkeyp
     for _ in range(2):
         proc = _post(ws, "learnings/a.md", XDG_CACHE_HOME=str(blocker / "cache"))
         assert proc.returncode == 2 and "cannot be written" in " ".join(_notes(proc))
+    # no state to change between runs: a real hook process says the same, byte for byte
+    event = {"cwd": str(ws), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+             "tool_input": {"file_path": str(ws / ".okf" / "learnings" / "a.md"), "content": "x"}}
+    hookkit.hook_both_ways("post-tool-use", event=event, extra_env={"XDG_CACHE_HOME": str(blocker / "cache")})
     assert blocker.read_text() == "x\n"

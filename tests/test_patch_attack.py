@@ -2,7 +2,8 @@
 text Codex would really leave there.
 
 Two halves:
-- the hook: a real ``okfpro hook pre-tool-use --agent codex`` process per patch (multiple files in one
+- the hook: ``okfpro hook pre-tool-use --agent codex`` per patch, in the test's process (the entry point a
+  hook process runs; every third case also through a real process, the same bytes) (multiple files in one
   patch, Move to:, a past journal day updated / deleted / moved away / moved onto, CRLF, headers with
   padding, a path through a symlink, a ``verified:`` made by a pure deletion or by a chunk Codex only
   finds after trimming or folding a dash), plus the allowed patches that must pass;
@@ -17,6 +18,7 @@ import json
 import shutil
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -53,14 +55,18 @@ def places(tmp_path_factory):
     return ws, out
 
 
-def decide(places, text: str, where: str = "ws") -> str:
+def _event(places, text: str, where: str) -> dict:
     ws, out = places
     cwd = {"ws": ws, "out": out}[where]
     text = text.replace("{ws}", str(ws)).replace("{out}", str(out))
-    event = {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": "apply_patch",
-             "turn_id": "t", "tool_use_id": "u", "model": "m", "permission_mode": "default", "transcript_path": None,
-             "tool_input": {"command": text}}
-    proc = hookkit.hook("pre-tool-use", "--agent", "codex", event=event)
+    return {"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": "apply_patch",
+            "turn_id": "t", "tool_use_id": "u", "model": "m", "permission_mode": "default", "transcript_path": None,
+            "tool_input": {"command": text}}
+
+
+def decide(places, text: str, where: str = "ws", both_ways: bool = False) -> str:
+    run = hookkit.hook_both_ways if both_ways else partial(hookkit.hook, process=False)
+    proc = run("pre-tool-use", "--agent", "codex", event=_event(places, text, where))
     if proc.returncode == 2:
         return "block"
     assert proc.returncode == 0, hookkit.err_text(proc)
@@ -112,6 +118,11 @@ def test_a_patch_that_writes_what_the_guards_refuse_is_refused(places, why, text
 @pytest.mark.parametrize("why,text,where", ALLOWED, ids=[a[0] for a in ALLOWED])
 def test_a_patch_the_guards_allow_passes(places, why, text, where):
     assert decide(places, text, where) == "pass", why
+
+
+def test_real_processes_answer_as_the_test_process_does(places):
+    sample = (REFUSED + ALLOWED)[::3]
+    assert {decide(places, text, where, both_ways=True) for _why, text, where in sample} >= {"pass", "deny"}
 
 
 def test_a_text_codex_would_not_parse_is_no_file_event():

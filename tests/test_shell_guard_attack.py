@@ -57,17 +57,11 @@ def test_a_sample_answers_the_same_in_real_processes(places):
     sample = [(entry, tool) for entries, tool in ((corpus.WRITES, "Bash"), (corpus.READS, "Bash"),
                                                   (corpus.PS_WRITES, "PowerShell"), (corpus.PS_READS, "PowerShell"))
               for entry in entries[::5]]
-
-    def both(item):
-        (command, where), tool = item
-        real = _ask(places, command, where, tool, process=True)
-        return real.returncode, real.stdout, real.stderr
-
     with ThreadPoolExecutor(max_workers=4) as pool:
-        real = list(pool.map(both, sample))
-    here = [(p.returncode, p.stdout, p.stderr) for p in (_ask(places, c, w, t) for (c, w), t in sample)]
-    assert len(sample) > 30 and {r[0] for r in real} == {0}
-    assert here == real
+        real = list(pool.map(lambda item: _ask(places, *item[0], item[1], process=True), sample))
+    here = [_ask(places, *entry, tool) for entry, tool in sample]
+    assert len(sample) > 30 and {p.returncode for p in real} == {0}
+    assert [(p.returncode, p.stdout, p.stderr) for p in here] == [(p.returncode, p.stdout, p.stderr) for p in real]
 
 
 def test_every_write_into_the_bundle_is_asked(places):
