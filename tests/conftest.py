@@ -7,9 +7,18 @@ identity, so one is set here for every process the tests start.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 
 import pytest
+
+# With PYTHONDONTWRITEBYTECODE set, every run would compile and assertion-rewrite all test modules
+# again in every worker (~6 s of CPU each, measured).  Keep that bytecode in a cache directory outside
+# the checkout instead (okfpro's own processes started by the tests are not affected).
+if sys.dont_write_bytecode and sys.pycache_prefix is None:
+    sys.pycache_prefix = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                                      "okfpro-tests", "pycache")
+    sys.dont_write_bytecode = False
 
 os.environ.setdefault("GIT_AUTHOR_NAME", "okfpro tests")
 os.environ.setdefault("GIT_AUTHOR_EMAIL", "tests@okfpro.invalid")
@@ -61,6 +70,14 @@ SLOW = (
     "test_writers.py::test_no_acknowledged_write_is_lost_while_tmp_is_deleted_and_git_clean_runs",
     "test_writers.py::test_writers_killed_mid_write_leave_nothing_in_the_bundle_and_lose_no_acknowledged_line",
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The inner loop (``-m "not slow"``) runs each property test with a quarter of its Hypothesis
+    examples (tests/helpers.examples); the whole run, what CI runs, keeps every example.
+    ``OKFPRO_TEST_EXAMPLES=full`` (or ``quick``) set beforehand decides instead."""
+    if "not slow" in (config.option.markexpr or ""):
+        os.environ.setdefault("OKFPRO_TEST_EXAMPLES", "quick")
 
 
 def _named(item: pytest.Item) -> str:

@@ -44,6 +44,16 @@ def memory_workspace(tmp_path: Path) -> Path:
     return w
 
 
+def examples(full: int) -> int:
+    """A property test's Hypothesis example count: ``full`` in the whole run (the README's test command,
+    what CI runs); a quarter of it (at least 25) in the inner loop, ``pytest -m "not slow"``, where
+    tests/conftest.py sets ``OKFPRO_TEST_EXAMPLES=quick`` unless it is set already (``full`` keeps the
+    whole count there too)."""
+    if os.environ.get("OKFPRO_TEST_EXAMPLES") == "quick":
+        return max(25, full // 4)
+    return full
+
+
 def shared_dir() -> Path:
     """``../shared`` beside the checkout (CI), else /work/shared (developer machines)."""
     for candidate in (REPO.parent / "shared", Path("/work/shared")):

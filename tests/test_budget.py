@@ -7,6 +7,7 @@ import random
 
 import pytest
 from hypothesis import given, settings
+from tests.helpers import examples
 from hypothesis import strategies as st
 
 from okfpro.core import budget as _budget
@@ -120,7 +121,7 @@ def test_huge_budget_is_capped_at_10000_chars():
     assert len(out.text) > _budget.MAX_CHARS - 2000  # and it does use the room
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     budget=st.integers(min_value=-5, max_value=4000),
     k_share=st.floats(min_value=0, max_value=1),

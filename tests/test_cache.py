@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from tests.helpers import examples
 from hypothesis import strategies as st
 
 from okfpro.core.search import scan
@@ -78,7 +79,7 @@ ops = st.one_of(
 )
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(ops, min_size=1, max_size=12))
 def test_cached_reads_equal_fresh_reads(steps):
     with tempfile.TemporaryDirectory() as tmp, store_young():

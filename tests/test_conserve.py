@@ -137,6 +137,7 @@ def test_faulty_transform_refused_through_the_real_cli_process(tmp_path):
 # --- property: the real writers always declare exactly what they do ------------------------
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
+from tests.helpers import examples  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 WORDS = st.sampled_from(["alpha", "beta", "move", "tax", "keys", "bank", "x", "Resolve:", "chase 2026-12-01"])
@@ -144,7 +145,7 @@ TEXT = st.lists(WORDS, min_size=1, max_size=4).map(" ".join)
 OPS = st.lists(st.tuples(st.sampled_from(["capture", "promote", "demote", "close"]), TEXT), max_size=12)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=OPS)
 def test_any_sequence_of_edits_conserves_lines(ops):
     from okfpro.core import board as _board

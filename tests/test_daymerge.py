@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 from hypothesis import given, settings
+from tests.helpers import examples
 from hypothesis import strategies as st
 
 from okfpro.core.daymerge import MergeConflict, merge_day, merge_files, parse_day
@@ -48,7 +49,7 @@ def build(case):
     return b, o, t, base, add_o, add_t, forgot
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(sides)
 def test_merge_is_commutative_and_idempotent_and_loses_nothing(case) -> None:
     b, o, t, base, add_o, add_t, forgot = build(case)

@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
+from tests.helpers import examples
 from hypothesis import strategies as st
 
 from okfpro.core import board as _board
@@ -208,7 +209,7 @@ def play(files: dict[str, str], steps) -> dict[str, str]:
     return out
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(STEP, max_size=6), st.lists(STEP, max_size=8), st.lists(STEP, max_size=8))
 def test_random_appends_on_both_sides_merge_cleanly_whole_and_in_either_order(common, mine, yours) -> None:
     base = play({"board.md": BOARD, "log.md": LOG, "journal/index.md": JOURNAL_INDEX}, common)
@@ -243,7 +244,7 @@ def snapshots_last(log: _log.Log) -> bool:
     return True
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.sampled_from("abcde"), max_size=8),
     st.lists(st.sampled_from("abcdefg"), max_size=8),
@@ -263,7 +264,7 @@ def test_linemerge_keeps_everything_it_does_not_mark_and_is_symmetric(base, ours
         assert not (added - Counter(flat)), (base, ours, theirs, pieces)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from([
     "## In flight", "## In flight  ", "## Backlog", "## Foo", "- a", "- <!-- x -->b", "<!-- c -->- d", "  - e", "* f",
     "- g <!--", "<!-- --> ## Backlog", "<!-- -->## In flight", "",
@@ -394,7 +395,7 @@ def play_cards(text: str, steps, side: str) -> str:
     return text
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(CARD_STEP, max_size=6), st.lists(CARD_STEP, max_size=6))
 def test_random_moves_promotes_dones_and_edits_leave_each_card_once_or_a_conflict(mine, yours) -> None:
     base = MOVE_BASE

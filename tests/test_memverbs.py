@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from tests.helpers import examples
 
 from okfpro.cli import memverbs
 from okfpro.cli.memory import memory_cmd
@@ -73,7 +74,7 @@ TOKENS = st.sampled_from(["--json", "--all", "--limit", "--limit=2", "--limit=-3
                           "--confidence=low", "--visibility", "global", "--contradicts=m-2", "--bogus"])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(verb=st.sampled_from(["recall", "remember"]), argv=st.lists(TOKENS | st.text(max_size=6), max_size=7))
 def test_any_command_line_parses_as_click_parses_it_or_goes_to_click(verb, argv):
     params = memverbs.parse(memverbs.BODIES[verb][0], argv)

@@ -361,10 +361,11 @@ def test_two_step_keyword_scan_agrees_with_the_one_step_regex():
 
 
 from hypothesis import given, settings  # noqa: E402
+from tests.helpers import examples  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(line=st.integers(min_value=0, max_value=199), row=st.integers(min_value=0, max_value=len(CORPUS) - 1),
        where=st.floats(min_value=0, max_value=1), sep=st.sampled_from([" ", "\n", " (", ": ", "\t"]))
 def test_a_token_dropped_into_prose_never_survives(line, row, where, sep):

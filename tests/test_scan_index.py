@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from hypothesis import HealthCheck, given, settings
+from tests.helpers import examples
 from hypothesis import strategies as st
 
 from okfpro.core import scanindex, search
@@ -47,7 +48,7 @@ def bundles(draw):
 terms = st.lists(st.text("abkisz019_-. KS", min_size=1, max_size=4), min_size=0, max_size=3)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(bundles(), terms, st.sampled_from([None, "title,body", "tags", "id,sources", "type,description"]),
        st.sampled_from([None, "Decision", "k"]), st.sampled_from([None, 0, 1, 2, 5]))
 def test_index_equals_the_per_document_scan(bundle, qs, fields, type_, limit):

@@ -237,6 +237,7 @@ def test_ranked_filters(bundle):
 # The engine takes shortcuts (a joined-text pre-check, ASCII lowering, collapsing a long
 # text a prefix at a time).  A direct transcription of the rules must give the same rows.
 from hypothesis import given, settings  # noqa: E402
+from tests.helpers import examples  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 _ALPHABET = st.sampled_from(list("abcK ſsSß\tÉé_-.\n  xyz`") + ["cache", "Cache", " word", "\u00a0", "\x1c", " " * 60, "\n" * 30])
@@ -281,7 +282,7 @@ def _plain_scan(docs, terms):
     return sorted(rows, key=lambda r: (-r[2], r[0]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(_TEXT, _TEXT, st.lists(_TEXT, max_size=2), st.integers(0, 40)), min_size=1, max_size=4),
        st.lists(st.sampled_from(["cache", "s", "K", "é", "a b", "x", "ß", " word", "_-"]), min_size=1, max_size=2))
 def test_fast_paths_equal_the_plain_rules(specs, terms):
