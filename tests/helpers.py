@@ -44,14 +44,25 @@ def memory_workspace(tmp_path: Path) -> Path:
     return w
 
 
+def quick() -> bool:
+    """The inner loop: ``pytest -m "not slow"``, where tests/conftest.py sets ``OKFPRO_TESTS=quick``
+    unless it is set already (``OKFPRO_TESTS=full`` there runs everything at the whole run's strength).
+    The whole run, the README's test command (what CI runs), is never quick."""
+    return os.environ.get("OKFPRO_TESTS") == "quick"
+
+
 def examples(full: int) -> int:
-    """A property test's Hypothesis example count: ``full`` in the whole run (the README's test command,
-    what CI runs); a quarter of it (at least 25) in the inner loop, ``pytest -m "not slow"``, where
-    tests/conftest.py sets ``OKFPRO_TEST_EXAMPLES=quick`` unless it is set already (``full`` keeps the
-    whole count there too)."""
-    if os.environ.get("OKFPRO_TEST_EXAMPLES") == "quick":
-        return max(25, full // 4)
-    return full
+    """A property test's Hypothesis example count: ``full``, or a quarter of it (at least 25) when
+    :func:`quick`."""
+    return max(25, full // 4) if quick() else full
+
+
+def cache_dir(*parts: str) -> Path:
+    """A directory for the tests' own caches, outside the checkout: ``$XDG_CACHE_HOME`` as the run
+    found it (tests/conftest.py points the variable at a private directory afterwards), else ~/.cache."""
+    base = os.environ.get("OKFPRO_TESTS_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "okfpro-tests")
+    return Path(base, *parts)
 
 
 def shared_dir() -> Path:
