@@ -245,7 +245,7 @@ def conversation(rng: random.Random, cfg: dict, ci: int) -> tuple[list[dict], li
             if lines:  # turns alternate
                 speaker_i = people.index(lines[-1][0]) ^ 1
             if what == "fact":
-                person, topic, item = fact  # type: ignore[misc]
+                person, topic, item = fact
                 other = people[1] if person == people[0] else people[0]
                 a, q, d = item
                 text = fill(rng.choice(half(topic["say"], cfg["half"])), a=a, q=q, d=d)

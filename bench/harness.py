@@ -109,6 +109,6 @@ def installed(workdir: str) -> str:
 
 def install_arg(ap: object) -> None:
     """``--editable``: time the running interpreter's own install instead (see :func:`installed`)."""
-    ap.add_argument("--editable", action="store_true",  # type: ignore[attr-defined]
+    ap.add_argument("--editable", action="store_true",  # type: ignore[attr-defined]  # ap: an ArgumentParser
                     help="time this interpreter's okfpro (an editable install's finder slows every process, "
                          "python3 -c pass included) instead of a throwaway non-editable install")

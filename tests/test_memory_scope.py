@@ -81,7 +81,7 @@ def test_valid_segments_kept_as_given(field, value):
 def test_scope_is_immutable_and_case_sensitive():
     s = Scope(tenant="acme")
     with pytest.raises(dataclasses.FrozenInstanceError):
-        s.tenant = "other"  # type: ignore[misc]
+        s.tenant = "other"  # type: ignore[misc]  # the assignment a frozen dataclass refuses, on purpose
     assert Scope(tenant="Acme") != Scope(tenant="acme")
     assert Scope() == scope_mod.LOCAL_SCOPE and Scope().is_local
 

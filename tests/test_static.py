@@ -25,3 +25,12 @@ def test_mypy_is_clean() -> None:
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr  # 2: mypy itself could not run
     errors = [line for line in proc.stdout.splitlines() if re.match(r"^okfpro/\S+\.py:\d+: error:", line)]
     assert not errors, "mypy errors (fix them):\n" + "\n".join(errors)
+
+
+def test_every_type_ignore_names_its_code_and_says_why() -> None:
+    """``# type: ignore[code]  # why`` (issue #12): a bare ignore hides whatever mypy finds on the line."""
+    pattern = re.compile(r"#\s*type:\s*ignore(?!\[[a-z, -]+\]\s*#\s*\S)")
+    bare = [f"{path.relative_to(REPO)}:{n}" for top in ("okfpro", "tests", "bench", "hooks")
+            for path in sorted((REPO / top).rglob("*.py"))
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert not bare, "type-ignore comments without their code and reason:\n" + "\n".join(bare)

@@ -79,7 +79,7 @@ def json_options(func: F) -> F:
     import click
 
     func = click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")(func)
-    return click.option("--json", "as_json", is_flag=True, help="One line of compact JSON.")(func)  # type: ignore[return-value]
+    return click.option("--json", "as_json", is_flag=True, help="One line of compact JSON.")(func)
 
 
 def dumps(data: Any, pretty: bool = False) -> str:

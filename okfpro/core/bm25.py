@@ -246,7 +246,7 @@ class RankedIndex:
         use_filter = where is not None and where.active()
         for i in order:
             view = self.views[i]
-            if use_filter and not where(view):  # type: ignore[misc]
+            if use_filter and not where(view):  # type: ignore[misc]  # use_filter is True only when where is set
                 continue
             names = [f for j, f in enumerate(self.fields) if matched[i] >> j & 1]
             rows.append(row_for(view, names, scores[i], self._snippet(i, names, hits[i])))

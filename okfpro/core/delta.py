@@ -88,7 +88,7 @@ def _link_targets(item: Concept | Entry) -> list[str]:
 
 def _ctx(bundle: Bundle) -> _lint.Context:
     ctx = _lint.Context(bundle, OPTIONS)
-    ctx.existing = NOTHING  # type: ignore[assignment]
+    ctx.existing = NOTHING  # type: ignore[assignment]  # a set that holds nothing, whatever is asked
     return ctx
 
 

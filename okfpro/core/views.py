@@ -335,7 +335,7 @@ def select_dirs(all_dirs: list[str], bases: list[str] | None, depth: int | None,
     if not folded_bases and depth is None:
         wanted = set(all_dirs)
     elif not folded_bases:
-        wanted = {d for d in all_dirs if depth_of(d) <= depth}  # type: ignore[operator]
+        wanted = {d for d in all_dirs if depth_of(d) <= depth}  # type: ignore[operator]  # depth is set here
     else:
         wanted = {d for d in all_dirs for b in folded_bases
                   if under_dir(d, b) and (depth is None or depth_of(d) - depth_of(b) <= depth)}

@@ -74,7 +74,7 @@ def rank_sources(
     owner = {id(c): s.slug for s in sources for c in s.bundle.concepts}
     pick = _Owner(owner, where)
     # one bundle's engine, tokens and query words (stemmed) over the union: the same match scores alike
-    rows = rank_docs(concepts, query, limit, fields=fields, where=pick, fuzzy=fuzzy)  # type: ignore[arg-type]
+    rows = rank_docs(concepts, query, limit, fields=fields, where=pick, fuzzy=fuzzy)  # type: ignore[arg-type]  # _Owner answers as a RowFilter does
     if len(rows) != len(pick.kept):  # the engine's contract with ``where`` changed: refuse to mislabel
         raise RuntimeError("ranked engine kept rows it did not ask the filter about")
     return [{"slug": slug, **row} for slug, row in zip(pick.kept, rows)]

@@ -255,7 +255,7 @@ def rank_indexed(
     rows: list[dict[str, Any]] = []
     for i, score in scored:
         view = views[i]
-        if use_filter and not where(view):  # type: ignore[misc]
+        if use_filter and not where(view):  # type: ignore[misc]  # use_filter is True only when where is set
             continue
         names, hits = _matched(view, tokens, searched)
         rows.append(_search.row_for(view, names, score, _snippet(view, names, hits)))

@@ -395,11 +395,11 @@ class Registry:
         if target is None and not shaped:
             target = self.get(normalize(arg))
         if target is None and not shaped:
-            target = self.group(arg) or self.group(normalize(arg))  # type: ignore[assignment]
+            target = self.group(arg) or self.group(normalize(arg))  # type: ignore[assignment]  # an Entry or a Group from here on
         if target is None:
             return None
         self._refuse_linked(target, "remove")
-        (self.entries if isinstance(target, Entry) else self.groups).remove(target)  # type: ignore[arg-type]
+        (self.entries if isinstance(target, Entry) else self.groups).remove(target)
         dropping = [target.slug]
         while dropping:
             gone = dropping.pop(0)
@@ -668,4 +668,4 @@ def expand(refs: list[str], note: Callable[[str], None], reg: Registry | None = 
         else:
             out.append(resolve(ref, reg))
     seen: set[str] = set()
-    return [e for e in out if not (e.path in seen or seen.add(e.path))]  # type: ignore[func-returns-value]
+    return [e for e in out if not (e.path in seen or seen.add(e.path))]  # type: ignore[func-returns-value]  # add() answers None: first seen wins

@@ -250,7 +250,7 @@ class ScopeIndex:
             recs: list[_mempolicy.MemoryRecord] = []
             for name in sorted(listing):
                 fp = listing[name]
-                day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]
+                day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]  # day_listing names match DAY_RE
                 try:
                     raw, st = read_day_file(self.directory / name)
                     fp = fingerprint(st)
@@ -322,7 +322,7 @@ class ScopeIndex:
             rid = con.execute("SELECT coalesce(max(rid), 0) FROM entries").fetchone()[0]
             added: list[_mempolicy.MemoryRecord] = []
             for name, _before, after, count, secs in files:
-                day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]
+                day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]  # day_listing names match DAY_RE
                 for seq, sec in enumerate(secs, start=count + 1):
                     rid += 1
                     entry, rec = self._entry_row(rid, name, day, seq, sec)
@@ -583,7 +583,7 @@ def opened(store: Any, tier: str, scope: Scope) -> Iterator[ScopeIndex | None]:
     try:
         idx = ScopeIndex.open(store, tier, scope)
     except NothingStored:
-        yield _Empty()  # type: ignore[misc]
+        yield _Empty()  # type: ignore[misc]  # answers as an index that holds nothing
         return
     except IndexUnavailable:
         yield None

@@ -98,11 +98,11 @@ def bundle_search(workspace: Path, cfg: Any, degraded: list[str] | None = None) 
                 return []
             from okfpro.io.fts import rank_bundle
 
-            return _dated(rank_bundle(root, own, query, limit), {None: own})  # type: ignore[arg-type]
+            return _dated(rank_bundle(root, own, query, limit), {None: own})  # type: ignore[arg-type]  # own is loaded only from a root
         from okfpro.io import across
 
         if own is not None:
-            sources.insert(0, across.Source("", root, own))  # type: ignore[arg-type]
+            sources.insert(0, across.Source("", root, own))  # type: ignore[arg-type]  # own is loaded only from a root
         rows = across.rank_sources(sources, query, limit)
         for row in rows:
             row["bundle"] = row.pop("slug") or None
