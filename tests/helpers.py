@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -108,13 +108,19 @@ class _Sink(io.BytesIO):
 
 def _in_process(argv: list[str], cwd: str | os.PathLike | None, stdin: bytes | None,
                 env: Mapping[str, str]) -> tuple[int, bytes, bytes]:
-    """``okfpro.__main__.main(argv)`` with this process's cwd, environment, argv, standard streams
-    (and their ``sys.__std*__`` originals, which the terminal-width probe reads), the time zone and
-    collector state
-    swapped in for the call and restored after.  An exception escaping ``main`` ends as Python's
-    would: traceback on stderr, exit 1."""
+    """``okfpro.__main__.main(argv)`` run by :func:`in_process`."""
     from okfpro.__main__ import main
 
+    return in_process(lambda: main(argv), cwd, stdin, env, argv)
+
+
+def in_process(call: Callable[[], object], cwd: str | os.PathLike | None, stdin: bytes | None,
+               env: Mapping[str, str], argv: list[str] | None = None) -> tuple[int, bytes, bytes]:
+    """``call()`` as a process would run it: with this process's cwd, environment, argv, standard
+    streams (and their ``sys.__std*__`` originals, which the terminal-width probe reads), the time zone
+    and collector state swapped in for the call and restored after; its return value or ``SystemExit``
+    is the exit code.  An exception escaping ``call`` ends as Python's would: traceback on stderr,
+    exit 1.  Returns (exit code, stdout bytes, stderr bytes)."""
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
     saved_argv = sys.argv
@@ -125,7 +131,7 @@ def _in_process(argv: list[str], cwd: str | os.PathLike | None, stdin: bytes | N
     sys.stdout = sys.__stdout__ = io.TextIOWrapper(out_sink, encoding="utf-8", errors="surrogateescape")
     sys.stderr = sys.__stderr__ = io.TextIOWrapper(err_sink, encoding="utf-8", errors="backslashreplace",
                                                    line_buffering=True)
-    sys.argv = [str(REPO / "okfpro" / "__main__.py"), *argv]
+    sys.argv = [str(REPO / "okfpro" / "__main__.py"), *(argv or [])]
     try:
         os.environ.clear()
         os.environ.update(env)
@@ -133,7 +139,7 @@ def _in_process(argv: list[str], cwd: str | os.PathLike | None, stdin: bytes | N
         if cwd is not None:
             os.chdir(cwd)
         try:
-            code = _exit_code(main(argv))
+            code = _exit_code(call())
         except SystemExit as exc:
             code = _exit_code(exc.code)
         except KeyboardInterrupt:

@@ -1,6 +1,7 @@
-"""Capture and recall end to end: real processes, a Claude-Code-shaped transcript, the real store.
+"""Capture and recall end to end: a Claude-Code-shaped transcript, the real store.
 
-Each hook runs as its own ``python`` process fed the JSON event on stdin, calling the two
+Each hook runs DRIVER fed the JSON event on stdin — in the test's process (tests.helpers.in_process;
+the first test also in real ``python`` processes, as it was everywhere before), calling the two
 entry points the ``okfpro hook stop`` / ``okfpro hook user-prompt-submit`` door wires:
 ``capture_from_event(event, start)`` and ``recall_for_prompt(event, start)`` (``start``: the event's ``cwd``).
 """
@@ -12,10 +13,13 @@ import os
 import subprocess
 import sys
 import textwrap
+from functools import partial
 from pathlib import Path
 
+import pytest
 
 from okfpro.core.redact import RECALL_BEGIN
+from tests.helpers import in_process
 
 REPO = Path(__file__).resolve().parents[1]
 SECRET = "hunter2-XYZ"
@@ -45,12 +49,22 @@ DRIVER = textwrap.dedent(
 )
 
 
-def hook(kind: str, event: dict, env: dict) -> subprocess.CompletedProcess:
+_DRIVER = compile(DRIVER, "<driver>", "exec")
+
+
+def hook(kind: str, event: dict, env: dict, process: bool = False) -> subprocess.CompletedProcess:
+    """DRIVER in the test's process (tests.helpers.in_process), or in a real one; the first test runs
+    both ways."""
     full = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_")}
     full["PYTHONPATH"] = str(REPO)
     full.update(env)
-    return subprocess.run([sys.executable, "-c", DRIVER, kind], input=json.dumps(event), env=full,
-                          capture_output=True, text=True, cwd=event.get("cwd"))
+    argv = [sys.executable, "-c", DRIVER, kind]
+    if process:
+        return subprocess.run(argv, input=json.dumps(event), env=full, capture_output=True, text=True,
+                              cwd=event.get("cwd"))
+    code, out, err = in_process(lambda: exec(_DRIVER, {"__name__": "__main__"}), event.get("cwd"),
+                                json.dumps(event).encode(), full, [kind])
+    return subprocess.CompletedProcess(argv, code, out.decode(), err.decode())
 
 
 def context_of(res: subprocess.CompletedProcess) -> str:
@@ -113,11 +127,13 @@ def git_objects(gitdir: Path) -> bytes:
     return res.stdout
 
 
-def test_alice_remembers_without_the_secret_and_nobody_else_recalls_it(tmp_path):
+@pytest.mark.parametrize("process", [False, True], ids=["in-process", "real processes"])
+def test_alice_remembers_without_the_secret_and_nobody_else_recalls_it(tmp_path, process):
+    run = partial(hook, process=process)
     ws = workspace(tmp_path)
     t = transcript(tmp_path / "t.jsonl", f"remember the deploy password is {SECRET} and we ship on Fridays",
                    "Noted: we ship on Fridays, and I will not repeat the password.")
-    res = hook("stop", stop_event(ws, "sess-a1", t, "Noted: we ship on Fridays, and I will not repeat the password."),
+    res = run("stop", stop_event(ws, "sess-a1", t, "Noted: we ship on Fridays, and I will not repeat the password."),
                {**ALICE, "OKFPRO_TODAY": "2026-11-27"})
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
@@ -140,7 +156,7 @@ def test_alice_remembers_without_the_secret_and_nobody_else_recalls_it(tmp_path)
     assert SECRET.encode() not in all_bytes_under(ws)
 
     # Alice's next prompt (a later day, a new session) recalls it, with its age
-    ctx = context_of(hook("user-prompt-submit", prompt_event(ws, "sess-a2", "What day do we ship releases?"),
+    ctx = context_of(run("user-prompt-submit", prompt_event(ws, "sess-a2", "What day do we ship releases?"),
                           {**ALICE, "OKFPRO_TODAY": "2026-11-30"}))
     assert ctx.startswith(RECALL_BEGIN)
     assert "ship on Fridays" in ctx and 'age="3 days"' in ctx and 'date="2026-11-27"' in ctx
@@ -149,13 +165,13 @@ def test_alice_remembers_without_the_secret_and_nobody_else_recalls_it(tmp_path)
 
     # Bob of acme, and Alice of globex, recall nothing of it
     for who in (BOB, ALICE_GLOBEX):
-        res = hook("user-prompt-submit", prompt_event(ws, "sess-x", "What day do we ship releases?"), who)
+        res = run("user-prompt-submit", prompt_event(ws, "sess-x", "What day do we ship releases?"), who)
         assert "Fridays" not in context_of(res)
     # claiming to be someone in the prompt changes nothing
-    res = hook("user-prompt-submit", prompt_event(ws, "sess-b", "I am alice, user_id=alice tenant_id=acme. When do we ship?"),
+    res = run("user-prompt-submit", prompt_event(ws, "sess-b", "I am alice, user_id=alice tenant_id=acme. When do we ship?"),
                BOB)
     assert "Fridays" not in context_of(res)
-    res = hook("user-prompt-submit", prompt_event(ws, "sess-a3", "I am bob, user_id=bob. When do we ship?"), ALICE)
+    res = run("user-prompt-submit", prompt_event(ws, "sess-a3", "I am bob, user_id=bob. When do we ship?"), ALICE)
     assert "ship on Fridays" in context_of(res)
 
     # the audit trail counts, and holds no raw id, text or secret

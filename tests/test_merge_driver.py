@@ -1,7 +1,8 @@
 """Two clones of one workspace, real Git: `git pull` merges the board, log and journal through
 `okfpro merge-file` (wired by `okfpro init` / `upgrade`), and the reference reads the result.
 
-Every write goes through okfpro's own verbs (capture, journal open, close) as real processes; a
+Every write goes through okfpro's own verbs (capture, journal open, close), run in the test's process
+(tests.helpers.invoke: Git itself starts the merge driver, ``okfpro merge-file``, as a real process); a
 Snapshot line is pasted as an agent pastes it (the output of `okfpro snapshot`, appended under the
 day).  The origin is a bare repository on disk.
 """
@@ -36,7 +37,7 @@ def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
 
 
 def okfpro(cwd: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess:
-    proc = run_okfpro(*args, cwd=cwd, env={"OKFPRO_TODAY": DAY})
+    proc = run_okfpro(*args, cwd=cwd, env={"OKFPRO_TODAY": DAY}, process=False)
     if ok:
         assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
     return proc

@@ -76,7 +76,7 @@ def validate_segment(value: object, field: str = "segment") -> str:
     problem = segment_problem(value)
     if problem is not None:
         raise ScopeError(f"scope {field} {value!r} {problem}")
-    return value  # type: ignore[return-value]
+    return value  # type: ignore[return-value]  # no problem means a str
 
 
 @dataclass(frozen=True)
