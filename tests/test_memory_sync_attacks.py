@@ -257,3 +257,17 @@ def test_the_installed_http_backend_hides_other_users_refs_on_every_service(serv
                    check=False)
         assert proc.returncode != 0, (version, proc.stderr)
     assert "alice only 7d2" not in git("--git-dir", str(work), "cat-file", "--batch-all-objects", "--batch").stdout
+
+
+def test_hook_in_process_refuses_on_the_current_stderr(tmp_path) -> None:
+    """Called in a process whose stderr was replaced after import (a test runner, an embedding
+    server), the refusal goes to that stream: the default is looked up per call."""
+    import contextlib
+    import io
+
+    from okfpro.memory.serverhook import run_hook
+
+    seen = io.StringIO()
+    with contextlib.redirect_stderr(seen):
+        code = run_hook(io.StringIO("only two\n"), {}, tmp_path / "absent.toml")
+    assert code == 1 and "unexpected pre-receive input" in seen.getvalue()

@@ -54,6 +54,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from okfpro.core.scope import Scope, ScopeError, history_ref, validate_segment
 
@@ -296,8 +297,9 @@ def _is_ancestor(a: str, b: str) -> bool:
     return proc.returncode == 0
 
 
-def run_hook(stdin, env: dict[str, str], config_path: Path, err=sys.stderr) -> int:
-    """The pre-receive hook: 0 accept, 1 refuse (reasons on ``err``)."""
+def run_hook(stdin, env: dict[str, str], config_path: Path, err: TextIO | None = None) -> int:
+    """The pre-receive hook: 0 accept, 1 refuse (reasons on ``err``, default the current ``sys.stderr``)."""
+    err = err if err is not None else sys.stderr
     lines = [ln.split() for ln in stdin.read().splitlines() if ln.strip()]
     touches = [x for x in lines if len(x) == 3 and x[2].casefold().startswith("refs/okfpro/")]
     if any(len(x) != 3 for x in lines):
