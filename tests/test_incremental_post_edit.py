@@ -377,3 +377,32 @@ def test_an_unwritable_cache_directory_runs_in_full_every_time(tmp_path, monkeyp
              "tool_input": {"file_path": str(ws / ".okf" / "learnings" / "a.md"), "content": "x"}}
     hookkit.hook_both_ways("post-tool-use", event=event, extra_env={"XDG_CACHE_HOME": str(blocker / "cache")})
     assert blocker.read_text() == "x\n"
+
+
+def test_identity_keys_follow_the_rule_file_by_file(tmp_path, monkeypatch):
+    """``identities``' key per file: the hash of (size, mtime_ns, ctime_ns, inode) for a regular
+    file whose mtime and ctime both lie before the cut; None for a symlink, for a file whose mtime
+    is at or past the cut (set into the future), and for one whose ctime is (mtime in the past)."""
+    import time
+
+    root = tmp_path / "b"
+    root.mkdir()
+    (root / "old.md").write_text("x")
+    (root / "future.md").write_text("y")
+    os.utime(root / "future.md", ns=(0, time.time_ns() + 10**13))
+    (root / "link.md").symlink_to(root / "old.md")
+    (root / "past.md").write_text("z")
+    os.utime(root / "past.md", ns=(0, 1_600_000_000 * 10**9))
+
+    def keys() -> dict[str, int | None]:
+        tree = analysis.identities(str(root))
+        return dict(zip(tree.dirs[""][1], tree.dirs[""][3]))
+
+    monkeypatch.setattr(cache, "RACY_NS", -10**12)  # the cut 1,000 s ahead: every ctime of now lies before it
+    got = keys()
+    for name in ("old.md", "past.md"):
+        st = os.stat(root / name)
+        assert got[name] == hash((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)), name
+    assert got["future.md"] is None and got["link.md"] is None
+    monkeypatch.setattr(cache, "RACY_NS", 2_000_000_000)  # the cut 2 s back: the ctimes of now are past it
+    assert keys() == {"old.md": None, "future.md": None, "link.md": None, "past.md": None}

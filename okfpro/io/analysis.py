@@ -162,8 +162,10 @@ def identities(root_real: str, stored: dict[str, tuple[int | None, bytes]] | Non
                         sts.append(None)
         finally:
             os.close(fd)
-        keys = [None if s is None or (s.st_mode & 0o170000) != 0o100000 or max(s.st_mtime_ns, s.st_ctime_ns) >= cut
-                else hash((s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino)) for s in sts]
+        # a regular file changed before ``cut``: the hash of its identity; else None (looked at again next
+        # time).  Written without a call per file (max(), attribute reads twice): ~30% of this loop at 50,000
+        keys = [hash((s.st_size, m, c, s.st_ino)) if s is not None and s.st_mode & 0o170000 == 0o100000
+                and (m := s.st_mtime_ns) < cut and (c := s.st_ctime_ns) < cut else None for s in sts]
         tree.dirs[head] = [key, tuple(names), tuple(subs), keys]
         prefix = f"{head}/" if head else ""
         stack.extend(prefix + name for name in subs)
