@@ -34,7 +34,7 @@ from okfpro.core import bm25
 from okfpro.core import search as _search
 from okfpro.core.concept import Bundle
 
-SCHEMA = 4
+SCHEMA = 5  # 5: files.stat (the parse cache's file identity: no digest of an unchanged file)
 _COLS = _search.FIELDS  # title id tags type description sources body (weight order)
 # One tokenizer rule for both engines: the text is stored as okfpro's own tokens
 # (core/bm25.tokenize, stemmed: bm25.stemmed_terms) joined by spaces, and FTS5 must split it at the spaces only.  The
@@ -121,21 +121,30 @@ def _ensure(con, root_real: str) -> None:
     for table in ("meta", "files", "docs"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
     con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-    con.execute("CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT, rid INTEGER)")
+    con.execute("CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT, rid INTEGER, stat TEXT)")
     con.execute(f"CREATE VIRTUAL TABLE docs USING fts5({cols}, tokenize=\"{_TOKENIZER}\")")
     con.execute("INSERT INTO meta VALUES ('schema', ?), ('root', ?)", (schema, root_real))
     con.execute("COMMIT")
 
 
-def _sync(con, views: list[Any], paths: list[str]) -> dict[int, int]:
-    """Bring the index in line with ``views``; return FTS rowid -> position in ``views``."""
-    stored = {p: (d, r) for p, d, r in con.execute("SELECT path, digest, rid FROM files")}
-    want: dict[str, tuple[int, str]] = {}
+def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None = None) -> dict[int, int]:
+    """Bring the index in line with ``views``; return FTS rowid -> position in ``views``.
+
+    ``stamps``: path -> the identity (size, mtime, ctime, inode) the parse cache vouched the
+    concept was read from (``Bundle._okfpro_stat``); a row stored from a file of that same
+    identity holds its text, so the digest of the indexed fields is not computed again."""
+    stamps = stamps or {}
+    stored = {p: (d, r, s) for p, d, r, s in con.execute("SELECT path, digest, rid, stat FROM files")}
+    want: dict[str, tuple[int, str, str | None]] = {}
     for i, (view, path) in enumerate(zip(views, paths)):
-        want[path] = (i, _digest(view))
+        stamp = repr(stamps[path]) if path in stamps else None
+        old = stored.get(path)
+        same = stamp is not None and old is not None and old[2] == stamp
+        want[path] = (i, old[0] if same else _digest(view), stamp)  # type: ignore[index]
     stale = [p for p in stored if p not in want or stored[p][0] != want[p][1]]
     fresh = [p for p in want if p not in stored or stored[p][0] != want[p][1]]
-    if stale or fresh:
+    restamp = [(want[p][2], p) for p in want if p in stored and p not in fresh and stored[p][2] != want[p][2]]
+    if stale or fresh or restamp:
         marks = ",".join("?" * len(_COLS))
         con.execute("BEGIN IMMEDIATE")
         try:
@@ -149,18 +158,19 @@ def _sync(con, views: list[Any], paths: list[str]) -> dict[int, int]:
             rows, files = [], []
             for done, p in enumerate(fresh, 1):
                 progress.tick(done)
-                i, digest = want[p]
+                i, digest, stamp = want[p]
                 rid = top + done
                 rows.append((rid, *_columns(views[i])))
-                files.append((p, digest, rid))
+                files.append((p, digest, rid, stamp))
             con.executemany(f"INSERT INTO docs (rowid, {', '.join(_COLS)}) VALUES (?, {marks})", rows)
-            con.executemany("INSERT INTO files VALUES (?, ?, ?)", files)
+            con.executemany("INSERT INTO files VALUES (?, ?, ?, ?)", files)
+            con.executemany("UPDATE files SET stat = ? WHERE path = ?", restamp)
             progress.close()
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
             raise
-        stored = {p: (d, r) for p, d, r in con.execute("SELECT path, digest, rid FROM files")}
+        stored = {p: (d, r, s) for p, d, r, s in con.execute("SELECT path, digest, rid, stat FROM files")}
     return {stored[p][1]: want[p][0] for p in want}
 
 
@@ -215,7 +225,7 @@ def rank_indexed(
             try:
                 con = _connect(path)
                 _ensure(con, root_real)
-                rowmap = _sync(con, views, paths)
+                rowmap = _sync(con, views, paths, bundle.__dict__.get("_okfpro_stat"))
                 bundle.__dict__["_okfpro_fts"] = (path, views, rowmap)
                 break
             except Exception:

@@ -62,17 +62,43 @@ def one(root: Path, bundle: Bundle, q: Query) -> list[dict[str, Any]]:
                         budget=q.budget)
 
 
-def sources(refs: list[str], note: Callable[[str], Any],
-            load: Callable[[Path], Bundle]) -> tuple[list[Entry], list[Source]]:
+def sources(refs: list[str], note: Callable[[str], Any], load: Callable[[Path], Bundle], *,
+            cwd: str | os.PathLike[str] | None = None, skip: set[str] | None = None,
+            lenient: bool = False) -> tuple[list[Entry], list[Source]]:
     """The registered bundles ``refs`` (``@slug``, ``@group``, ``@all``) name, each read with
-    ``load``; ``note`` hears the registry's notes.  Raises :class:`okfpro.io.registry.RegistryError`."""
+    ``load``; ``note`` hears the registry's notes.  Raises :class:`okfpro.io.registry.RegistryError`.
+
+    ``cwd``: the registry that directory sees (its own ``.okf.json``, else the global one);
+    ``skip``: real paths of bundles already in the corpus (the workspace's own): given, those and
+    any bundle reached twice are left out; ``lenient`` (prompt recall): a ref that does not resolve or a bundle
+    that cannot be read is noted (``note: <what> (not readable)``) and costs only itself."""
     from okfpro.io import across, registry, roots
 
-    entries = registry.expand(refs, note)
-    found = []
+    reg = registry.Registry.open(cwd=cwd) if cwd is not None else None
+    if not lenient:
+        entries = registry.expand(refs, note, reg)
+    else:
+        entries = []
+        for ref in refs:
+            try:
+                entries.extend(registry.expand([ref], note, reg))
+            except registry.RegistryError:
+                note(f"note: {ref} (not readable)")
+    found: list[Source] = []
+    seen = set(skip or ())
     for entry in entries:
         root = roots.resolve(entry.dir) or Path(entry.dir)
-        found.append(across.Source(entry.slug, root, load(root)))
+        if skip is not None:
+            real = os.path.realpath(root)
+            if real in seen:
+                continue
+            seen.add(real)
+        try:
+            found.append(across.Source(entry.slug, root, load(root)))
+        except OSError:
+            if not lenient:
+                raise
+            note(f"note: @{entry.slug} (not readable)")
     return entries, found
 
 

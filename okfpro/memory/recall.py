@@ -113,36 +113,20 @@ def bundle_search(workspace: Path, cfg: Any, degraded: list[str] | None = None) 
 
 def _registered_sources(workspace: Path, refs: list[str], own_root: Path | None, notes: list[str]) -> list[Any]:
     """The listed registered bundles, resolved through the registry the workspace sees (its own
-    ``.okf.json`` if it has one, else the global registry); the workspace's own bundle once."""
+    ``.okf.json`` if it has one, else the global registry); the workspace's own bundle once; a
+    listed bundle that cannot be had costs only itself (:func:`okfpro.io.search.sources`)."""
     if not refs:
         return []
-    from okfpro.io import across, registry, roots
+    from okfpro.io import registry, search
     from okfpro.io.bundle import load
 
     try:
-        reg = registry.Registry.open(cwd=workspace)
-        entries = []
-        for ref in refs:  # one bad ref costs that ref, not the others
-            try:
-                entries.extend(registry.expand([ref], lambda line: notes.append("knowledge " + line.removeprefix("note: ")), reg))
-            except registry.RegistryError:
-                notes.append(f"knowledge {ref} (not readable)")
+        return search.sources(refs, lambda line: notes.append("knowledge " + line.removeprefix("note: ")), load,
+                              cwd=workspace, skip={os.path.realpath(own_root)} if own_root is not None else set(),
+                              lenient=True)[1]
     except registry.RegistryError:
         notes.append("knowledge registry (unreadable)")
         return []
-    own = os.path.realpath(own_root) if own_root is not None else None
-    out, seen = [], {own}
-    for entry in entries:
-        bundle_root = roots.resolve(entry.path) or Path(entry.path)
-        real = os.path.realpath(bundle_root)
-        if real in seen:
-            continue
-        seen.add(real)
-        try:
-            out.append(across.Source(entry.slug, bundle_root, load(bundle_root)))
-        except OSError:
-            notes.append(f"knowledge @{entry.slug} (not readable)")
-    return out
 
 
 def _dated(rows: list[dict[str, Any]], bundles: Mapping[str | None, Any]) -> list[dict[str, Any]]:
