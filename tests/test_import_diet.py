@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,23 @@ def test_a_remember_into_an_existing_history_loads_no_pygit2_nor_yaml(ws):
     count = subprocess.run(["git", f"--git-dir={gitdir}", "rev-list", "--count", "--all"], capture_output=True,
                            check=True).stdout
     assert count.strip() == b"2"
+
+
+def test_the_prompt_hook_reads_the_bundle_without_pyyaml(ws):
+    """Knowledge from the bundle served by the parse cache and memory from the index: no
+    frontmatter is parsed, so PyYAML (and the fast frontmatter reader's use of its tables) is
+    never imported.  The first prompt parses the files (PyYAML's tables load)."""
+    env = env_for(OKFPRO_TENANT="acme", OKFPRO_USER="alice")
+    (ws / ".okf" / "index.md").write_text("# Root\n")
+    (ws / ".okf" / "staging.md").write_text("---\ntype: Note\ntitle: Staging database\ntags: [ops]\n"
+                                            "created: 2026-01-02\n---\n\nThe staging database runs on db-7.\n")
+    time.sleep(2.2)  # older than the parse cache's racy window (io/cache.RACY_NS): the first read stores them
+    event = {"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": str(ws),
+             "prompt": "where is the staging database?"}
+    seen = []
+    for _ in range(2):
+        names, proc = imported(ws, env, "hook", "user-prompt-submit", stdin=json.dumps(event).encode())
+        assert proc.returncode == 0 and b"Staging database" in proc.stdout, proc.stderr[-500:]
+        assert "okfpro.core.concept" in names
+        seen.append("yaml" in tops(names))
+    assert seen == [True, False]

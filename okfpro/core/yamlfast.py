@@ -16,8 +16,10 @@ import datetime as _dt
 import re
 from typing import NoReturn
 
-from yaml.constructor import SafeConstructor
-from yaml.resolver import Resolver
+# PyYAML's implicit-resolver table and booleans, read by the first load(): a process served by
+# the parse cache parses no frontmatter and never imports PyYAML (a prompt hook's import path).
+_RESOLVERS: dict = {}
+_BOOLS: dict = {}
 
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?\Z")
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)\Z")
@@ -53,7 +55,7 @@ def _scalar(text: str, flow: bool = False) -> object:
         _bail()
     if flow and any(ch in _FLOW_BAD for ch in v):
         _bail()
-    for tag, regexp in Resolver.yaml_implicit_resolvers.get(first, ()):
+    for tag, regexp in _RESOLVERS.get(first, ()):
         if regexp.match(v):
             return _construct(tag, v)
     return v
@@ -64,7 +66,7 @@ def _construct(tag: str, v: str) -> object:
     if kind == "null":
         return None
     if kind == "bool":
-        return SafeConstructor.bool_values[v.lower()]
+        return _BOOLS[v.lower()]
     if kind == "int":
         if len(v) > 4000:  # near the interpreter's int <-> str limit: the full loader decides
             _bail()
@@ -200,8 +202,18 @@ def _seq(lines: list[str], i: int, indent: int) -> tuple[list[object], int]:
     return out, i
 
 
+def _tables() -> None:
+    from yaml.constructor import SafeConstructor
+    from yaml.resolver import Resolver
+
+    _BOOLS.update(SafeConstructor.bool_values)
+    _RESOLVERS.update(Resolver.yaml_implicit_resolvers)
+
+
 def load(text: str) -> dict[str, object] | None:
     """The parsed mapping, or None when the text is outside the fast subset."""
+    if not _RESOLVERS:
+        _tables()
     if "\t" in text or "\r" in text or "&" in text or "*" in text or "!" in text or "|" in text or ">" in text:
         return None
     lines = []

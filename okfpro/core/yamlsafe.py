@@ -20,9 +20,12 @@ timestamps only and refuses aliases.  PyYAML's SafeLoader is close; we add:
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
+# PyYAML is imported when a text needs it (okfpro.core.yamlfast reads most frontmatter without
+# it; a bundle served from the parse cache parses none): a prompt hook's import path stays light.
 
 
 class YamlError(ValueError):
@@ -39,6 +42,8 @@ _MAX_INT_BITS = 14_000  # < 4,300 decimal digits (4300 * log2(10) = 14,284)
 
 
 def _int(loader: yaml.SafeLoader, node: yaml.Node) -> object:
+    import yaml
+
     text = str(loader.construct_scalar(node))
     if len(text) > MAX_INT_TEXT:
         return text.replace("_", "")
@@ -52,6 +57,8 @@ def _int(loader: yaml.SafeLoader, node: yaml.Node) -> object:
 
 
 def _binary(loader: yaml.SafeLoader, node: yaml.Node) -> object:
+    import yaml
+
     data = yaml.constructor.SafeConstructor.construct_yaml_binary(loader, node)
     return data.decode("utf-8", "replace")
 
@@ -63,6 +70,8 @@ def _set(loader: yaml.SafeLoader, node: yaml.Node) -> Iterator[dict[Any, Any]]:
 
 
 def _pairs(loader: yaml.SafeLoader, node: yaml.Node) -> Iterator[list[Any]]:
+    import yaml
+
     data: list[Any] = []
     yield data
     steps = yaml.constructor.SafeConstructor.construct_yaml_pairs(loader, node)
@@ -115,6 +124,8 @@ ZULU = _dt.timezone(_dt.timedelta(0), "Z")
 
 
 def _timestamp(loader: yaml.SafeLoader, node: yaml.Node) -> object:
+    import yaml
+
     try:
         value = yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
     except (ValueError, OverflowError):
@@ -124,14 +135,35 @@ def _timestamp(loader: yaml.SafeLoader, node: yaml.Node) -> object:
     return value
 
 
-class _PureLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.events.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(
-                None, None, "aliases are not allowed in frontmatter", event.start_mark
-            )
-        return super().compose_node(parent, index)
+_LOADERS: tuple[Any, Any] | None = None
+
+
+def _loaders() -> tuple[Any, Any]:
+    """(the pure-Python loader, the libyaml one or None), built on first use."""
+    global _LOADERS
+    if _LOADERS is not None:
+        return _LOADERS
+    import yaml
+
+    class _PureLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.events.AliasEvent):
+                event = self.peek_event()
+                raise yaml.composer.ComposerError(
+                    None, None, "aliases are not allowed in frontmatter", event.start_mark
+                )
+            return super().compose_node(parent, index)
+
+    _constructors(_PureLoader)
+    fast: Any = None
+    if hasattr(yaml, "CSafeLoader"):  # pragma: no branch - depends on the PyYAML build
+        class _FastLoader(yaml.CSafeLoader):  # type: ignore[misc]  # PyYAML ships no types
+            pass
+
+        _constructors(_FastLoader)
+        fast = _FastLoader
+    _LOADERS = (_PureLoader, fast)
+    return _LOADERS
 
 
 def _constructors(loader: Any) -> None:
@@ -143,18 +175,6 @@ def _constructors(loader: Any) -> None:
     loader.add_constructor("tag:yaml.org,2002:pairs", _pairs)
 
 
-_constructors(_PureLoader)
-
-_FastLoader: Any
-try:  # pragma: no branch - depends on the PyYAML build
-    class _FastLoader(yaml.CSafeLoader):  # type: ignore[no-redef,misc]  # PyYAML ships no types
-        pass
-
-    _constructors(_FastLoader)
-except AttributeError:  # PyYAML without libyaml
-    _FastLoader = None
-
-
 def load(text: str) -> object:
     """Parse ``text`` as one YAML document; raise :class:`YamlError` with a one-line reason."""
     from okfpro.core import yamlfast
@@ -162,7 +182,10 @@ def load(text: str) -> object:
     fast = yamlfast.load(text)
     if fast is not None:
         return fast
-    loader = _FastLoader if (_FastLoader is not None and "*" not in text) else _PureLoader
+    import yaml
+
+    pure, libyaml = _loaders()
+    loader = libyaml if (libyaml is not None and "*" not in text) else pure
     try:
         return _tame(yaml.load(text, Loader=loader))  # noqa: S506 - both loaders are safe loaders
     except yaml.YAMLError as exc:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import heapq
 import math
 import os
 import sqlite3
@@ -46,8 +47,8 @@ from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, title
 from okfpro.core.scope import Scope, applicable_tiers, scope_key
 from okfpro.memory.entries import Diagnostic, Section, StoredEntry, day_listing, file_sections, fingerprint
 from okfpro.memory.layout import link_problem, read_day_file
-from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, match_phrases, norm_digest, record_json, \
-    record_of, recall_terms, scan_tier, visible_status
+from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, match_phrases, norm_digest, order_key, \
+    record_json, record_of, recall_terms, scan_tier, visible_status, with_neighbours
 
 SCHEMA = "okfpro-memory-index/4"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords; 4: entries_place
 INDEX_DIR = ".okf-index"
@@ -467,7 +468,7 @@ class ScopeIndex:
             return []
         rows = self._pruned(tokens, today, include_hidden, limit) if limit else None
         if rows is None:
-            rows = con.execute(*self._ranked(tokens, today, include_hidden, limit)).fetchall()
+            rows = self._ranked(tokens, today, include_hidden, limit)
         hits: list[Hit] = []
         for row in rows:
             rec = record_of(row[11])
@@ -494,7 +495,7 @@ class ScopeIndex:
             if head is None:
                 return None
             essential = " OR ".join(phrases[i] for i in head)
-            got = con.execute(*self._ranked(tokens, today, include_hidden, limit, essential)).fetchall()
+            got = self._ranked(tokens, today, include_hidden, limit, essential)
             if len(got) < limit:
                 return None
             theta = got[limit - 1][9]
@@ -505,41 +506,48 @@ class ScopeIndex:
         return None
 
     def _ranked(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int | None,
-                essential: str | None = None) -> tuple[str, list[Any]]:
-        """The ranking query (SQL, parameters): BM25, the policy, the neighbours, the order, the
-        limit; with ``essential`` (a MATCH expression), only the entries it matches and their
-        neighbours are ranked (s: the entries within two places of one, d: how close; the
-        neighbours' own neighbours are scored so that every rank is exact)."""
+                essential: str | None = None) -> list[tuple]:
+        """The ranked rows ``(rid, name, date, seq, clock, title, text, start, end, score, 0, rec)``:
+        SQL gives each matched, shown entry's BM25 score and place (the policy first); the
+        neighbours, the order and the limit are :mod:`okfpro.memory.ranking`'s, as for the files.
+        With ``essential`` (a MATCH expression) only the entries it matches and their neighbours
+        are ranked (s: the entries within two places of one, d: how close; the neighbours' own
+        neighbours are scored so that every rank is exact)."""
+        con = self.con
+        assert con is not None
         where = "" if include_hidden else f"AND {self._visible_sql()}"
         near = ("r AS (SELECT rowid AS rid FROM docs WHERE docs MATCH ?), "
                 "s AS (SELECT e2.rid AS rid, min(abs(e2.seq - e.seq)) AS d FROM r JOIN entries e ON e.rid = r.rid "
                 "JOIN entries e2 ON e2.date = e.date AND e2.seq BETWEEN e.seq - 2 AND e.seq + 2 GROUP BY e2.rid), "
                 if essential is not None else "")
-        # v: the matched memories shown (policy first); top: each plus NEIGHBOUR x its matched shown
-        # neighbours (ranking.with_neighbours), the order and the limit over (rid, keys); then the rows
         sql = (
             f"WITH {near}m AS (SELECT rowid AS rid, -bm25(docs, {WEIGHTS[0]}, {WEIGHTS[1]}) AS score FROM docs "
-            "WHERE docs MATCH ?" + (" AND +rowid IN (SELECT rid FROM s)" if near else "") + "), "
-            "v AS (SELECT e.rid AS rid, m.score AS score, e.date AS date, e.seq AS seq "
-            "FROM m JOIN entries e ON e.rid = m.rid JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
-            f"WHERE e.scope = ? AND e.change = 0 {where}), "
-            "w AS (SELECT rid, score, date, seq, lag(seq) OVER day AS ps, lag(score) OVER day AS pscore, "
-            "lead(seq) OVER day AS ns, lead(score) OVER day AS nscore FROM v WINDOW day AS (PARTITION BY date ORDER BY seq)), "
-            f"top AS (SELECT rid, score + {NEIGHBOUR!r} * ((CASE WHEN ps = seq - 1 THEN pscore ELSE 0.0 END) "
-            "+ (CASE WHEN ns = seq + 1 THEN nscore ELSE 0.0 END)) AS final, date, seq FROM w "
-            + ("WHERE rid IN (SELECT rid FROM s WHERE d <= 1) " if near else "")
-            + "ORDER BY round(final, 4) DESC, final DESC, date DESC, seq DESC"
-            + (" LIMIT ?" if limit is not None else "") + ") "
-            "SELECT e.rid, e.name, e.date, e.seq, e.clock, e.title, e.text, e.start, e.end, top.final, 0, r.rec "
-            "FROM top JOIN entries e ON e.rid = top.rid JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
-            "ORDER BY round(top.final, 4) DESC, top.final DESC, top.date DESC, top.seq DESC"
+            "WHERE docs MATCH ?" + (" AND +rowid IN (SELECT rid FROM s)" if near else "") + ") "
+            "SELECT m.rid, m.score, e.date, e.seq" + (", m.rid IN (SELECT rid FROM s WHERE d <= 1)" if near else ", 1")
+            + " FROM m JOIN entries e ON e.rid = m.rid JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
+            f"WHERE e.scope = ? AND e.change = 0 {where}"
         )
         params: list[Any] = ([essential] if essential is not None else []) + [" OR ".join(match_phrases(tokens)), self.key]
         if not include_hidden:
             params.append(today)
-        if limit is not None:
-            params.append(limit)
-        return sql, params
+        own: dict[int, float] = {}
+        place: dict[int, tuple[str, int]] = {}
+        ranked: list[int] = []
+        for rid, score, date, seq, cand in con.execute(sql, params):
+            own[rid] = score
+            place[rid] = (date, seq)
+            if cand:
+                ranked.append(rid)
+        final = with_neighbours(own, place)
+        key = lambda rid: order_key(final[rid], *place[rid])  # noqa: E731 - the engines' one order
+        top = heapq.nlargest(limit, ranked, key=key) if limit is not None else sorted(ranked, key=key, reverse=True)
+        if not top:
+            return []
+        details = {row[0]: row for row in con.execute(
+            "SELECT e.rid, e.name, e.date, e.seq, e.clock, e.title, e.text, e.start, e.end, r.rec FROM entries e "
+            "JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
+            f"WHERE e.scope = ? AND e.rid IN ({','.join('?' * len(top))})", (self.key, *top))}
+        return [(*details[rid][:9], final[rid], 0, details[rid][9]) for rid in top if rid in details]
 
     def _verify(self, rows: Sequence[Sequence[Any]]) -> None:
         """Each returned entry is read back from its day file: same section, same text."""
