@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import NoReturn
+from typing import Any, NoReturn
 
 # PyYAML's implicit-resolver table and booleans, read by the first load(): a process served by
 # the parse cache parses no frontmatter and never imports PyYAML (a prompt hook's import path).
-_RESOLVERS: dict = {}
-_BOOLS: dict = {}
+_RESOLVERS: dict[str, list[tuple[str, Any]]] = {}
+_BOOLS: dict[str, bool] = {}
 
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?\Z")
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)\Z")

@@ -140,7 +140,7 @@ def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None
         stamp = repr(stamps[path]) if path in stamps else None
         old = stored.get(path)
         same = stamp is not None and old is not None and old[2] == stamp
-        want[path] = (i, old[0] if same else _digest(view), stamp)  # type: ignore[index]
+        want[path] = (i, old[0] if same and old is not None else _digest(view), stamp)
     stale = [p for p in stored if p not in want or stored[p][0] != want[p][1]]
     fresh = [p for p in want if p not in stored or stored[p][0] != want[p][1]]
     restamp = [(want[p][2], p) for p in want if p in stored and p not in fresh and stored[p][2] != want[p][2]]
