@@ -209,10 +209,13 @@ def test_forget_removes_the_index(store):
     assert memindex.recall(store, ALICE, "deploy", TODAY.isoformat())[0] == []
 
 
-def test_candidates_hold_every_record_that_can_reach_the_overlap_bound(store):
+@pytest.mark.parametrize("common_at", [64, 3, 1])
+def test_candidates_hold_every_record_that_can_reach_the_overlap_bound(store, monkeypatch, common_at):
     """The SQL prefilter (k >= RELATED_AT * a and k >= RELATED_AT * (a + b - k)) never drops a
     record whose overlap with the new text reaches RELATED_AT, at the boundary included
-    (3 of 10 = 0.3 exactly), and drops those below it (so few records are decoded)."""
+    (3 of 10 = 0.3 exactly), and drops those below it (so few records are decoded) -- with
+    every word rare, some common (found through the rare ones and records_size), all common."""
+    monkeypatch.setattr(memindex, "COMMON_AT", common_at)
     words = [f"w{chr(97 + i)}{chr(97 + j)}" for i in range(8) for j in range(8)]
     new_words = words[:5]
     texts = []
@@ -233,6 +236,30 @@ def test_candidates_hold_every_record_that_can_reach_the_overlap_bound(store):
     assert any(_mempolicy.overlap(new_vocab, _mempolicy.vocabulary(t)) == 0.3 for t in ids.values())
     assert reach <= got, sorted(ids[m] for m in reach - got)
     assert len(got) < len(ids) / 2, (len(got), len(ids))
+
+
+@pytest.mark.parametrize("common_at", [64, 4, 1])
+def test_candidates_through_common_words_match_a_scan(store, monkeypatch, common_at):
+    """Records built from a small vocabulary (so some words are in many of them), short
+    ones among them: for every new text, each record whose overlap reaches RELATED_AT is a
+    candidate, found through the rare words or, sharing only common ones, through its size."""
+    import random
+
+    monkeypatch.setattr(memindex, "COMMON_AT", common_at)
+    rnd = random.Random(7)
+    vocab = [f"word{i:02d}" for i in range(14)]
+    texts = {" ".join(rnd.sample(vocab[: 6 + i % 8], 1 + i % 6)) for i in range(60)}
+    for text in sorted(texts):
+        assert remember(store, ALICE, text, today=TODAY).written
+    records = load_records(store, ALICE, "user")
+    for n in range(25):
+        new = _mempolicy.make(" ".join(rnd.sample(vocab, 1 + n % 7)), kind="fact", source="user", created=TODAY)
+        words = _mempolicy.vocabulary(new.text)
+        reach = {r.id for r in records.values() if _mempolicy.overlap(words, _mempolicy.vocabulary(r.text))
+                 >= _mempolicy.RELATED_AT}
+        with memindex.opened(store, "user", ALICE) as idx:
+            got = {r.id for r in idx.candidates(new, TODAY.isoformat())}
+        assert reach <= got, (new.text, sorted(records[m].text for m in reach - got))
 
 
 def test_remember_reconciles_from_the_index_without_reading_the_scope(store, monkeypatch):

@@ -50,7 +50,9 @@ from okfpro.memory.layout import link_problem, read_day_file
 from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, match_phrases, norm_digest, order_key, \
     record_json, record_of, recall_terms, scan_tier, visible_status, with_neighbours
 
-SCHEMA = "okfpro-memory-index/4"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords; 4: entries_place
+SCHEMA = "okfpro-memory-index/5"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords; 4: entries_place;
+# 5: records_size (the write decision's candidates that share only common words)
+COMMON_AT = 64  # a word in this many memories is "common": the candidates are not found through it
 INDEX_DIR = ".okf-index"
 # okfpro tokens are \w runs joined by ._-/:@#+ (and '_' in backtick spans); the ascii
 # tokenizer keeps non-ASCII characters as token characters, so with these joiners every
@@ -136,6 +138,7 @@ _DDL = (
     "CREATE TABLE records (memory TEXT PRIMARY KEY, scope TEXT NOT NULL, status TEXT NOT NULL, valid_until TEXT,"
     " kind TEXT NOT NULL, norm TEXT NOT NULL, rec TEXT NOT NULL, nwords INTEGER NOT NULL)",
     "CREATE INDEX records_norm ON records (norm)",
+    "CREATE INDEX records_size ON records (nwords)",
     "CREATE TABLE vocab (word TEXT NOT NULL, memory TEXT NOT NULL, PRIMARY KEY (word, memory)) WITHOUT ROWID",
     f"CREATE VIRTUAL TABLE docs USING fts5(title, body, tokenize=\"{_TOKENIZER}\")",
 )
@@ -423,20 +426,7 @@ class ScopeIndex:
             out[rec.id] = rec
         words = sorted(_mempolicy.vocabulary(new.text))
         if words:
-            # Jaccard k / (a + b - k) >= RELATED_AT (a, b: the two vocabularies' sizes, k: shared
-            # words) needs k >= RELATED_AT * a (b >= k) and k >= RELATED_AT * (a + b - k): both
-            # bounds in SQL, with the threshold lowered by the 4-place rounding of the score, so
-            # only records that can reach it are decoded -- not every record sharing a common word.
-            at = _mempolicy.RELATED_AT - 0.0001
-            need = max(1, math.ceil(len(words) * at))
-            marks = ",".join("?" * len(words))
-            rows = con.execute(
-                f"SELECT r.rec FROM (SELECT memory, count(*) AS k FROM vocab WHERE word IN ({marks}) GROUP BY memory "
-                f"HAVING count(*) >= ?) v JOIN records r ON r.memory = v.memory WHERE r.scope = ? "
-                f"AND v.k >= ? * (? + r.nwords - v.k) AND {visible}",
-                (*words, need, self.key, at, len(words), today),
-            )
-            for (raw,) in rows:
+            for raw in self._overlapping(con, words, visible, today):
                 rec = record_of(raw)
                 out[rec.id] = rec
         for memory in wanted:
@@ -444,6 +434,41 @@ class ScopeIndex:
             if named is not None:
                 out[named.id] = named
         return list(out.values())
+
+    def _overlapping(self, con: sqlite3.Connection, words: list[str], visible: str, today: str) -> list[str]:
+        """The stored records (JSON) whose vocabulary overlap with ``words`` can reach RELATED_AT.
+
+        Jaccard k / (a + b - k) >= RELATED_AT (a, b: the two vocabularies' sizes, k: shared
+        words) needs k >= RELATED_AT * a (b >= k) and k >= RELATED_AT * (a + b - k): both bounds
+        in SQL, with the threshold lowered by the 4-place rounding of the score, so only
+        records that can reach it are decoded.  And never by reading a common word's whole
+        posting list (``note`` in 10,000 memories): a record sharing one of the new text's
+        rare words is found through those; one sharing only common words (k <= len(common))
+        has b <= k * (1 + t) / t - a, so it is found through the size index, among the
+        records that small -- none at all when that bound is below one word."""
+        at = _mempolicy.RELATED_AT - 0.0001
+        a = len(words)
+        need = max(1, math.ceil(a * at))
+        common = [w for w in words if con.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM vocab WHERE word = ? LIMIT ?)", (w, COMMON_AT)).fetchone()[0] >= COMMON_AT]
+        rare = [w for w in words if w not in common]
+        rmarks, cmarks = ",".join("?" * len(rare)) or "NULL", ",".join("?" * len(common)) or "NULL"
+        fits = f"k >= ? AND k >= ? * (? + r.nwords - k) AND r.scope = ? AND {visible}"
+        out: list[str] = []
+        if rare:  # every record sharing a rare word: their postings, then a probe per common word
+            out += [raw for (raw,) in con.execute(
+                f"SELECT r.rec FROM (SELECT memory, count(*) + (SELECT count(*) FROM vocab c WHERE c.word IN ({cmarks}) "
+                f"AND c.memory = x.memory) AS k FROM vocab x WHERE x.word IN ({rmarks}) GROUP BY memory) g "
+                f"JOIN records r ON r.memory = g.memory WHERE {fits}",
+                (*common, *rare, need, at, a, self.key, today))]
+        bound = math.floor(len(common) * (1 + at) / at - a)
+        if common and bound >= 1:  # records sharing common words only: small ones, through records_size
+            out += [raw for (raw,) in con.execute(
+                f"SELECT r.rec FROM (SELECT memory, nwords, (SELECT count(*) FROM vocab c WHERE c.word IN ({cmarks}) "
+                f"AND c.memory = s.memory) AS k FROM records s WHERE s.nwords <= ? AND NOT EXISTS (SELECT 1 FROM vocab x "
+                f"WHERE x.word IN ({rmarks}) AND x.memory = s.memory)) g JOIN records r ON r.memory = g.memory WHERE {fits}",
+                (*common, bound, *rare, need, at, a, self.key, today))]
+        return out
 
     def last_entry(self) -> Any | None:
         assert self.con is not None
