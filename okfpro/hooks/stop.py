@@ -16,7 +16,10 @@ GIT_TIMEOUT = 20.0  # seconds, from the start of the child
 
 
 class GitStatus:
-    """``git status --porcelain -- '*.md'`` under a bundle root, in a child started now and read later.
+    """``git --no-optional-locks status --porcelain -- '*.md'`` under a bundle root, in a child started
+    now and read later.  Without ``--no-optional-locks`` git rewrites ``.git/index`` whenever a file's
+    stat data went stale with its content unchanged (a ``touch``, a checkout): a reader writing into
+    the repository it was only asked about.  Such a file is then compared by content at each Stop.
 
     :meth:`result` is ``(non-empty, None)`` — or ``(True, why git could not say)``.  A git that
     fails (dubious ownership, a broken ``GIT_DIR``, no git at all) is not a clean tree and not a
@@ -40,7 +43,7 @@ class GitStatus:
         self.started = time.monotonic()
         try:
             self.proc = subprocess.Popen(
-                ["git", "-C", root, "status", "--porcelain", "--", "*.md"],
+                ["git", "-C", root, "--no-optional-locks", "status", "--porcelain", "--", "*.md"],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
