@@ -92,12 +92,13 @@ def test_the_stored_index_is_reused_only_while_the_file_identities_match(tmp_pat
     from okfpro.io.bundle import load
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "RACY_NS", 50_000_000)  # the racy window, 2 s, made 50 ms: same rule, shorter waits
     root = tmp_path / "b"
     root.mkdir()
     (root / "index.md").write_text('---\nokf_version: "0.2"\n---\n# B\n')
     for name, body in (("a", "the ledger rotates"), ("b", "a quiet ledger"), ("c", "nothing here")):
         (root / f"{name}.md").write_text(f"---\ntitle: {name}\n---\n\n{body}\n")
-    time.sleep(2.1)  # older than the parse cache's racy window: the identities are vouched for
+    time.sleep(0.1)  # older than the parse cache's racy window: the identities are vouched for
     first = load(root)
     assert cache.attach_scan(root, first, persist_at=1) is not None
     path = cache.scan_store_path(root)
@@ -117,7 +118,7 @@ def test_the_stored_index_is_reused_only_while_the_file_identities_match(tmp_pat
     # an edit changes an identity: the stored index is not used, the answer follows the disk
     (root / "c.md").write_text("---\ntitle: c\n---\n\nnow a ledger too\n")
     monkeypatch.setattr(scanindex.ScanIndex, "build", real_build)
-    time.sleep(2.1)  # vouched for again: only the changed identity tells
+    time.sleep(0.1)  # vouched for again: only the changed identity tells
     third = load(root)
     cache.attach_scan(root, third, persist_at=1)
     assert [r["id"] for r in search.scan(third, ["ledger"])] == ["a", "b", "c"]

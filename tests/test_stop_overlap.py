@@ -2,8 +2,8 @@
 
 ``okfpro hook stop`` starts the gate's ``git status --porcelain -- '*.md'`` before any check
 runs (``stop.start``), runs the capture, then reads git's answer.  These tests run real hook
-processes with a ``git`` on ``PATH`` that sleeps before it runs, so the capture certainly
-writes while git has not yet looked at the tree:
+processes with a ``git`` on ``PATH`` that waits before it runs (until the capture's day file is
+on disk, or 1.5 s), so the capture certainly writes while git has not yet looked at the tree:
 
 * where the memory root lies outside the bundle root, the gate's answer is the one
   ``okfpro hook check stop-gate`` (no capture at all) gives on the same tree, in every state;
@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -35,14 +36,35 @@ SCOPE = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
 
 @pytest.fixture
 def slow_git(tmp_path) -> dict[str, str]:
-    """PATH with a ``git`` that waits 1.5 s before it runs: the capture has written by then."""
+    """PATH with a ``git`` that waits before it runs.  With ``SLOWGIT_DIR`` and ``SLOWGIT_STAMP`` in its
+    environment it waits until a Markdown file under that directory is newer than the stamp (the
+    capture has written its day file), then 0.2 s more for the capture's other writes (5 s at most:
+    a hook that asks git first is slower, not wrong); without them, 1.5 s."""
     real = shutil.which("git")
     assert real
     bindir = tmp_path / "slow-bin"
     bindir.mkdir()
-    (bindir / "git").write_text(f"#!/bin/sh\nsleep 1.5\nexec {real} \"$@\"\n")
+    (bindir / "git").write_text(
+        "#!/bin/sh\n"
+        'if [ -n "$SLOWGIT_STAMP" ]; then\n'
+        "  i=0\n"
+        '  while [ $i -lt 250 ] && [ -z "$(find "$SLOWGIT_DIR" -name \'*.md\' -newer "$SLOWGIT_STAMP" 2>/dev/null)" ]; do\n'
+        "    sleep 0.02; i=$((i + 1))\n"
+        "  done\n"
+        "  sleep 0.2\n"
+        "else\n"
+        "  sleep 1.5\n"
+        "fi\n"
+        f'exec {real} "$@"\n')
     (bindir / "git").chmod(0o755)
     return {"PATH": f"{bindir}:{hookkit.env()['PATH']}"}
+
+
+def after_the_capture(memory: Path, stamp: Path) -> dict[str, str]:
+    """The slow ``git``'s cue: wait for a day file under ``memory`` written after now."""
+    stamp.write_text("")
+    time.sleep(0.01)  # a file written from here on is newer than the stamp, whatever the clock's grain
+    return {"SLOWGIT_DIR": str(memory), "SLOWGIT_STAMP": str(stamp)}
 
 
 def stop_event(ws: Path, n: int = 0) -> dict:
@@ -111,9 +133,10 @@ def test_with_memory_outside_the_bundle_the_gate_answers_as_without_a_capture(tm
         hookkit.git(ws, "reset", "-q", "--hard")
         hookkit.git(ws, "clean", "-qfd", "--", ".okf")
         make()
-        alone = run(ws, ("check", "stop-gate"), stop_event(ws, n), {**slow_git, **extra})
+        alone = run(ws, ("check", "stop-gate"), stop_event(ws, n), extra)  # no capture: git's pace is moot
         before = len(day_files(ws / ".okf-memory"))
-        both = run(ws, ("stop",), stop_event(ws, n), {**slow_git, **extra})
+        cue = after_the_capture(ws / ".okf-memory", tmp_path / "stamp")
+        both = run(ws, ("stop",), stop_event(ws, n), {**slow_git, **cue, **extra})
         assert len(day_files(ws / ".okf-memory")) >= max(before, 1), (name, hookkit.err_text(both))
         assert (both.returncode, gate_text(both)) == (alone.returncode, gate_text(alone)), name
         seen.add((alone.returncode, "could not ask git" in gate_text(alone)))
