@@ -127,6 +127,19 @@ def moment_date(value: Any) -> _dt.date | None:
     return None
 
 
+def concept_day(concept: Concept) -> str | None:
+    """The day prompt recall labels a concept with (ISO): ``updated``, else when it was generated,
+    else ``created`` — the first of them that reads as a date — or None."""
+    for value in (concept.frontmatter.get("updated"), concept.generated_at, concept.frontmatter.get("created")):
+        try:
+            day = moment_date(value)
+        except (ValueError, TypeError):
+            day = None
+        if day:
+            return day.isoformat()
+    return None
+
+
 @dataclass
 class Concept:
     """One parsed concept.  ``path`` is bundle-relative and ends ``.md``."""

@@ -34,7 +34,7 @@ from okfpro.core import bm25
 from okfpro.core import search as _search
 from okfpro.core.concept import Bundle
 
-SCHEMA = 5  # 5: files.stat (the parse cache's file identity: no digest of an unchanged file)
+SCHEMA = 6  # 6: answers (what a row shows, per concept) and the listing: the index answers alone
 _COLS = _search.FIELDS  # title id tags type description sources body (weight order)
 # One tokenizer rule for both engines: the text is stored as okfpro's own tokens
 # (core/bm25.tokenize, stemmed: bm25.stemmed_terms) joined by spaces, and FTS5 must split it at the spaces only.  The
@@ -93,9 +93,15 @@ def _connect(path: str | None):
 
 
 def _schema() -> str:
-    """Schema number + fingerprint of the tokenizer's code: a change rebuilds the index."""
+    """Schema number + fingerprint of the tokenizer's code and of the parsing code the parse cache
+    fingerprints (the stored text and answers are what that code read) + Python's version: a
+    change rebuilds the index."""
+    import sys
+
+    from okfpro.io.cache import code_stamp
+
     base = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    parts = [str(SCHEMA)]
+    parts = [str(SCHEMA), code_stamp(), "%d.%d" % sys.version_info[:2]]
     for rel in ("core/search.py", "io/fts.py"):
         try:
             st = os.stat(os.path.join(base, rel))
@@ -118,21 +124,27 @@ def _ensure(con, root_real: str) -> None:
     if ok:
         return
     con.execute("BEGIN IMMEDIATE")
-    for table in ("meta", "files", "docs"):
+    for table in ("meta", "files", "docs", "answers"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
     con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
     con.execute("CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT, rid INTEGER, stat TEXT)")
     con.execute(f"CREATE VIRTUAL TABLE docs USING fts5({cols}, tokenize=\"{_TOKENIZER}\")")
+    # what a row shows of each indexed concept (JSON), so that a fresh index answers alone (answer_fresh)
+    con.execute("CREATE TABLE answers (rid INTEGER PRIMARY KEY, path TEXT, id TEXT, data TEXT)")
     con.execute("INSERT INTO meta VALUES ('schema', ?), ('root', ?)", (schema, root_real))
     con.execute("COMMIT")
 
 
-def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None = None) -> dict[int, int]:
+def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None = None,
+          answer: Any = None, listing: str | None = None) -> dict[int, int]:
     """Bring the index in line with ``views``; return FTS rowid -> position in ``views``.
 
     ``stamps``: path -> the identity (size, mtime, ctime, inode) the parse cache vouched the
     concept was read from (``Bundle._okfpro_stat``); a row stored from a file of that same
-    identity holds its text, so the digest of the indexed fields is not computed again."""
+    identity holds its text, so the digest of the indexed fields is not computed again.
+    ``answer(i)``: what a row of ``views[i]`` shows (JSON), stored beside its text; ``listing``:
+    the digest of the whole bundle as read (:func:`_listing`), stored only with every answer —
+    any other sync that writes forgets it, so :func:`answer_fresh` never answers from it."""
     stamps = stamps or {}
     stored = {p: (d, r, s) for p, d, r, s in con.execute("SELECT path, digest, rid, stat FROM files")}
     want: dict[str, tuple[int, str, str | None]] = {}
@@ -144,12 +156,18 @@ def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None
     stale = [p for p in stored if p not in want or stored[p][0] != want[p][1]]
     fresh = [p for p in want if p not in stored or stored[p][0] != want[p][1]]
     restamp = [(want[p][2], p) for p in want if p in stored and p not in fresh and stored[p][2] != want[p][2]]
-    if stale or fresh or restamp:
+    had = con.execute("SELECT value FROM meta WHERE key = 'listing'").fetchone()
+    relist = listing if answer is not None else None
+    answered = dict(con.execute("SELECT rid, path FROM answers")) if answer is not None else {}
+    unanswered = answer is not None and any(answered.get(stored[p][1]) != p for p in want if p in stored)
+    if stale or fresh or restamp or unanswered or (had[0] if had else None) != relist:
         marks = ",".join("?" * len(_COLS))
         con.execute("BEGIN IMMEDIATE")
         try:
+            con.execute("DELETE FROM meta WHERE key = 'listing'")
             for p in stale:
                 con.execute("DELETE FROM docs WHERE rowid = ?", (stored[p][1],))
+                con.execute("DELETE FROM answers WHERE rid = ?", (stored[p][1],))
                 con.execute("DELETE FROM files WHERE path = ?", (p,))
             from okfpro.io.cache import _Progress
 
@@ -165,6 +183,16 @@ def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None
             con.executemany(f"INSERT INTO docs (rowid, {', '.join(_COLS)}) VALUES (?, {marks})", rows)
             con.executemany("INSERT INTO files VALUES (?, ?, ?, ?)", files)
             con.executemany("UPDATE files SET stat = ? WHERE path = ?", restamp)
+            if answer is not None:  # every row's answer (a row indexed without one gets it now)
+                renewed = set(fresh)  # a rowid may come back (the highest one deleted): replace its answer
+                renewed.update(p for _s, p in restamp)  # another file of the same indexed text: date, trust
+                rids = {p: rid for p, _d, rid, _s in files}
+                rids.update((p, stored[p][1]) for p in want if p not in rids)
+                con.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
+                                [(rid, p, views[want[p][0]].id, answer(want[p][0]))
+                                 for p, rid in rids.items() if answered.get(rid) != p or p in renewed])
+                if relist is not None:
+                    con.execute("INSERT INTO meta VALUES ('listing', ?)", (relist,))
             progress.close()
             con.execute("COMMIT")
         except Exception:
@@ -225,7 +253,8 @@ def rank_indexed(
             try:
                 con = _connect(path)
                 _ensure(con, root_real)
-                rowmap = _sync(con, views, paths, bundle.__dict__.get("_okfpro_stat"))
+                stamps = bundle.__dict__.get("_okfpro_stat")
+                rowmap = _sync(con, views, paths, stamps, lambda i: _answer(views[i]), _vouched(bundle, stamps))
                 bundle.__dict__["_okfpro_fts"] = (path, views, rowmap)
                 break
             except Exception:
@@ -277,7 +306,7 @@ def rank_indexed(
 _MARGIN = 32
 
 
-def _exact(head: list[tuple[int, float]], limit: int, rowmap: dict[int, int]) -> bool:
+def _exact(head: list[tuple[int, float]], limit: int, rowmap: dict[int, Any]) -> bool:
     """Do the best ``limit + margin`` raw scores already hold the first ``limit`` rows?  Rounding
     is monotone: when the last row fetched rounds strictly below the ``limit``-th, no row left
     out can tie with or outrank a row kept.  (Not so for a run of equal rounded scores, e.g.
@@ -302,7 +331,7 @@ def _id_order(bundle: Bundle, views: list[Any], rowmap: dict[int, int]) -> dict[
     return memo[1]
 
 
-def _first(found: list[tuple[int, float]], limit: int, key: Any, order: dict[int, int]) -> list[tuple[int, float]]:
+def _first(found: list[tuple[int, float]], limit: int, key: Any, order: dict[int, Any]) -> list[tuple[int, float]]:
     """The first ``limit`` of ``found`` (raw score descending) in the engine's order.  Rounded
     scores descend with the raw ones, so the rows that round above the ``limit``-th row are a
     prefix, and the rest are the lowest ids of the run that rounds equal to it (found by bisection,
@@ -363,3 +392,147 @@ def rank_bundle(
 
         return rank_indexed(root, bundle, query, limit, fields=fields, where=where, persist=cache_enabled())
     return bm25.rank_docs(bundle, query, limit, fields=fields, where=where)
+
+
+# --------------------------------------------------------------------------- the index answers alone
+# Prompt recall runs in a fresh process per prompt: reading the bundle to rank it (~36 ms at 2,000
+# concepts through the parse cache) was most of its knowledge side.  When every file of the bundle
+# is the file the index was synced from, the index answers alone (answer_fresh): same rows, no read.
+
+
+def _listing(lines: Iterable[str]) -> str:
+    """The digest of a bundle as the parse cache vouches for it: one :data:`_LINE` per file,
+    sorted by path, with its identity ``(size, mtime_ns, ctime_ns, inode)``."""
+    return hashlib.blake2b("".join(lines).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+_LINE = "{}\x00{},{},{},{}\n"
+
+
+def _vouched(bundle: Bundle, stamps: dict[str, Any] | None) -> str | None:
+    """:func:`_listing` of this reading when the parse cache vouched for every file it read (none
+    written in the last two seconds, no symlink), else None: the index then never answers alone."""
+    if not stamps or stamps.keys() != bundle.all_paths:
+        return None
+    return _listing(_LINE.format(rel, *key) for rel, key in sorted(stamps.items()))
+
+
+def _on_disk(root_real: str) -> str | None:
+    """:func:`_listing` of the bundle on disk now (the reader's walk, one ``lstat`` per file), or
+    None when a file is not a regular file (a symlink is read afresh every time) or vanished."""
+    from okfpro.io.reader import walk
+
+    prefix = root_real.rstrip(os.sep) + os.sep
+    lines = []
+    lstat, line = os.lstat, _LINE.format
+    for rel in walk(root_real):
+        try:
+            st = lstat(prefix + rel)
+        except OSError:
+            return None
+        if (st.st_mode & 0o170000) != 0o100000:
+            return None
+        lines.append(line(rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+    return _listing(lines)
+
+
+_META = ("title", "type", "dir", "top_dir", "tags")
+
+
+def _answer(view: Any) -> str:
+    """What the rows of prompt recall show of a concept (JSON): the searched fields, the row's
+    attributes, and the concept's date and trust (:func:`okfpro.core.concept.concept_day`)."""
+    import json
+
+    from okfpro.core.concept import concept_day
+
+    fields = {name: view.field(name) for name in _COLS}
+    meta = {name: view.attr(name) for name in _META}
+    meta["tags"] = list(meta["tags"] or [])
+    return json.dumps([fields, meta, concept_day(view.obj), view.obj.trust])
+
+
+def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[str, Any]] | None:
+    """The ranked rows of ``query`` over the bundle at ``root`` with each concept's ``date`` and
+    ``trust`` — what :func:`rank_bundle` answers over a fresh reading, dated as prompt recall dates
+    them — from the persistent index alone; None when it cannot vouch for them (no index, another
+    schema, code or root, a file added, removed, edited or a symlink since it was synced, a row
+    missing), and the caller reads the bundle.  Opens the index read-only; never raises for a bad one."""
+    import sqlite3
+
+    from okfpro.io.bundle import cache_enabled
+
+    if os.environ.get("OKFPRO_RANKED") == "pure" or not cache_enabled() or not available():
+        return None
+    tokens = bm25.bundle_query(query)
+    root_real = os.path.realpath(os.fspath(root))
+    path = db_path(root)
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10, isolation_level=None)
+    except sqlite3.Error:
+        return None
+    try:
+        con.execute("BEGIN")  # one snapshot: a writer's sync is seen whole or not at all
+        meta = dict(con.execute("SELECT key, value FROM meta"))
+        if meta.get("schema") != _schema() or meta.get("root") != root_real or not meta.get("listing"):
+            return None
+        if _on_disk(root_real) != meta["listing"]:
+            return None
+        known = con.execute("SELECT f.rid, a.id, f.path FROM files f LEFT JOIN answers a "
+                            "ON a.rid = f.rid AND a.path = f.path").fetchall()
+        if any(ident is None for _r, ident, _p in known):
+            return None
+        if not tokens or not known:
+            return []
+        order = {rid: (ident, p) for rid, ident, p in known}  # the engine's tie order: id, then path
+        weights = ", ".join(str(_search.WEIGHTS[c]) for c in _COLS)
+        cur = con.execute(f"SELECT rowid, -bm25(docs, {weights}) AS s FROM docs WHERE docs MATCH ? ORDER BY s DESC",
+                          (match_expression(tokens, _COLS),))
+        found = cur.fetchmany(limit + _MARGIN)
+        if not _exact(found, limit, order):
+            found += cur.fetchall()
+        key = lambda t: (-round(t[1], 4), order.get(t[0], ("\U0010ffff",)))  # noqa: E731
+        if len(found) > limit and all(map(order.__contains__, (rid for rid, _ in found))):
+            found = _first(found, limit, key, order)
+        else:
+            found.sort(key=key)
+        scored = [(rid, score) for rid, score in found if rid in order][:limit]
+        first: dict[str, int] = {}  # a declared id two concepts share: dated as the first one (Bundle.by_id)
+        for rid, (ident, _p) in sorted(order.items(), key=lambda kv: kv[1][1]):
+            first.setdefault(ident, rid)
+        wanted = {rid for rid, _ in scored} | {first[order[rid][0]] for rid, _ in scored}
+        marks = ",".join("?" * len(wanted))
+        data = dict(con.execute(f"SELECT rid, data FROM answers WHERE rid IN ({marks})", tuple(wanted)))
+        con.execute("COMMIT")
+    except (sqlite3.Error, ValueError):
+        return None
+    finally:
+        con.close()
+    rows: list[dict[str, Any]] = []
+    try:
+        for rid, score in scored:
+            fields, attrs, _day, _trust = _unpack(data[rid])
+            _f, _a, day, trust = _unpack(data[first[order[rid][0]]])
+            view = _search._View(_search.Doc(order[rid][0], fields, attrs))
+            names, hits = _matched(view, tokens, _COLS)
+            row = _search.row_for(view, names, score, _snippet(view, names, hits))
+            row["date"], row["trust"] = day, trust
+            rows.append(row)
+    except (KeyError, ValueError):
+        return None
+    return rows
+
+
+def _unpack(data: str) -> list[Any]:
+    """An :func:`_answer` read back; ValueError when it is not one (a torn or hand-edited row)."""
+    import json
+
+    value = json.loads(data)
+    if not (isinstance(value, list) and len(value) == 4 and isinstance(value[0], dict) and isinstance(value[1], dict)
+            and value[0].keys() == set(_COLS) and value[1].keys() == set(_META)
+            and all(isinstance(v, str) for k, v in value[0].items() if k != "tags")
+            and all(isinstance(v, str) for k, v in value[1].items() if k != "tags")
+            and all(isinstance(d.get("tags"), list) and all(isinstance(t, str) for t in d["tags"]) for d in value[:2])
+            and (value[2] is None or isinstance(value[2], str)) and isinstance(value[3], str)):
+        raise ValueError("not an answer row")
+    return value

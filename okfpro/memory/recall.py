@@ -89,6 +89,12 @@ def bundle_search(workspace: Path, cfg: Any, degraded: list[str] | None = None) 
     notes = degraded if degraded is not None else []
 
     def search(query: str, limit: int) -> list[dict[str, Any]]:
+        if root is not None and not refs:  # the bundle's index answers alone when it is provably fresh
+            from okfpro.io.fts import answer_fresh
+
+            fresh = answer_fresh(root, query, limit)
+            if fresh is not None:
+                return fresh
         from okfpro.io.bundle import load
 
         own = load(root) if root is not None else None
@@ -131,22 +137,14 @@ def _registered_sources(workspace: Path, refs: list[str], own_root: Path | None,
 
 def _dated(rows: list[dict[str, Any]], bundles: Mapping[str | None, Any]) -> list[dict[str, Any]]:
     """Each row gets its concept's ``date`` (updated, generated_at, else created) and ``trust``."""
-    from okfpro.core.concept import moment_date
+    from okfpro.core.concept import concept_day
 
     for row in rows:
         bundle = bundles.get(row.get("bundle"))
         concept = bundle.by_id.get(str(row.get("id"))) if bundle is not None else None
         if concept is None:
             continue
-        day = None
-        for value in (concept.frontmatter.get("updated"), concept.generated_at, concept.frontmatter.get("created")):
-            try:
-                day = moment_date(value)
-            except (ValueError, TypeError):
-                day = None
-            if day:
-                break
-        row["date"] = day.isoformat() if day else None
+        row["date"] = concept_day(concept)
         row["trust"] = concept.trust
     return rows
 
