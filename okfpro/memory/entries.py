@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -30,29 +29,86 @@ _HEADING = re.compile(rb"^## (\d\d:\d\d:\d\d) UTC$", re.M)
 
 
 # ---------------------------------------------------------------------------- types
+#
+# Plain classes, not dataclasses: every memory door imports this module, and making its
+# eleven types with @dataclass cost ~35 M instructions (~3.5 ms) per process (callgrind of
+# the import, .okf/design/lean-memory-verbs.md).  :class:`_Value` gives each the
+# dataclass's equality (same class, same fields), repr and, for the frozen ones, hash and
+# read-only fields.
 
 
-@dataclass(frozen=True)
-class MemoryEntry:
+class _Value:
+    """Equality, repr (and hash, read-only fields when ``_frozen``) over ``_fields``."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _frozen = False
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]  # same class
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._fields)})"
+
+    def __hash__(self) -> int:
+        if not self._frozen:
+            raise TypeError(f"unhashable type: {type(self).__name__!r}")
+        return hash(self._values())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self._frozen:
+            raise AttributeError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if self._frozen:
+            raise AttributeError(f"cannot delete field {name!r}")
+        object.__delattr__(self, name)
+
+
+_set = object.__setattr__
+
+
+class MemoryEntry(_Value):
     """What to remember: free text (quoted on disk so it can never become structure)."""
 
+    __slots__ = ("text",)
+    _fields = __slots__
+    _frozen = True
     text: str
 
+    def __init__(self, text: str) -> None:
+        _set(self, "text", text)
 
-@dataclass(frozen=True)
-class Diagnostic:
+
+class Diagnostic(_Value):
+    __slots__ = ("code", "source", "message")
+    _fields = __slots__
+    _frozen = True
     code: str  # "SourceUnavailable"
     source: str  # "memory:<tier>"
     message: str
+
+    def __init__(self, code: str, source: str, message: str) -> None:
+        _set(self, "code", code)
+        _set(self, "source", source)
+        _set(self, "message", message)
 
     def to_json(self) -> dict:
         return {"code": self.code, "source": self.source, "message": self.message}
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEntry:
+class StoredEntry(_Value):
     """One entry as stored: ``id`` = ``<scope prefix>/<date>#<n>`` (n = section number)."""
 
+    __slots__ = ("tier", "id", "concept_id", "date", "time", "title", "text", "path", "seq")
+    _fields = __slots__
+    _frozen = True
     tier: str
     id: str
     concept_id: str
@@ -61,7 +117,19 @@ class StoredEntry:
     title: str
     text: str
     path: str  # relative to the memory root
-    seq: int = 0  # section number within the day file (the n of the id)
+    seq: int  # section number within the day file (the n of the id)
+
+    def __init__(self, tier: str, id: str, concept_id: str, date: str, time: str, title: str, text: str, path: str,
+                 seq: int = 0) -> None:
+        _set(self, "tier", tier)
+        _set(self, "id", id)
+        _set(self, "concept_id", concept_id)
+        _set(self, "date", date)
+        _set(self, "time", time)
+        _set(self, "title", title)
+        _set(self, "text", text)
+        _set(self, "path", path)
+        _set(self, "seq", seq)
 
     def to_json(self) -> dict:
         return {
@@ -74,11 +142,18 @@ class StoredEntry:
         }
 
 
-@dataclass(frozen=True)
-class Passage:
+class Passage(_Value):
+    __slots__ = ("entry", "score", "excerpt")
+    _fields = __slots__
+    _frozen = True
     entry: StoredEntry
     score: float
     excerpt: str
+
+    def __init__(self, entry: StoredEntry, score: float, excerpt: str) -> None:
+        _set(self, "entry", entry)
+        _set(self, "score", score)
+        _set(self, "excerpt", excerpt)
 
     @property
     def source_id(self) -> str:
@@ -90,57 +165,96 @@ class Passage:
         return out
 
 
-@dataclass
-class ReadResult:
-    passages: list[Passage] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+class ReadResult(_Value):
+    __slots__ = ("passages", "diagnostics")
+    _fields = __slots__
+    passages: list[Passage]
+    diagnostics: list[Diagnostic]
+
+    def __init__(self, passages: list[Passage] | None = None, diagnostics: list[Diagnostic] | None = None) -> None:
+        self.passages = [] if passages is None else passages
+        self.diagnostics = [] if diagnostics is None else diagnostics
 
 
-@dataclass
-class EnumerateResult:
-    entries: list[StoredEntry] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+class EnumerateResult(_Value):
+    __slots__ = ("entries", "diagnostics")
+    _fields = __slots__
+    entries: list[StoredEntry]
+    diagnostics: list[Diagnostic]
+
+    def __init__(self, entries: list[StoredEntry] | None = None, diagnostics: list[Diagnostic] | None = None) -> None:
+        self.entries = [] if entries is None else entries
+        self.diagnostics = [] if diagnostics is None else diagnostics
 
 
-@dataclass
-class WriteResult:
+class WriteResult(_Value):
+    __slots__ = ("written", "error", "tier", "scope_key", "id", "path", "commit")
+    _fields = __slots__
     written: bool
-    error: str | None = None
-    tier: str | None = None
-    scope_key: str | None = None
-    id: str | None = None
-    path: str | None = None
-    commit: str | None = None
+    error: str | None
+    tier: str | None
+    scope_key: str | None
+    id: str | None
+    path: str | None
+    commit: str | None
+
+    def __init__(self, written: bool, error: str | None = None, tier: str | None = None, scope_key: str | None = None,
+                 id: str | None = None, path: str | None = None, commit: str | None = None) -> None:
+        self.written, self.error, self.tier, self.scope_key = written, error, tier, scope_key
+        self.id, self.path, self.commit = id, path, commit
 
 
-@dataclass
-class DeleteResult:
-    tiers_deleted: int = 0
-    error: str | None = None
-    commits: dict[str, str] = field(default_factory=dict)  # tier -> forget commit
-    purged: bool = False
-    verified: bool = False  # purge only: no object left holds an erased entry
-    residual: list[str] = field(default_factory=list)  # objects still holding one
-    shared: list[str] = field(default_factory=list)  # residual objects another scope holds too
+class DeleteResult(_Value):
+    __slots__ = ("tiers_deleted", "error", "commits", "purged", "verified", "residual", "shared")
+    _fields = __slots__
+    tiers_deleted: int
+    error: str | None
+    commits: dict[str, str]  # tier -> forget commit
+    purged: bool
+    verified: bool  # purge only: no object left holds an erased entry
+    residual: list[str]  # objects still holding one
+    shared: list[str]  # residual objects another scope holds too
+
+    def __init__(self, tiers_deleted: int = 0, error: str | None = None, commits: dict[str, str] | None = None,
+                 purged: bool = False, verified: bool = False, residual: list[str] | None = None,
+                 shared: list[str] | None = None) -> None:
+        self.tiers_deleted, self.error, self.purged, self.verified = tiers_deleted, error, purged, verified
+        self.commits = {} if commits is None else commits
+        self.residual = [] if residual is None else residual
+        self.shared = [] if shared is None else shared
 
 
-@dataclass(frozen=True)
-class Subtree:
+class Subtree(_Value):
     """One scope's memory in one tier: its directory (relative to the root), its history
     ref and its scope key.  What deletion works on, so a session whose id is no longer
     known (only its hashed directory or ref is) can still be erased."""
 
+    __slots__ = ("tier", "prefix", "ref", "key")
+    _fields = __slots__
+    _frozen = True
     tier: str
     prefix: str
     ref: str
     key: str
 
+    def __init__(self, tier: str, prefix: str, ref: str, key: str) -> None:
+        _set(self, "tier", tier)
+        _set(self, "prefix", prefix)
+        _set(self, "ref", ref)
+        _set(self, "key", key)
 
-@dataclass
-class LogResult:
-    entries: list = field(default_factory=list)  # okfpro.memory.history.LogEntry
-    error: str | None = None
-    diagnostics: list[str] = field(default_factory=list)  # tiers not shown, and why
+
+class LogResult(_Value):
+    __slots__ = ("entries", "error", "diagnostics")
+    _fields = __slots__
+    entries: list  # okfpro.memory.history.LogEntry
+    error: str | None
+    diagnostics: list[str]  # tiers not shown, and why
+
+    def __init__(self, entries: list | None = None, error: str | None = None, diagnostics: list[str] | None = None) -> None:
+        self.entries = [] if entries is None else entries
+        self.error = error
+        self.diagnostics = [] if diagnostics is None else diagnostics
 
 
 def excerpt(text: str, query: str) -> str:
@@ -239,12 +353,20 @@ def day_listing(directory: Path) -> dict[str, str]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
+class Section(_Value):
+    __slots__ = ("clock", "text", "start", "end")
+    _fields = __slots__
+    _frozen = True
     clock: str
     text: str
     start: int  # byte offset of the heading in the file
     end: int
+
+    def __init__(self, clock: str, text: str, start: int, end: int) -> None:
+        _set(self, "clock", clock)
+        _set(self, "text", text)
+        _set(self, "start", start)
+        _set(self, "end", end)
 
 
 def file_sections(raw: bytes) -> list[Section]:
