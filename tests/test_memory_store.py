@@ -359,3 +359,24 @@ def test_overlapping_roots_refused_naming_both(tmp_path, toml):
     assert str(ws.resolve()) in err
     if "contains the workspace" not in err:
         assert "bundle" in err and err.count(str(ws.resolve())) >= 2
+
+
+def test_entry_types_keep_value_semantics():
+    """The plain entry/result types (no dataclasses) compare, hash and refuse writes as the
+    dataclasses they replaced did."""
+    from okfpro.memory.entries import Section, StoredEntry, WriteResult
+
+    a = StoredEntry("user", "k/2026-01-01#1", "k/2026-01-01", "2026-01-01", "10:00:00", "t", "text", "k/2026-01-01.md", 1)
+    b = StoredEntry("user", "k/2026-01-01#1", "k/2026-01-01", "2026-01-01", "10:00:00", "t", "text", "k/2026-01-01.md", 1)
+    c = StoredEntry("user", "k/2026-01-01#2", "k/2026-01-01", "2026-01-01", "10:00:00", "t", "text", "k/2026-01-01.md", 2)
+    assert a == b and hash(a) == hash(b) and a != c and len({a, b, c}) == 2
+    assert a != Section("10:00:00", "text", 0, 1) and "seq=1" in repr(a)
+    with pytest.raises(AttributeError):
+        a.text = "changed"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        a.extra = 1  # type: ignore[attr-defined]
+    w = WriteResult(False, tier="user")
+    w.written = True
+    assert w == WriteResult(True, tier="user") and w != WriteResult(True)
+    with pytest.raises(TypeError):
+        hash(w)
