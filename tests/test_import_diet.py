@@ -88,7 +88,7 @@ def test_a_remember_into_an_existing_history_loads_no_pygit2_nor_yaml(ws):
     assert proc.returncode == 0, proc.stderr[-500:]
     names, proc = imported(ws, env, "memory", "remember", "the build cache lives on the second disk")
     assert proc.returncode == 0 and b"remembered" in proc.stdout, proc.stderr[-500:]
-    heavy = tops(names) & {"pygit2", "subprocess", "tempfile", "yaml"}
+    heavy = tops(names) & {"pygit2", "subprocess", "tempfile", "yaml", "shutil", "bz2", "lzma", "getpass"}
     assert not heavy, sorted(heavy)  # the commit is written by okfpro.memory.loose; the YAML is plain
     gitdir = ws / ".okf-memory" / ".okf-history.git"
     count = subprocess.run(["git", f"--git-dir={gitdir}", "rev-list", "--count", "--all"], capture_output=True,

@@ -29,7 +29,6 @@ resolver, which is the host's own code).
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import json
 import os
@@ -289,6 +288,8 @@ def resolve(
             return _refuse(mode, "identity: no identity resolved (multi-user mode: fail closed; the development "
                                  "fallback is refused)", session_id)
         try:
+            import getpass  # here: only the development fallback asks the system for a login
+
             login = getpass.getuser()
         except Exception:  # noqa: BLE001 - no login name: stay local
             login = ""
@@ -444,6 +445,8 @@ def _local_owner(config: Any) -> list[tuple[str | None, str | None]]:
     if any(isinstance(v, str) for v in named.values()):
         return [(named["tenant"], named["user"])]
     try:
+        import getpass
+
         login = getpass.getuser() or None
     except Exception:  # noqa: BLE001 - no login name
         login = None

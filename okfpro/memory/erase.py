@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-import shutil
 import stat
 import time
 from contextlib import AbstractContextManager
@@ -192,6 +191,8 @@ class Erasure:
                 return f"{sub.tier}: {problem}; refusing to delete", 0, None
             existed = directory.is_dir()
             if existed:
+                import shutil  # here: its compression modules are no cost of a remember
+
                 shutil.rmtree(directory)
                 self._prune_empty_parents(directory)
             erase_key(self.root, sub.key)
@@ -226,6 +227,8 @@ class Erasure:
                                 elif stat.S_ISREG(st.st_mode):
                                     text = path.read_bytes().decode("utf-8", "replace")
                                     needles.update(x.encode("utf-8") for x in stored_sections(text))
+                            import shutil
+
                             shutil.rmtree(directory)
                             self._prune_empty_parents(directory)
                         erase_key(self.root, sub.key)
