@@ -372,9 +372,9 @@ def test_entry_types_keep_value_semantics():
     assert a == b and hash(a) == hash(b) and a != c and len({a, b, c}) == 2
     assert a != Section("10:00:00", "text", 0, 1) and "seq=1" in repr(a)
     with pytest.raises(AttributeError):
-        a.text = "changed"  # type: ignore[misc]
+        a.text = "changed"  # type: ignore[misc]  # the point: a frozen field refuses
     with pytest.raises(AttributeError):
-        a.extra = 1  # type: ignore[attr-defined]
+        a.extra = 1  # type: ignore[attr-defined]  # the point: no such field
     w = WriteResult(False, tier="user")
     w.written = True
     assert w == WriteResult(True, tier="user") and w != WriteResult(True)
