@@ -518,3 +518,29 @@ def test_writers_killed_mid_write_leave_nothing_in_the_bundle_and_lose_no_acknow
     # the next write still works and sweeps nothing it should keep
     ok("capture", "after the storm", cwd=tmp_path)
     assert "after the storm" in board.read_text()
+
+
+def test_atomic_write_makes_its_temp_file_without_tempfile(tmp_path, monkeypatch):
+    """Exclusive creation (a name taken -- by a file or a link -- is never opened: another name
+    is drawn), mode 0o600 until the final chmod, and no tempfile import (a Stop hook's cost)."""
+    import sys
+
+    from okfpro.io import atomic
+
+    target = tmp_path / "t.json"
+    draws = iter([b"\x00" * 6, b"\x00" * 6, b"\x01" * 6])
+    monkeypatch.setattr(atomic.os, "urandom", lambda n: next(draws))
+    taken = tmp_path / f".t.json{atomic._TEMP_MARK}{os.getpid()}.{'00' * 6}.tmp"
+    outside = tmp_path / "outside"
+    taken.symlink_to(outside)
+    atomic.atomic_write(target, b"new", mode=0o640)
+    assert target.read_bytes() == b"new" and (target.stat().st_mode & 0o777) == 0o640
+    assert not outside.exists() and taken.is_symlink()
+    monkeypatch.setattr(atomic.os, "urandom", lambda n: b"\x00" * 6)
+    with pytest.raises(FileExistsError):
+        atomic.atomic_write(target, b"never")
+    assert target.read_bytes() == b"new"
+    code = ("import sys; from okfpro.io.atomic import atomic_write; atomic_write(sys.argv[1], b'x'); "
+            "print(sorted({'tempfile', 'shutil', 'random'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "fresh")], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
