@@ -7,6 +7,7 @@ word the pure engine keeps whole becomes two FTS tokens and the engines rank dif
 
 from __future__ import annotations
 
+import random
 import sqlite3
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from okfpro.core import bm25
 from okfpro.core.concept import Bundle, parse_entry
 from okfpro.io import fts
+from tests.helpers import quick
 
 pytestmark = pytest.mark.skipif(not fts.available(), reason="SQLite without FTS5")
 
@@ -31,8 +33,10 @@ def _fts_tokens(texts: list[str]) -> dict[int, list[str]]:
 
 def test_every_code_point_inside_a_word_stays_one_fts_token():
     """``a<c>b`` for every code point c above ASCII (surrogates aside): FTS5 reads exactly the
-    tokens the pure engine made (unicode61 split 21 letters, e.g. U+19B0)."""
-    points = [c for c in range(0x80, 0x30000) if not 0xD800 <= c <= 0xDFFF]
+    tokens the pure engine made (unicode61 split 21 letters, e.g. U+19B0).  The inner loop (quick
+    mode) takes every fourth, from a random start (a failure names its code points)."""
+    step, start = (4, random.randrange(4)) if quick() else (1, 0)
+    points = [c for c in range(0x80 + start, 0x30000, step) if not 0xD800 <= c <= 0xDFFF]
     texts = [f"a{chr(c)}b" for c in points]
     got = _fts_tokens(texts)
     bad = [(hex(c), bm25.tokenize(t), got.get(i, [])) for i, (c, t) in enumerate(zip(points, texts), 1)

@@ -7,7 +7,6 @@ import datetime as dt
 import json
 import os
 import subprocess
-import sys
 
 import pygit2
 import pytest
@@ -17,6 +16,7 @@ from okfpro.core.scope import Scope, history_ref
 from okfpro.io.identity import identity_hash
 from okfpro.memory.remote import Target
 from okfpro.memory.tombstone import make
+from tests.helpers import quick, run_okfpro
 from tests.synckit import Clone, Server, git
 
 
@@ -42,9 +42,10 @@ def hook(lines: list[str], env: dict[str, str], tmp_path, config: str | None = N
     repo = tmp_path / "hooked.git"  # Git runs the hook in the repository
     if not repo.exists():
         git("init", "-q", "--bare", str(repo))
-    return subprocess.run([sys.executable, "-m", "okfpro", "memory", "server-hook", "--config", str(path)],
-                          input="".join(x + "\n" for x in lines), capture_output=True, text=True, env=full,
-                          cwd=repo, check=False)
+    # Git's real process in the full run; the inner loop (quick mode) runs the same entry point in
+    # this process (tests/helpers.invoke); the pushes through a real server below always start it
+    return run_okfpro("memory", "server-hook", "--config", str(path), stdin="".join(x + "\n" for x in lines),
+                      base_env=full, cwd=repo, process=not quick())
 
 
 def test_hook_fails_closed_and_matches_names_exactly(tmp_path) -> None:

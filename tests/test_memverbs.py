@@ -17,7 +17,7 @@ from tests.helpers import examples
 
 from okfpro.cli import memverbs
 from okfpro.cli.memory import memory_cmd
-from tests.helpers import scoped_env
+from tests.helpers import in_process, quick, scoped_env
 
 CLICK_DOOR = "import sys; from okfpro.cli.app import run; sys.exit(run(sys.argv[1:]))"
 
@@ -108,12 +108,21 @@ def _clockless(data: bytes) -> bytes:
 
 
 def _both(a: Path, b: Path, env: dict[str, str], argv: list[str], stdin: bytes | None = None) -> tuple:
-    fast = subprocess.run([sys.executable, "-m", "okfpro", "memory", *argv], cwd=a, env=env, input=stdin,
-                          capture_output=True)
-    slow = subprocess.run([sys.executable, "-c", CLICK_DOOR, "memory", *argv], cwd=b, env=env, input=stdin,
-                          capture_output=True)
-    return ((fast.returncode, _clockless(fast.stdout), _clockless(fast.stderr)),
-            (slow.returncode, _clockless(slow.stdout), _clockless(slow.stderr)))
+    """Each door's (exit code, stdout, stderr), clock masked: as real processes, or in the test's own
+    process (tests/helpers.in_process, as a process would run it) in the inner loop (quick mode)."""
+    if quick():
+        from okfpro.__main__ import main
+        from okfpro.cli.app import run
+
+        full = ["memory", *argv]
+        fast = in_process(lambda: main(full), a, stdin, env, full)
+        slow = in_process(lambda: run(full), b, stdin, env, full)
+    else:
+        procs = [subprocess.run([sys.executable, *door, "memory", *argv], cwd=ws, env=env, input=stdin,
+                                capture_output=True) for door, ws in ((["-m", "okfpro"], a), (["-c", CLICK_DOOR], b))]
+        fast, slow = ((p.returncode, p.stdout, p.stderr) for p in procs)
+    return ((fast[0], _clockless(fast[1]), _clockless(fast[2])),
+            (slow[0], _clockless(slow[1]), _clockless(slow[2])))
 
 
 def test_both_doors_print_the_same_and_exit_the_same(tmp_path):

@@ -18,6 +18,7 @@ from okfpro.core.scope import Scope
 from okfpro.memory import index as memindex
 from okfpro.memory.policy import change, remember
 from okfpro.memory.store import MemoryStore
+from tests.helpers import examples
 
 ALICE = Scope(tenant="acme", user="alice")
 TODAY = dt.date(2026, 6, 1)
@@ -80,7 +81,7 @@ def corpora(draw):
 
 
 @pytest.mark.parametrize("always_try", [False, True])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(corpus=corpora(), limits=st.lists(st.integers(1, 25), min_size=1, max_size=4, unique=True))
 def test_pruned_equals_unpruned_equals_files(monkeypatch, always_try, corpus, limits):

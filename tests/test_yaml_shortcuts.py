@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from okfpro.core import dayfile, mempolicy, yamlsafe
 from okfpro.core.dayfile import MalformedConcept, frontmatter, split_concept
+from tests.helpers import examples
 
 NEVER = re.compile(r"(?!)")
 
@@ -40,7 +41,7 @@ moments = st.datetimes(min_value=dt.datetime(1970, 1, 2), max_value=dt.datetime(
 versions = st.from_regex(r"okfpro/[0-9A-Za-z][0-9A-Za-z.+_\-]{0,20}", fullmatch=True)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(moments, versions)
 def test_own_frontmatter_needs_no_parser_and_is_what_yaml_says(when, tool):
     day = when.date().isoformat()
@@ -100,7 +101,7 @@ values = st.one_of(st.sampled_from(TOKENS), st.lists(st.sampled_from(TOKENS), mi
 keys = st.one_of(st.sampled_from(["memory", "kind", "created", "supersedes", "policy_version"]), st.sampled_from(TOKENS))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.dictionaries(keys, values, min_size=1, max_size=6))
 def test_plain_yaml_is_yaml_dump_or_declines(data):
     fast = mempolicy.plain_yaml(data)
@@ -124,7 +125,7 @@ def test_every_usual_record_renders_without_yaml_and_as_yaml_would(kind, source,
         assert mempolicy.plain_yaml(data) is not None  # the shortcut served it
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.dictionaries(keys, values, min_size=1, max_size=6))
 def test_plain_load_reads_back_what_plain_yaml_writes(data):
     text = mempolicy.plain_yaml(data)
@@ -141,7 +142,7 @@ LINES = st.one_of(
 )
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(st.lists(LINES, min_size=1, max_size=6))
 def test_plain_load_is_the_parser_or_declines(lines):
     text = "\n".join(lines)
