@@ -184,8 +184,8 @@ def _read_binding(path: Path) -> dict[str, Any] | None:
     except (FileNotFoundError, NotADirectoryError):  # .tmp/ missing or not a directory: no binding was ever kept
         return None
     except (OSError, ValueError):
-        return {"poisoned": True, "why": f"its identity binding {path} is unreadable"}
-    return data if isinstance(data, dict) else {"poisoned": True, "why": f"its identity binding {path} is unreadable"}
+        return {"poisoned": True, "why": f"its identity binding is unreadable: {path}"}
+    return data if isinstance(data, dict) else {"poisoned": True, "why": f"its identity binding is unreadable: {path}"}
 
 
 def _same(binding: Mapping[str, Any], parts: Mapping[str, str | None]) -> bool:
