@@ -230,8 +230,25 @@ def answer(ws: Path, tool: str, rel: str, *, full: bool, monkeypatch) -> tuple:
     return got.kind, got.messages, ctx.notes, target[0] if target else None, findings
 
 
-def walk(tmp_path: Path, monkeypatch, seed: int, steps: int, racy: bool) -> int:
+def split_walk(monkeypatch) -> list[int]:
+    """Make every identity walk fork its child (``analysis.SPLIT_AT`` 0); the pids forked, to show it did."""
+    forked: list[int] = []
+    fork = os.fork
+
+    def counted() -> int:
+        pid = fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(analysis, "SPLIT_AT", 0)
+    monkeypatch.setattr(os, "fork", counted)
+    return forked
+
+
+def walk(tmp_path: Path, monkeypatch, seed: int, steps: int, racy: bool, split: bool = False) -> int:
     monkeypatch.setenv("OKFPRO_TODAY", hookkit.TODAY)
+    forked = split_walk(monkeypatch) if split else None
     if not racy:  # every change is judged by its identity key alone (the walk gives each its own mtime)
         monkeypatch.setattr(cache, "RACY_NS", -1)
     ws = workspace(tmp_path)
@@ -248,12 +265,18 @@ def walk(tmp_path: Path, monkeypatch, seed: int, steps: int, racy: bool) -> int:
             assert inc[2] == [], f"seed {seed} step {i}: the state should have answered: {inc[2]}"
         roots.add(inc[3])
         compared += 1
+    if forked is not None:
+        assert len(forked) >= steps - 1  # every incremental answer after the first walked in two processes
     return compared
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_incremental_equals_full_on_a_random_walk(tmp_path, monkeypatch, seed):
     assert walk(tmp_path, monkeypatch, seed, steps=60, racy=False) == 60
+
+
+def test_incremental_equals_full_with_the_identity_walk_split_across_a_child(tmp_path, monkeypatch):
+    walk(tmp_path, monkeypatch, seed=4, steps=40, racy=False, split=True)
 
 
 def test_incremental_equals_full_with_the_racy_rule_on(tmp_path, monkeypatch):
@@ -406,3 +429,73 @@ def test_identity_keys_follow_the_rule_file_by_file(tmp_path, monkeypatch):
     assert got["future.md"] is None and got["link.md"] is None
     monkeypatch.setattr(cache, "RACY_NS", 2_000_000_000)  # the cut 2 s back: the ctimes of now are past it
     assert keys() == {"old.md": None, "future.md": None, "link.md": None, "past.md": None}
+
+
+def _trees(root: Path, stored: dict) -> tuple[dict, dict]:
+    """The identity walk alone and split across a child, from the same stored listings."""
+    serial = analysis.identities(str(root), stored, split_at=10**9).dirs
+    return serial, analysis.identities(str(root), stored, split_at=0).dirs
+
+
+def _stored(root: Path) -> dict:
+    import marshal
+
+    tree = analysis.identities(str(root), None, split_at=10**9)
+    return {head: (e[0], marshal.dumps((e[1], e[2]))) for head, e in tree.dirs.items()}
+
+
+@pytest.fixture
+def deep(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setattr(cache, "RACY_NS", -10**12)  # every file keyed (the cut 1,000 s ahead)
+    root = tmp_path / "b"
+    for d in ("", "a", "a/x", "a/x/y", "b", "c"):
+        (root / d).mkdir(parents=True, exist_ok=True)
+        for i in range(3):
+            (root / d / f"n{i}.md").write_text(f"{d} {i}\n")
+    return root
+
+
+def test_the_split_walk_leaves_out_what_the_walk_no_longer_reaches(deep):
+    """A stored directory that still opens by its old path but is no longer reached from the root
+    (its parent became a symlink, its name hidden) is not in the tree; nor is one that is gone."""
+    stored = _stored(deep)
+    os.rename(deep / "a", deep / ".a")
+    (deep / "a").symlink_to(deep / ".a")  # "a/x" still opens (through the symlink): not reached
+    shutil.rmtree(deep / "c")
+    serial, split = _trees(deep, stored)
+    assert serial == split and list(serial) == list(split)
+    assert "a/x" not in split and "c" not in split and "b" in split
+
+
+def test_the_split_walk_sees_every_change_behind_the_hooks_back(deep):
+    """Same-size rewrites with the mtime put back, a touch into the past, a new directory the state
+    never listed: the split walk's keys are the walk's, and differ from the stored ones."""
+    stored = _stored(deep)
+    before = analysis.identities(str(deep), stored, split_at=10**9).dirs
+    f = deep / "a" / "x" / "n1.md"
+    st = os.stat(f)
+    f.write_text(f.read_text().replace("1", "7"))
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.utime(deep / "b" / "n0.md", ns=(0, 1_600_000_000 * 10**9))
+    (deep / "a" / "x" / "new").mkdir()
+    (deep / "a" / "x" / "new" / "z.md").write_text("z\n")
+    serial, split = _trees(deep, stored)
+    assert serial == split and list(serial) == list(split)
+    assert split["a/x"][3][split["a/x"][1].index("n1.md")] != before["a/x"][3][before["a/x"][1].index("n1.md")]
+    assert split["b"][3][0] != before["b"][3][0] and "a/x/new" in split
+
+
+def test_a_failing_child_leaves_its_half_to_the_walk(deep, monkeypatch):
+    """The child dies on its first directory: the tree is still the whole walk's."""
+    stored = _stored(deep)
+    parent = os.getpid()
+    look = analysis._look
+
+    def dies_in_the_child(*args):
+        if os.getpid() != parent:
+            raise OSError("the child fails")
+        return look(*args)
+
+    monkeypatch.setattr(analysis, "_look", dies_in_the_child)
+    serial, split = _trees(deep, stored)
+    assert serial == split and list(serial) == list(split)

@@ -8,7 +8,8 @@ One database per bundle beside the parse cache (``analysis-<hash of root>.sqlite
   a shell command, a checkout, a concurrent session), and so is a file that was modified within
   :data:`~okfpro.io.cache.RACY_NS` of being read (stored without a key).  A directory whose own
   key is unchanged is not listed again, and one whose files' keys hash to the stored digest is
-  not compared file by file (:func:`identities`, :meth:`State.refresh`);
+  not compared file by file (:func:`identities`, :meth:`State.refresh`); on a large bundle a
+  forked child looks at half of the directories meanwhile (:func:`_split`);
 * what a changed file can alter is recomputed: its own findings, the files whose findings
   depend on its existence, the concepts sharing an id with it or that it links to or lists, and,
   for an ``index.md``, the concepts of its directory (``.okf/design/incremental-post-edit.md``
@@ -115,61 +116,143 @@ class Tree:
         self._names.pop(head, None)
 
 
-def identities(root_real: str, stored: dict[str, tuple[int | None, bytes]] | None = None) -> Tree:
+SPLIT_AT = 5000  # files (as the state last listed them): from here half the directories are looked at by a child
+
+
+def identities(root_real: str, stored: dict[str, tuple[int | None, bytes]] | None = None,
+               split_at: int | None = None) -> Tree:
     """Every bundle file (the reader's walk) and its identity key.
 
     ``stored``: directory -> (its key when it was listed, its listing) from the state.  A
     directory's entries change only with its own size/mtime/ctime/inode, so one whose key is
     unchanged is not listed again (its files are still each looked at: an edit in place changes
     no directory); one modified too recently to tell is stored without a key and listed next time.
+
+    The ``stat`` of every file is most of a post-edit on a large bundle, and ``os.stat`` in threads
+    does not overlap (each call gives the GIL back for ~2 us and takes it again before another thread
+    wakes).  So when the state listed at least ``split_at`` files (:data:`SPLIT_AT`) and no other
+    thread runs, a forked child looks at half of the stored directories (:func:`_split`) while this
+    process looks at the rest; the walk from the root then takes each directory's entry from those
+    answers, or looks at it now (a directory the state did not know, or a child that failed), and
+    leaves out what the walk does not reach: the same tree as a walk alone.
     """
-    from okfpro.io import reader
     from okfpro.io.cache import RACY_NS
 
     cut = time.time_ns() - RACY_NS
     stored = stored or {}
+    ahead = _split(root_real, stored, cut, SPLIT_AT if split_at is None else split_at)
     tree = Tree()
-    stat = os.stat
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
     stack = [""]
     while stack:
         head = stack.pop()
-        try:
-            fd = os.open(os.path.join(root_real, head) if head else root_real, flags)
-        except OSError:
+        entry = ahead.pop(head, None) or _look(root_real, head, stored.get(head), cut)
+        if entry is None:
             continue
-        try:
-            st = os.fstat(fd)
-            key = None if max(st.st_mtime_ns, st.st_ctime_ns) >= cut else hash(
-                (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-            old = stored.get(head)
-            if key is not None and old is not None and old[0] == key:
-                names, subs = marshal.loads(old[1])
-            else:
-                try:
-                    names, subs = reader.listing(fd)
-                except OSError:
-                    continue
-            sts: list[os.stat_result | None]
-            try:
-                sts = [stat(name, dir_fd=fd, follow_symlinks=False) for name in names]
-            except OSError:  # one vanished meanwhile: it is re-read (and then gone) next time
-                sts = []
-                for name in names:
-                    try:
-                        sts.append(stat(name, dir_fd=fd, follow_symlinks=False))
-                    except OSError:
-                        sts.append(None)
-        finally:
-            os.close(fd)
-        # a regular file changed before ``cut``: the hash of its identity; else None (looked at again next
-        # time).  Written without a call per file (max(), attribute reads twice): ~30% of this loop at 50,000
-        keys = [hash((s.st_size, m, c, s.st_ino)) if s is not None and s.st_mode & 0o170000 == 0o100000
-                and (m := s.st_mtime_ns) < cut and (c := s.st_ctime_ns) < cut else None for s in sts]
-        tree.dirs[head] = [key, tuple(names), tuple(subs), keys]
+        tree.dirs[head] = entry
         prefix = f"{head}/" if head else ""
-        stack.extend(prefix + name for name in subs)
+        stack.extend(prefix + name for name in entry[2])
     return tree
+
+
+def _look(root_real: str, head: str, old: tuple[int | None, bytes] | None, cut: int) -> list[Any] | None:
+    """One directory's ``[listing key, names, subdirectories, keys]`` (:class:`Tree`), None when it
+    cannot be opened or listed (not a directory any more, a symlink, gone)."""
+    from okfpro.io import reader
+
+    stat = os.stat
+    try:
+        fd = os.open(os.path.join(root_real, head) if head else root_real, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        key = None if max(st.st_mtime_ns, st.st_ctime_ns) >= cut else hash(
+            (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        if key is not None and old is not None and old[0] == key:
+            names, subs = marshal.loads(old[1])
+        else:
+            try:
+                names, subs = reader.listing(fd)
+            except OSError:
+                return None
+        sts: list[os.stat_result | None]
+        try:
+            sts = [stat(name, dir_fd=fd, follow_symlinks=False) for name in names]
+        except OSError:  # one vanished meanwhile: it is re-read (and then gone) next time
+            sts = []
+            for name in names:
+                try:
+                    sts.append(stat(name, dir_fd=fd, follow_symlinks=False))
+                except OSError:
+                    sts.append(None)
+    finally:
+        os.close(fd)
+    # a regular file changed before ``cut``: the hash of its identity; else None (looked at again next
+    # time).  Written without a call per file (max(), attribute reads twice): ~30% of this loop at 50,000
+    keys = [hash((s.st_size, m, c, s.st_ino)) if s is not None and s.st_mode & 0o170000 == 0o100000
+            and (m := s.st_mtime_ns) < cut and (c := s.st_ctime_ns) < cut else None for s in sts]
+    return [key, tuple(names), tuple(subs), keys]
+
+
+def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int, at: int) -> dict[str, list[Any]]:
+    """The entries (:func:`_look`) of the stored directories, half of them looked at by a forked
+    child meanwhile; ``{}`` below ``at`` stored files, with another thread running (a fork copies
+    none of its locks' owners), or where there is no ``fork``.  A child that fails, or says
+    anything but a marshalled dict, leaves its half to the caller."""
+    if not stored or not hasattr(os, "fork"):
+        return {}
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return {}
+    sizes = sorted(((len(listing), head) for head, (_key, listing) in stored.items()), reverse=True)
+    if sum(size for size, _head in sizes) < at * 8:  # a listing's marshal holds ~8+ bytes a name
+        return {}
+    halves: tuple[list[str], list[str]] = ([], [])
+    load = [0, 0]
+    for size, head in sizes:  # the larger listings first, each to the lighter half
+        side = 0 if load[0] <= load[1] else 1
+        halves[side].append(head)
+        load[side] += size
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return {}
+    if pid == 0:  # the child: its half, marshalled down the pipe, then gone without running any cleanup
+        code = 1
+        try:
+            os.close(read_end)
+            data = memoryview(marshal.dumps({head: _look(root_real, head, stored[head], cut) for head in halves[1]}))
+            while data:
+                data = data[os.write(write_end, data):]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    out: dict[str, list[Any]] = {}
+    theirs: Any = None
+    try:
+        for head in halves[0]:
+            entry = _look(root_real, head, stored[head], cut)
+            if entry is not None:
+                out[head] = entry
+        chunks = []
+        while chunk := os.read(read_end, 1 << 20):
+            chunks.append(chunk)
+        theirs = b"".join(chunks)
+    finally:
+        os.close(read_end)  # a child still writing (this process was interrupted) gets EPIPE and ends
+        _pid, status = os.waitpid(pid, 0)
+    if status == 0:
+        try:
+            theirs = marshal.loads(theirs)
+        except (EOFError, ValueError, TypeError):
+            theirs = None
+        if isinstance(theirs, dict):
+            out.update((head, entry) for head, entry in theirs.items() if entry is not None)
+    return out
 
 
 def _digest(keys: list[int | None]) -> int | None:
