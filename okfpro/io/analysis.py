@@ -213,16 +213,21 @@ def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int
         side = 0 if load[0] <= load[1] else 1
         halves[side].append(head)
         load[side] += size
+    import gc
+
     read_end, write_end = os.pipe()
+    gc.freeze()  # the heap as it is now is not scanned by either side's collector: fewer pages copied on write
     try:
         pid = os.fork()
     except OSError:
+        gc.unfreeze()
         os.close(read_end)
         os.close(write_end)
         return {}
     if pid == 0:  # the child: its half, marshalled down the pipe, then gone without running any cleanup
         code = 1
         try:
+            gc.disable()  # short-lived: a collection would only touch pages and copy them
             os.close(read_end)
             data = memoryview(marshal.dumps({head: _look(root_real, head, stored[head], cut) for head in halves[1]}))
             while data:
@@ -245,6 +250,7 @@ def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int
     finally:
         os.close(read_end)  # a child still writing (this process was interrupted) gets EPIPE and ends
         _pid, status = os.waitpid(pid, 0)
+        gc.unfreeze()
     if status == 0:
         try:
             theirs = marshal.loads(theirs)
