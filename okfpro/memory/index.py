@@ -445,7 +445,8 @@ class ScopeIndex:
         posting list (``note`` in 10,000 memories): a record sharing one of the new text's
         rare words is found through those; one sharing only common words (k <= len(common))
         has b <= k * (1 + t) / t - a, so it is found through the size index, among the
-        records that small -- none at all when that bound is below one word."""
+        records that small -- none at all when that bound is below one word; when many
+        records are that small, through the common postings (the cost of old, no worse)."""
         at = _mempolicy.RELATED_AT - 0.0001
         a = len(words)
         need = max(1, math.ceil(a * at))
@@ -462,12 +463,20 @@ class ScopeIndex:
                 f"JOIN records r ON r.memory = g.memory WHERE {fits}",
                 (*common, *rare, need, at, a, self.key, today))]
         bound = math.floor(len(common) * (1 + at) / at - a)
-        if common and bound >= 1:  # records sharing common words only: small ones, through records_size
+        if common and bound >= 1:  # records sharing common words only, each at most `bound` words long
+            cap = COMMON_AT * len(common)
+            small = con.execute("SELECT count(*) FROM (SELECT 1 FROM records WHERE nwords <= ? LIMIT ?)",
+                                (bound, cap)).fetchone()[0]
+            if small < cap:  # few records are that small: through records_size
+                found = (f"SELECT memory, (SELECT count(*) FROM vocab c WHERE c.word IN ({cmarks}) "
+                         f"AND c.memory = s.memory) AS k FROM records s WHERE s.nwords <= ?")
+            else:  # many are: the common postings after all (what every query cost before)
+                found = (f"SELECT memory, count(*) AS k FROM vocab c WHERE c.word IN ({cmarks}) GROUP BY memory "
+                         f"HAVING count(*) >= {need:d}")
             out += [raw for (raw,) in con.execute(
-                f"SELECT r.rec FROM (SELECT memory, nwords, (SELECT count(*) FROM vocab c WHERE c.word IN ({cmarks}) "
-                f"AND c.memory = s.memory) AS k FROM records s WHERE s.nwords <= ? AND NOT EXISTS (SELECT 1 FROM vocab x "
-                f"WHERE x.word IN ({rmarks}) AND x.memory = s.memory)) g JOIN records r ON r.memory = g.memory WHERE {fits}",
-                (*common, bound, *rare, need, at, a, self.key, today))]
+                f"SELECT r.rec FROM ({found}) g JOIN records r ON r.memory = g.memory WHERE r.nwords <= ? AND NOT "
+                f"EXISTS (SELECT 1 FROM vocab x WHERE x.word IN ({rmarks}) AND x.memory = r.memory) AND {fits}",
+                (*common, *((bound,) if small < cap else ()), bound, *rare, need, at, a, self.key, today))]
         return out
 
     def last_entry(self) -> Any | None:
