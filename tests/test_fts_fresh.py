@@ -21,7 +21,7 @@ from okfpro.memory.recall import _dated
 from tests.helpers import memory_workspace, scoped_env
 
 WORDS = "alpha bravo charlie delta echo foxtrot golf hotel".split()
-QUERIES = ("alpha echo body", "bravo", "note", "golf hotel delta", "charlie al", "zulu", "dup shared",
+QUERIES = ("git rebase customer_id strasse", "7.2.0 okf-pro école", "tenant_id `a  b`", "alpha echo body", "bravo", "note", "golf hotel delta", "charlie al", "zulu", "dup shared",
            "alpha bravo charlie delta echo foxtrot golf hotel")
 
 
@@ -44,6 +44,9 @@ def tree(tmp_path, monkeypatch):
     # two concepts declaring one id: the rows of both are dated as the first (Bundle.by_id)
     (root / "a-dup.md").write_text("---\nid: shared\ntitle: Dup one\ncreated: 2024-01-01\n---\n\ndup shared alpha\n")
     (root / "z-dup.md").write_text("---\nid: shared\ntitle: Dup two\ncreated: 2020-05-05\n---\n\ndup shared bravo\n")
+    (root / "sub" / "code.md").write_text("---\ntitle: Straße `okf-pro` 7.2.0\ntags: [customer_id, ops]\n"
+                                          "description: Use `git rebase -i` on customer_id\n---\n\n"
+                                          "Straße, ÉCOLE and tenant_id: `a  b` then note.\n")
     (root / "bad.md").write_text("---\ntitle: [unclosed\n---\nbroken\n")  # unparseable: in the listing, not indexed
     return root
 

@@ -97,9 +97,10 @@ def test_a_remember_into_an_existing_history_loads_no_pygit2_nor_yaml(ws):
 
 
 def test_the_prompt_hook_reads_the_bundle_without_pyyaml(ws):
-    """Knowledge from the bundle served by the parse cache and memory from the index: no
-    frontmatter is parsed, so PyYAML (and the fast frontmatter reader's use of its tables) is
-    never imported.  The first prompt parses the files (PyYAML's tables load)."""
+    """Knowledge answered by the bundle's FTS5 index alone (its files unchanged since it was
+    synced: .okf/design/prompt-knowledge.md) and memory from the index: no bundle is read, so
+    neither PyYAML nor the parsing code (okfpro.core.concept) nor the parse cache is imported.
+    The first prompt parses the files (PyYAML's tables load)."""
     env = env_for(OKFPRO_TENANT="acme", OKFPRO_USER="alice")
     (ws / ".okf" / "index.md").write_text("# Root\n")
     (ws / ".okf" / "staging.md").write_text("---\ntype: Note\ntitle: Staging database\ntags: [ops]\n"
@@ -111,6 +112,6 @@ def test_the_prompt_hook_reads_the_bundle_without_pyyaml(ws):
     for _ in range(2):
         names, proc = imported(ws, env, "hook", "user-prompt-submit", stdin=json.dumps(event).encode())
         assert proc.returncode == 0 and b"Staging database" in proc.stdout, proc.stderr[-500:]
-        assert "okfpro.core.concept" in names
-        seen.append("yaml" in tops(names))
-    assert seen == [True, False]
+        seen.append(("yaml" in tops(names), "okfpro.core.concept" in names, "okfpro.io.cache" in names))
+    assert seen == [(True, True, True), (False, False, False)]
+    assert not tops(names) & NEVER_ON_A_LIGHT_PATH

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 
-from okfpro.core.concept import Bundle
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from okfpro.core.concept import Bundle
 
 
 def cache_enabled(requested: bool = True) -> bool:

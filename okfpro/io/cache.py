@@ -50,6 +50,7 @@ from typing import Any
 from okfpro.core.concept import Bundle, Concept, Entry
 from okfpro.core.yamlsafe import ZULU
 from okfpro.io import reader
+from okfpro.io.cachedir import PARSE_CODE as _CODE, cache_dir, code_stamp, user_cache_dir  # noqa: F401 - re-exported
 
 MAGIC = b"okfpro-parse-cache\n"
 VERSION = 7  # 7: a timestamp written with Z is stored as such
@@ -63,40 +64,8 @@ def _progress_after() -> float:
 
 
 # --------------------------------------------------------------------------- location
-def cache_dir(bundle_root: str | os.PathLike) -> Path:
-    """Where the caches of a bundle live — never inside a tree okfpro was only asked to read.
-
-    Inside the okfpro workspace you are working in (the bundle's workspace holds
-    ``okfpro.toml``, as ``okfpro init`` writes it, and encloses the working directory):
-    ``<workspace>/.tmp/okfpro-cache`` (ignored by the workspace's ``.gitignore``).  Any
-    other directory — a bundle someone else owns, a plain folder, a checkout, and another
-    okfpro workspace reached by path or ``@slug`` (search across registered bundles, recall
-    drawing on them): the user's cache directory, ``$XDG_CACHE_HOME/okfpro`` (default
-    ``~/.cache/okfpro``); the file names there carry a hash of the bundle's real path.
-    """
-    from okfpro.io.config import CONFIG_NAME
-    from okfpro.io.roots import repo_of
-
-    workspace = repo_of(Path(os.path.abspath(os.fspath(bundle_root))))
-    if (workspace / CONFIG_NAME).is_file() and _encloses_cwd(workspace):
-        return workspace / ".tmp" / "okfpro-cache"
-    return user_cache_dir()
-
-
-def _encloses_cwd(workspace: Path) -> bool:
-    try:
-        here = os.path.realpath(os.getcwd())
-    except OSError:  # the working directory was deleted
-        return False
-    top = os.path.realpath(workspace)
-    return here == top or here.startswith(top.rstrip(os.sep) + os.sep)
-
-
-def user_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    if not base or not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "okfpro"
+# cache_dir, user_cache_dir and code_stamp live in okfpro/io/cachedir.py (a process that only
+# checks a cache's freshness needs them without this module's parsing code); re-exported here.
 
 
 def cache_path(bundle_root: str | os.PathLike) -> Path:
@@ -242,24 +211,6 @@ def _item(rel: str, rec: tuple) -> Concept | Entry:
 
 
 # --------------------------------------------------------------------------- file
-# The records hold what okfpro's own parsing code produced: a cache written by other
-# code (an upgrade, an edited checkout) is foreign.  Fingerprint those sources.
-_CODE = ("core/concept.py", "core/yamlsafe.py", "core/yamlfast.py", "core/links.py", "io/reader.py", "io/cache.py")
-
-
-def code_stamp(files: tuple[str, ...] = _CODE) -> str:
-    """A fingerprint of okfpro's own source files named (relative to the package)."""
-    base = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    parts = []
-    for rel in files:
-        try:
-            st = os.stat(os.path.join(base, rel))
-            parts.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            parts.append(f"{rel}:-")
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
-
-
 def read_framed(path: Path, magic: bytes) -> memoryview | None:
     """The payload of a file written by :func:`write_framed` (magic line, CRC-32, payload), or
     None when it is missing, foreign, torn or corrupted (a flipped byte may still unmarshal, so

@@ -32,7 +32,10 @@ from typing import Any, Iterable, Sequence
 
 from okfpro.core import bm25
 from okfpro.core import search as _search
-from okfpro.core.concept import Bundle
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from okfpro.core.concept import Bundle
 
 SCHEMA = 6  # 6: answers (what a row shows, per concept) and the listing: the index answers alone
 _COLS = _search.FIELDS  # title id tags type description sources body (weight order)
@@ -45,7 +48,7 @@ _TOKENIZER = "ascii tokenchars '._-/:@#+'"
 
 
 def db_path(root: str | os.PathLike) -> str:
-    from okfpro.io.cache import cache_dir
+    from okfpro.io.cachedir import cache_dir
 
     real = os.path.realpath(os.fspath(root))
     digest = hashlib.sha256(real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
@@ -98,17 +101,9 @@ def _schema() -> str:
     change rebuilds the index."""
     import sys
 
-    from okfpro.io.cache import code_stamp
+    from okfpro.io.cachedir import PARSE_CODE, code_stamp
 
-    base = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    parts = [str(SCHEMA), code_stamp(), "%d.%d" % sys.version_info[:2]]
-    for rel in ("core/search.py", "io/fts.py"):
-        try:
-            st = os.stat(os.path.join(base, rel))
-            parts.append(f"{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            parts.append("-")
-    return "/".join(parts)
+    return f"{SCHEMA}/{code_stamp(('core/search.py', 'io/fts.py', *PARSE_CODE))}/%d.%d" % sys.version_info[:2]
 
 
 def _ensure(con, root_real: str) -> None:
@@ -348,11 +343,14 @@ def _first(found: list[tuple[int, float]], limit: int, key: Any, order: dict[int
     return head + [(rid, score[rid]) for rid in run]
 
 
-def _matched(view: Any, tokens: Sequence[str], searched: Sequence[str]) -> tuple[list[str], list[str]]:
+def _matched(view: Any, tokens: Sequence[str], searched: Sequence[str],
+             terms: Any = None) -> tuple[list[str], list[str]]:
+    """The searched fields a query token matches in and the terms it matched; ``terms(name)``: the
+    field's stemmed terms when they are at hand (the index's own column), else they are computed."""
     names: list[str] = []
     hits: set[str] = set()
     for name in searched:
-        toks = set(bm25.stemmed_terms(_search._as_text(view.field(name))))
+        toks = set(terms(name) if terms is not None else bm25.stemmed_terms(_search._as_text(view.field(name))))
         found = False
         for q in tokens:
             if len(q) >= bm25.PREFIX_MIN:
@@ -503,6 +501,10 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
         wanted = {rid for rid, _ in scored} | {first[order[rid][0]] for rid, _ in scored}
         marks = ",".join("?" * len(wanted))
         data = dict(con.execute(f"SELECT rid, data FROM answers WHERE rid IN ({marks})", tuple(wanted)))
+        # each field's stemmed terms as indexed (joined by spaces; a term never holds one): not computed again
+        texts = {row[0]: row[1:] for row in con.execute(
+            f"SELECT rowid, {', '.join(_COLS)} FROM docs WHERE rowid IN ({','.join('?' * len(scored))})",
+            tuple(rid for rid, _ in scored))}
         con.execute("COMMIT")
     except (sqlite3.Error, ValueError):
         return None
@@ -514,11 +516,12 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
             fields, attrs, _day, _trust = _unpack(data[rid])
             _f, _a, day, trust = _unpack(data[first[order[rid][0]]])
             view = _search._View(_search.Doc(order[rid][0], fields, attrs))
-            names, hits = _matched(view, tokens, _COLS)
+            cols = dict(zip(_COLS, texts[rid]))
+            names, hits = _matched(view, tokens, _COLS, lambda name: cols[name].split(" "))  # noqa: B023 - used here
             row = _search.row_for(view, names, score, _snippet(view, names, hits))
             row["date"], row["trust"] = day, trust
             rows.append(row)
-    except (KeyError, ValueError):
+    except (KeyError, ValueError, TypeError, AttributeError):  # a row torn or edited by hand
         return None
     return rows
 

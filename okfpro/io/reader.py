@@ -13,7 +13,10 @@ import os
 import stat
 from pathlib import Path
 
-from okfpro.core.concept import Bundle, Concept, Entry, parse_entry
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from okfpro.core.concept import Bundle, Concept, Entry
+# the parsing code is imported where a file is parsed: the walk alone (a freshness check) needs none of it
 
 ESCAPES = "symlink target escapes bundle root"
 
@@ -87,6 +90,8 @@ def read_bytes(root_real: str, rel: str) -> bytes:
 
 
 def load_entry(root_real: str, rel: str) -> Concept | Entry:
+    from okfpro.core.concept import Entry, parse_entry
+
     try:
         raw = read_bytes(root_real, rel)
     except PermissionError as exc:
@@ -100,6 +105,8 @@ def load_entry(root_real: str, rel: str) -> Concept | Entry:
 
 def read_bundle(root: str | os.PathLike) -> Bundle:
     """Parse every file of the bundle at ``root`` (no cache)."""
+    from okfpro.core.concept import Bundle
+
     root_real = os.path.realpath(os.fspath(root))
     bundle = Bundle(root=os.fspath(root))
     for rel in walk(root_real):
