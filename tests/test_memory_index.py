@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.scope import Scope
 from okfpro.memory import index as memindex
+from okfpro.memory import indexfiles
 from okfpro.memory.policy import change, load_records, remember
 from okfpro.memory.store import MemoryStore
 
@@ -111,9 +112,9 @@ def test_index_equals_files(steps):
                 finally:
                     del os.environ["OKFPRO_MEMORY_INDEX"]
             elif kind == "drop-index":
-                memindex.remove(memindex.index_path(store.root, "user", ALICE))
+                indexfiles.remove(indexfiles.index_path(store.root, "user", ALICE))
             elif kind == "corrupt-index":
-                path = memindex.index_path(store.root, "user", ALICE)
+                path = indexfiles.index_path(store.root, "user", ALICE)
                 if path.exists():
                     data = bytearray(path.read_bytes())
                     data[100:4000] = os.urandom(min(3900, max(0, len(data) - 100)))
@@ -138,7 +139,7 @@ def store(tmp_path):
 
 
 def _index(store, scope):
-    return memindex.index_path(store.root, "user", scope)
+    return indexfiles.index_path(store.root, "user", scope)
 
 
 def test_index_lives_under_the_memory_root_ignored_and_keyed(store):
@@ -181,7 +182,7 @@ def test_hand_edited_rows_never_show_text_the_files_do_not_hold(store):
     con.close()
     hits, _ = memindex.recall(store, ALICE, "tabs", TODAY.isoformat())
     assert hits == []  # hidden at worst, never shown under another key
-    memindex.remove(_index(store, ALICE))  # deleting the index is always safe: rebuilt from the files
+    indexfiles.remove(_index(store, ALICE))  # deleting the index is always safe: rebuilt from the files
     hits, _ = memindex.recall(store, ALICE, "tabs", TODAY.isoformat())
     assert [h.record.text for h in hits] == ["alice likes tabs"]
 

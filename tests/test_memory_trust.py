@@ -366,7 +366,7 @@ def test_forget_and_purge_never_unlink_through_a_symlinked_index_directory(ws: P
     """The index directory swapped for a link to somewhere else: the files there that carry the
     names our index would use are not ours, and forget / purge leave them alone."""
     from okfpro.core.scope import scope_key
-    from okfpro.memory.index import index_files, key_path
+    from okfpro.memory.indexfiles import index_files, key_path
 
     assert mem(ws, env_of(**ALICE), "remember", "first: seed the root").returncode == 0
     root = ws / ".okf-memory"

@@ -27,7 +27,7 @@ from okfpro.core.dayfile import sections, stored_sections
 from okfpro.core.scope import Scope, applicable_tiers, history_ref, memory_path, scope_key, write_problem
 from okfpro.io.clock import utcnow
 from okfpro.memory.entries import DeleteResult, Subtree
-from okfpro.memory.index import erase_key, remove, scan_for
+from okfpro.memory.indexfiles import erase_key, remove, scan_for
 
 
 class Erasure:

@@ -31,7 +31,6 @@ it is handed one (``store.root``, ``scope_dir``, ``_scope_lock``, ``_link_proble
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import heapq
 import math
 import os
@@ -46,14 +45,14 @@ from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, title
 from okfpro.core.scope import Scope, applicable_tiers, scope_key
 from okfpro.memory.entries import Diagnostic, Section, StoredEntry, day_listing, file_sections, fingerprint
-from okfpro.memory.layout import link_problem, read_day_file
+from okfpro.memory.indexfiles import index_files, index_path, remove
+from okfpro.memory.layout import read_day_file
 from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, match_phrases, norm_digest, order_key, \
     record_json, record_of, recall_terms, scan_tier, visible_status, with_neighbours
 
 SCHEMA = "okfpro-memory-index/5"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords; 4: entries_place;
 # 5: records_size (the write decision's candidates that share only common words)
 COMMON_AT = 64  # a word in this many memories is "common": the candidates are not found through it
-INDEX_DIR = ".okf-index"
 # okfpro tokens are \w runs joined by ._-/:@#+ (and '_' in backtick spans); the ascii
 # tokenizer keeps non-ASCII characters as token characters, so with these joiners every
 # stored token is exactly one FTS5 token.
@@ -95,34 +94,6 @@ class _Empty:
         return []
 
 
-# ---------------------------------------------------------------------------- shared helpers
-
-
-def index_dir(root: str | os.PathLike) -> Path:
-    return Path(root) / INDEX_DIR
-
-
-def index_path(root: str | os.PathLike, tier: str, scope: Scope) -> Path:
-    return key_path(root, scope_key(tier, scope))
-
-
-def key_path(root: str | os.PathLike, key: str) -> Path:
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
-    return index_dir(root) / f"{digest}.sqlite"
-
-
-def index_files(path: Path) -> list[Path]:
-    """The database and every side file SQLite may keep next to it."""
-    return [Path(str(path) + suffix) for suffix in ("", "-journal", "-wal", "-shm")]
-
-
-def remove(path: Path) -> None:
-    for p in index_files(path):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(p)
-
-
-# ---------------------------------------------------------------------------- the index
 # ---------------------------------------------------------------------------- the index
 
 
@@ -699,30 +670,3 @@ def scan_recall(store: Any, scope: Scope, query: str, today: str, include_hidden
         entries = store._tier_entries(tier, scope, diags)
         hits.extend(scan_tier(query, entries, today, include_hidden, room))
     return hits, diags
-
-
-def erase_key(root: str | os.PathLike, key: str) -> None:
-    """Forget / purge: the index of scope key ``key`` goes with its files — never through a link
-    out of the root (the index refuses to live there: what the link leads to is not ours)."""
-    if not link_problem(Path(root), index_dir(root)):
-        remove(key_path(root, key))
-
-
-def scan_for(root: str | os.PathLike, needles: Iterable[bytes]) -> list[Path]:
-    """Index files (database, journal, WAL) holding any of ``needles``."""
-    wanted = [n for n in needles if n]
-    out: list[Path] = []
-    directory = index_dir(root)
-    try:
-        names = sorted(os.listdir(directory))
-    except FileNotFoundError:
-        return out
-    for name in names:
-        path = directory / name
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        if any(n in data for n in wanted):
-            out.append(path)
-    return out

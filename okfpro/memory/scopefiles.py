@@ -99,7 +99,7 @@ def disk_files(root: Path, prefix: str, names=None) -> dict[str, bytes] | None:
 
 def write_scope(root: Path, target: Target, files: dict[str, bytes | None]) -> None:
     """Write (or, for ``None``, remove) the named day files of the scope, then drop its index."""
-    from okfpro.memory.index import erase_key
+    from okfpro.memory.indexfiles import erase_key
 
     directory = _directory(root, target.prefix)
     current = disk_files(root, target.prefix, files) or {}

@@ -270,7 +270,7 @@ class MemoryStore(Erasure):
                     try:
                         idx.note_appends(noted)
                     except Exception:  # noqa: BLE001 - the index is rebuilt by the next reader
-                        from okfpro.memory.index import remove
+                        from okfpro.memory.indexfiles import remove
 
                         idx.close()
                         remove(idx.path)

@@ -1,0 +1,68 @@
+"""Where the persistent memory index (:mod:`okfpro.memory.index`) lives on disk, and how erasure
+removes it and proves it gone: one SQLite file per (tier, scope) key under the memory root's
+``.okf-index/``, named by a digest of the key, with the side files SQLite may keep next to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterable
+
+from okfpro.core.scope import Scope, scope_key
+from okfpro.memory.layout import link_problem
+
+INDEX_DIR = ".okf-index"
+
+
+def index_dir(root: str | os.PathLike) -> Path:
+    return Path(root) / INDEX_DIR
+
+
+def index_path(root: str | os.PathLike, tier: str, scope: Scope) -> Path:
+    return key_path(root, scope_key(tier, scope))
+
+
+def key_path(root: str | os.PathLike, key: str) -> Path:
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    return index_dir(root) / f"{digest}.sqlite"
+
+
+def index_files(path: Path) -> list[Path]:
+    """The database and every side file SQLite may keep next to it."""
+    return [Path(str(path) + suffix) for suffix in ("", "-journal", "-wal", "-shm")]
+
+
+def remove(path: Path) -> None:
+    for p in index_files(path):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(p)
+
+
+def erase_key(root: str | os.PathLike, key: str) -> None:
+    """Forget / purge: the index of scope key ``key`` goes with its files — never through a link
+    out of the root (the index refuses to live there: what the link leads to is not ours)."""
+    if not link_problem(Path(root), index_dir(root)):
+        remove(key_path(root, key))
+
+
+def scan_for(root: str | os.PathLike, needles: Iterable[bytes]) -> list[Path]:
+    """Index files (database, journal, WAL) holding any of ``needles``."""
+    wanted = [n for n in needles if n]
+    out: list[Path] = []
+    directory = index_dir(root)
+    try:
+        names = sorted(os.listdir(directory))
+    except FileNotFoundError:
+        return out
+    for name in names:
+        path = directory / name
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if any(n in data for n in wanted):
+            out.append(path)
+    return out
