@@ -83,7 +83,7 @@ def test_agent_inferred_never_supersedes_user_confirmed():
     written = _mempolicy.apply(d, guess)
     assert written.status == "conflicted" and written.related == (old.id,)
     # even a hand-made record claiming to supersede is ignored by fold
-    forged = _mempolicy.MemoryRecord(**{**guess.__dict__, "supersedes": (old.id,)})
+    forged = _mempolicy.MemoryRecord(**{**{f: getattr(guess, f) for f in guess._fields}, "supersedes": (old.id,)})
     assert _mempolicy.fold([old, forged])[old.id].status == "active"
 
 

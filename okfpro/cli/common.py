@@ -34,14 +34,16 @@ directory was meant are refused — exit 2 with the reason, nothing read.
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, NoReturn, TypeVar
 
-if TYPE_CHECKING:
+from okfpro.core.record import Value, set_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path; json is imported by dumps
+    import datetime as _dt
+    from typing import Any, Callable, Iterable, Literal, Mapping, NoReturn, TypeVar
+
     from okfpro.core.concept import Bundle
     from okfpro.io.config import Config
     from okfpro.io.identity import Resolution
@@ -51,7 +53,8 @@ if TYPE_CHECKING:
 # click is imported where it is used, not here: okfpro/cli/memverbs.py shares dumps and today
 # with a door that never imports click.
 
-F = TypeVar("F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(reason: str, code: int = 2) -> NoReturn:
@@ -84,6 +87,8 @@ def json_options(func: F) -> F:
 
 def dumps(data: Any, pretty: bool = False) -> str:
     """The one JSON spelling: compact on one line, or indented by two; UTF-8 kept as is."""
+    import json
+
     if pretty:
         return json.dumps(data, ensure_ascii=False, indent=2, default=jsonable)
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=jsonable)
@@ -127,13 +132,20 @@ def projection(fields: str | None, exclude: str | None, known: Iterable[str]) ->
 
 
 # --------------------------------------------------------------------------- addressing
-@dataclass(frozen=True)
-class Located:
-    """A bundle found for a verb: its root (absolute) and the name the reports print for it."""
+class Located(Value):
+    """A bundle found for a verb: its root (absolute) and the name the reports print for it (frozen)."""
 
+    __slots__ = ("root", "name", "slug")
+    _fields = __slots__
+    _frozen = True
     root: Path
     name: str
-    slug: str | None = None  # the registry slug when DIR was ``@slug``
+    slug: str | None  # the registry slug when DIR was ``@slug``
+
+    def __init__(self, root: Path, name: str, slug: str | None = None) -> None:
+        set_field(self, "root", root)
+        set_field(self, "name", name)
+        set_field(self, "slug", slug)
 
     def head(self) -> dict[str, Any]:
         """A report's head: ``bundle`` (its directory), and ``slug`` when named as ``@slug``."""

@@ -18,10 +18,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, NoReturn
 
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.scope import TIERS, Scope
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Any, Callable, NoReturn
 
 
 class Opt:

@@ -17,7 +17,6 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from typing import Any, Iterable, Sequence
 
 from okfpro.core.search import (
     FIELDS,
@@ -31,6 +30,10 @@ from okfpro.core.search import (
     snippet,
 )
 from okfpro.core.stem import stem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Any, Iterable, Sequence
 
 # Tokens: runs of word characters joined through inner ``. _ - / : @ # +`` (so
 # ``customer_id``, ``7.2.0``, ``okf-pro``, ``a/b`` stay whole); a joined token also

@@ -22,7 +22,10 @@ every entry) would score every entry holding the common word.  Most of them cann
 from __future__ import annotations
 
 import math
-from typing import Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Sequence
 
 K1 = 1.2  # FTS5's bm25 constants (fts5_aux.c): k1 = 1.2, b = 0.75
 IDF_FLOOR = 1e-6  # FTS5 replaces an idf <= 0 (a phrase in over half the rows) by this

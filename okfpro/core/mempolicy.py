@@ -38,8 +38,12 @@ import datetime as _dt
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, replace
-from typing import Any, Iterable
+
+from okfpro.core.record import Value, replace, set_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path
+    from typing import Any, Iterable
 
 # YAML is imported by render and parse, when a record is written or read from its day file:
 # recall reads records from the memory index (JSON) and never needs it (tests/test_import_diet.py).
@@ -71,25 +75,56 @@ class PolicyError(ValueError):
     pass
 
 
-@dataclass(frozen=True)
-class MemoryRecord:
+class MemoryRecord(Value):
+    """One memory as the policy sees it (frozen).  A plain class, not a dataclass:
+    :mod:`okfpro.core.record` says why."""
+
+    __slots__ = ("id", "text", "kind", "status", "confidence", "visibility", "source", "created", "valid_until",
+                 "review_at", "supersedes", "superseded_by", "related", "policy_version", "change", "target",
+                 "explicit")
+    _fields = __slots__
+    _frozen = True
     id: str
     text: str
-    kind: str = "event"
-    status: str = "active"
-    confidence: str = "medium"
-    visibility: str = "private"
-    source: str = "capture"
-    created: str | None = None  # YYYY-MM-DD
-    valid_until: str | None = None
-    review_at: str | None = None
-    supersedes: tuple[str, ...] = ()
-    superseded_by: str | None = None  # derived by fold(), never stored
-    related: tuple[str, ...] = ()
-    policy_version: str = POLICY_VERSION
-    change: str | None = None  # a change record: archive / expire / confirm …
-    target: str | None = None  # … of this memory id
-    explicit: bool = True  # False for a plain captured exchange
+    kind: str
+    status: str
+    confidence: str
+    visibility: str
+    source: str
+    created: str | None  # YYYY-MM-DD
+    valid_until: str | None
+    review_at: str | None
+    supersedes: tuple[str, ...]
+    superseded_by: str | None  # derived by fold(), never stored
+    related: tuple[str, ...]
+    policy_version: str
+    change: str | None  # a change record: archive / expire / confirm …
+    target: str | None  # … of this memory id
+    explicit: bool  # False for a plain captured exchange
+
+    def __init__(self, id: str, text: str, kind: str = "event", status: str = "active", confidence: str = "medium",
+                 visibility: str = "private", source: str = "capture", created: str | None = None,
+                 valid_until: str | None = None, review_at: str | None = None, supersedes: tuple[str, ...] = (),
+                 superseded_by: str | None = None, related: tuple[str, ...] = (),
+                 policy_version: str = POLICY_VERSION, change: str | None = None, target: str | None = None,
+                 explicit: bool = True) -> None:
+        set_field(self, "id", id)
+        set_field(self, "text", text)
+        set_field(self, "kind", kind)
+        set_field(self, "status", status)
+        set_field(self, "confidence", confidence)
+        set_field(self, "visibility", visibility)
+        set_field(self, "source", source)
+        set_field(self, "created", created)
+        set_field(self, "valid_until", valid_until)
+        set_field(self, "review_at", review_at)
+        set_field(self, "supersedes", supersedes)
+        set_field(self, "superseded_by", superseded_by)
+        set_field(self, "related", related)
+        set_field(self, "policy_version", policy_version)
+        set_field(self, "change", change)
+        set_field(self, "target", target)
+        set_field(self, "explicit", explicit)
 
     @property
     def confirmed(self) -> bool:
@@ -100,13 +135,25 @@ class MemoryRecord:
         return self.source in INFERRED_SOURCES
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Value):
+    """What the policy decided for a new memory (frozen)."""
+
+    __slots__ = ("decision", "reason", "target_id", "evidence", "policy_version")
+    _fields = __slots__
+    _frozen = True
     decision: str
     reason: str
-    target_id: str | None = None
-    evidence: tuple[tuple[str, float], ...] = ()  # (memory id, overlap) best first
-    policy_version: str = POLICY_VERSION
+    target_id: str | None
+    evidence: tuple[tuple[str, float], ...]  # (memory id, overlap) best first
+    policy_version: str
+
+    def __init__(self, decision: str, reason: str, target_id: str | None = None,
+                 evidence: tuple[tuple[str, float], ...] = (), policy_version: str = POLICY_VERSION) -> None:
+        set_field(self, "decision", decision)
+        set_field(self, "reason", reason)
+        set_field(self, "target_id", target_id)
+        set_field(self, "evidence", evidence)
+        set_field(self, "policy_version", policy_version)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -35,10 +35,13 @@ import hashlib
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Iterator
 
 from okfpro.core import textview
+from okfpro.core.record import Value, set_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the capture's path
+    from typing import Iterator
 
 # --------------------------------------------------------------------------------------
 # Recall framing: one definition, shared with okfpro.core.budget (which renders it).
@@ -64,12 +67,22 @@ def _compiled(regex: str, flags: int = 0) -> re.Pattern[str]:
     return pattern
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Value):
+    """A secret's shape: its id, regex, the group holding the secret, and its tier (frozen)."""
+
+    __slots__ = ("id", "regex", "group", "tier")
+    _fields = __slots__
+    _frozen = True
     id: str
     regex: str
-    group: int = 0  # the capture group holding the secret (0 = whole match)
-    tier: str = "A"
+    group: int  # the capture group holding the secret (0 = whole match)
+    tier: str
+
+    def __init__(self, id: str, regex: str, group: int = 0, tier: str = "A") -> None:
+        set_field(self, "id", id)
+        set_field(self, "regex", regex)
+        set_field(self, "group", group)
+        set_field(self, "tier", tier)
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -360,17 +373,33 @@ def tier_b_accepts(keyword: str, value: str) -> bool:
 # Results
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Value):
+    """A secret found: its rule, the 1-based line of its first character, its placeholder (frozen)."""
+
+    __slots__ = ("rule", "line", "placeholder")
+    _fields = __slots__
+    _frozen = True
     rule: str
-    line: int  # 1-based line of the secret's first character
+    line: int
     placeholder: str
 
+    def __init__(self, rule: str, line: int, placeholder: str) -> None:
+        set_field(self, "rule", rule)
+        set_field(self, "line", line)
+        set_field(self, "placeholder", placeholder)
 
-@dataclass
-class Redaction:
+
+class Redaction(Value):
+    """The redacted text and what was taken out: (rule, count) pairs, sorted by rule."""
+
+    __slots__ = ("text", "findings")
+    _fields = __slots__
     text: str
-    findings: list[tuple[str, int]] = field(default_factory=list)  # (rule, count), sorted by rule
+    findings: list[tuple[str, int]]
+
+    def __init__(self, text: str, findings: list[tuple[str, int]] | None = None) -> None:
+        self.text = text
+        self.findings = [] if findings is None else findings
 
     @property
     def count(self) -> int:
@@ -382,14 +411,24 @@ def placeholder(rule: str, secret: str) -> str:
     return f"[REDACTED:{rule}:{digest}]"
 
 
-@dataclass(frozen=True)
-class _Hit:
+class _Hit(Value):
+    __slots__ = ("start", "end", "rule", "secret", "order", "tier")
+    _fields = __slots__
+    _frozen = True
     start: int
     end: int
     rule: str
     secret: str
     order: int
-    tier: str = "A"  # "B": heuristic, a line marked okfpro:allow-secret is exempt
+    tier: str  # "B": heuristic, a line marked okfpro:allow-secret is exempt
+
+    def __init__(self, start: int, end: int, rule: str, secret: str, order: int, tier: str = "A") -> None:
+        set_field(self, "start", start)
+        set_field(self, "end", end)
+        set_field(self, "rule", rule)
+        set_field(self, "secret", secret)
+        set_field(self, "order", order)
+        set_field(self, "tier", tier)
 
 
 def _allowed_lines(text: str) -> set[int]:

@@ -8,8 +8,8 @@ environment dump, a long ``ls -l`` listing), and redact the secrets of the rest
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from okfpro.core.record import Value
 from okfpro.core.redact import PASSWORD_WORDS, SECRET_WORDS, redact, strip_recall
 
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -65,12 +65,23 @@ def refusal(text: str) -> str | None:
     return None
 
 
-@dataclass
-class Sanitised:
+class Sanitised(Value):
+    """What the capture safety layer made of a text: the text to keep, the redactions, and why
+    it was refused (``None``: kept)."""
+
+    __slots__ = ("text", "findings", "refused", "stripped_recall")
+    _fields = __slots__
     text: str
     findings: list[tuple[str, int]]
-    refused: str | None = None
-    stripped_recall: bool = False
+    refused: str | None
+    stripped_recall: bool
+
+    def __init__(self, text: str, findings: list[tuple[str, int]], refused: str | None = None,
+                 stripped_recall: bool = False) -> None:
+        self.text = text
+        self.findings = findings
+        self.refused = refused
+        self.stripped_recall = stripped_recall
 
 
 def sanitise(text: str) -> Sanitised:

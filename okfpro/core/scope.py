@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, fields
+
+from okfpro.core.record import Value, set_field
 
 LOCAL = "_local"
 """The sentinel rendered for an absent segment.  Reserved: never a valid segment."""
@@ -79,20 +80,24 @@ def validate_segment(value: object, field: str = "segment") -> str:
     return value  # type: ignore[return-value]  # no problem means a str
 
 
-@dataclass(frozen=True)
-class Scope:
-    """Who a memory belongs to.  Parts are case-sensitive (``Acme`` is not ``acme``)."""
+class Scope(Value):
+    """Who a memory belongs to.  Parts are case-sensitive (``Acme`` is not ``acme``).
+    Frozen; a plain class, not a dataclass (:mod:`okfpro.core.record` says why)."""
 
-    tenant: str | None = None
-    user: str | None = None
-    agent: str | None = None
-    session: str | None = None
+    __slots__ = FIELDS
+    _fields = FIELDS
+    _frozen = True
+    tenant: str | None
+    user: str | None
+    agent: str | None
+    session: str | None
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
+    def __init__(self, tenant: str | None = None, user: str | None = None, agent: str | None = None,
+                 session: str | None = None) -> None:
+        for name, value in zip(FIELDS, (tenant, user, agent, session)):
             if value is not None:
-                validate_segment(value, f.name)
+                validate_segment(value, name)
+            set_field(self, name, value)
 
     @property
     def is_local(self) -> bool:

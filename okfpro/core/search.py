@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-if TYPE_CHECKING:
+from okfpro.core.record import Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook and memory paths
+    from typing import Any, Iterable, Sequence
+
     from okfpro.core.concept import Concept
 
 WEIGHTS: dict[str, int] = {
@@ -90,17 +93,23 @@ class _Budgeted:
 
 
 # --------------------------------------------------------------------------- docs
-@dataclass
-class Doc:
+class Doc(Value):
     """A searchable record: an id plus field texts (``tags`` may be a list).
 
     ``meta`` carries what the filters and rows read (type, dir, top_dir, tags,
     status, trust, title); missing keys fall back to sensible defaults.
     """
 
+    __slots__ = ("id", "fields", "meta")
+    _fields = __slots__
     id: str
     fields: dict[str, Any]
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any]
+
+    def __init__(self, id: str, fields: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
+        self.id = id
+        self.fields = fields
+        self.meta = {} if meta is None else meta
 
     def get(self, name: str) -> Any:
         if name in self.meta:
@@ -260,8 +269,7 @@ class _View:
 
 
 # --------------------------------------------------------------------------- filters
-@dataclass
-class RowFilter:
+class RowFilter(Value):
     """The reference's shared row filter: narrows candidates before any scoring.
 
     type / tag: exact, case-insensitive.  dir: the named directory and everything
@@ -269,11 +277,21 @@ class RowFilter:
     folded.  trust: tier, folded.
     """
 
-    type: str | None = None
-    dir: str | None = None
-    tag: str | None = None
-    status: str | None = None
-    trust: str | None = None
+    __slots__ = ("type", "dir", "tag", "status", "trust")
+    _fields = __slots__
+    type: str | None
+    dir: str | None
+    tag: str | None
+    status: str | None
+    trust: str | None
+
+    def __init__(self, type: str | None = None, dir: str | None = None, tag: str | None = None,
+                 status: str | None = None, trust: str | None = None) -> None:
+        self.type = type
+        self.dir = dir
+        self.tag = tag
+        self.status = status
+        self.trust = trust
 
     def active(self) -> bool:
         return any(v is not None for v in (self.type, self.dir, self.tag, self.status, self.trust))

@@ -23,7 +23,10 @@ import contextlib
 import fcntl
 import os
 from pathlib import Path
-from typing import Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Iterator
 
 
 _TEMP_MARK = ".okfpro-"

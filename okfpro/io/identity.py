@@ -32,14 +32,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
 
+from okfpro.core.record import Value
 from okfpro.core.scope import LOCAL, Scope, ScopeError, encode_segment, segment_problem
 from okfpro.io.clock import utcnow
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook and memory verbs' path
+    from typing import Any
+
     from okfpro.hooks.event import Event
 
 ENTRY_POINT_GROUP = "okfpro.identity"
@@ -56,18 +59,31 @@ EVENT = "event"
 ABSENT = "absent"
 
 
-@dataclass
-class Resolution:
+class Resolution(Value):
     """The outcome: a scope (or None when refused) and where each part came from."""
 
+    __slots__ = ("scope", "provenance", "mode", "fallback", "reason", "session_id", "bound", "poisoned")
+    _fields = __slots__
     scope: Scope | None
-    provenance: dict[str, str] = field(default_factory=dict)  # part -> label (e.g. "env:OKFPRO_USER")
-    mode: str = "local"
-    fallback: bool = False
-    reason: str | None = None  # why there is no scope (one line, no secrets)
-    session_id: str | None = None
-    bound: bool = False  # the session binding exists and agrees
-    poisoned: bool = False
+    provenance: dict[str, str]  # part -> label (e.g. "env:OKFPRO_USER")
+    mode: str
+    fallback: bool
+    reason: str | None  # why there is no scope (one line, no secrets)
+    session_id: str | None
+    bound: bool  # the session binding exists and agrees
+    poisoned: bool
+
+    def __init__(self, scope: Scope | None, provenance: dict[str, str] | None = None, mode: str = "local",
+                 fallback: bool = False, reason: str | None = None, session_id: str | None = None,
+                 bound: bool = False, poisoned: bool = False) -> None:
+        self.scope = scope
+        self.provenance = {} if provenance is None else provenance
+        self.mode = mode
+        self.fallback = fallback
+        self.reason = reason
+        self.session_id = session_id
+        self.bound = bound
+        self.poisoned = poisoned
 
     @property
     def ok(self) -> bool:

@@ -18,63 +18,28 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any, Iterable
 
 from okfpro.core import mempolicy as _mempolicy
+from okfpro.core.record import Value, set_field
 from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, split_concept, title
 from okfpro.core.scope import Scope, memory_path
 from okfpro.memory.layout import link_problem, read_day_file
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Any, Iterable
 
 _HEADING = re.compile(rb"^## (\d\d:\d\d:\d\d) UTC$", re.M)
 
 
 # ---------------------------------------------------------------------------- types
 #
-# Plain classes, not dataclasses: every memory door imports this module, and making its
-# eleven types with @dataclass cost ~35 M instructions (~3.5 ms) per process (callgrind of
-# the import, .okf/design/lean-memory-verbs.md).  :class:`_Value` gives each the
-# dataclass's equality (same class, same fields), repr and, for the frozen ones, hash and
-# read-only fields.
+# Plain classes over :class:`okfpro.core.record.Value`, not dataclasses: every memory door
+# imports this module, and making its eleven types with @dataclass cost ~35 M instructions
+# (~3.5 ms) per process (callgrind of the import, .okf/design/lean-memory-verbs.md).
 
 
-class _Value:
-    """Equality, repr (and hash, read-only fields when ``_frozen``) over ``_fields``."""
-
-    __slots__ = ()
-    _fields: tuple[str, ...] = ()
-    _frozen = False
-
-    def _values(self) -> tuple:
-        return tuple(getattr(self, f) for f in self._fields)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]  # same class
-
-    def __repr__(self) -> str:
-        return f"{type(self).__qualname__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._fields)})"
-
-    def __hash__(self) -> int:
-        if not self._frozen:
-            raise TypeError(f"unhashable type: {type(self).__name__!r}")
-        return hash(self._values())
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if self._frozen:
-            raise AttributeError(f"cannot assign to field {name!r}")
-        object.__setattr__(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        if self._frozen:
-            raise AttributeError(f"cannot delete field {name!r}")
-        object.__delattr__(self, name)
-
-
-_set = object.__setattr__
-
-
-class MemoryEntry(_Value):
+class MemoryEntry(Value):
     """What to remember: free text (quoted on disk so it can never become structure)."""
 
     __slots__ = ("text",)
@@ -83,10 +48,10 @@ class MemoryEntry(_Value):
     text: str
 
     def __init__(self, text: str) -> None:
-        _set(self, "text", text)
+        set_field(self, "text", text)
 
 
-class Diagnostic(_Value):
+class Diagnostic(Value):
     __slots__ = ("code", "source", "message")
     _fields = __slots__
     _frozen = True
@@ -95,15 +60,15 @@ class Diagnostic(_Value):
     message: str
 
     def __init__(self, code: str, source: str, message: str) -> None:
-        _set(self, "code", code)
-        _set(self, "source", source)
-        _set(self, "message", message)
+        set_field(self, "code", code)
+        set_field(self, "source", source)
+        set_field(self, "message", message)
 
     def to_json(self) -> dict:
         return {"code": self.code, "source": self.source, "message": self.message}
 
 
-class StoredEntry(_Value):
+class StoredEntry(Value):
     """One entry as stored: ``id`` = ``<scope prefix>/<date>#<n>`` (n = section number)."""
 
     __slots__ = ("tier", "id", "concept_id", "date", "time", "title", "text", "path", "seq")
@@ -121,15 +86,15 @@ class StoredEntry(_Value):
 
     def __init__(self, tier: str, id: str, concept_id: str, date: str, time: str, title: str, text: str, path: str,
                  seq: int = 0) -> None:
-        _set(self, "tier", tier)
-        _set(self, "id", id)
-        _set(self, "concept_id", concept_id)
-        _set(self, "date", date)
-        _set(self, "time", time)
-        _set(self, "title", title)
-        _set(self, "text", text)
-        _set(self, "path", path)
-        _set(self, "seq", seq)
+        set_field(self, "tier", tier)
+        set_field(self, "id", id)
+        set_field(self, "concept_id", concept_id)
+        set_field(self, "date", date)
+        set_field(self, "time", time)
+        set_field(self, "title", title)
+        set_field(self, "text", text)
+        set_field(self, "path", path)
+        set_field(self, "seq", seq)
 
     def to_json(self) -> dict:
         return {
@@ -142,7 +107,7 @@ class StoredEntry(_Value):
         }
 
 
-class Passage(_Value):
+class Passage(Value):
     __slots__ = ("entry", "score", "excerpt")
     _fields = __slots__
     _frozen = True
@@ -151,9 +116,9 @@ class Passage(_Value):
     excerpt: str
 
     def __init__(self, entry: StoredEntry, score: float, excerpt: str) -> None:
-        _set(self, "entry", entry)
-        _set(self, "score", score)
-        _set(self, "excerpt", excerpt)
+        set_field(self, "entry", entry)
+        set_field(self, "score", score)
+        set_field(self, "excerpt", excerpt)
 
     @property
     def source_id(self) -> str:
@@ -165,7 +130,7 @@ class Passage(_Value):
         return out
 
 
-class ReadResult(_Value):
+class ReadResult(Value):
     __slots__ = ("passages", "diagnostics")
     _fields = __slots__
     passages: list[Passage]
@@ -176,7 +141,7 @@ class ReadResult(_Value):
         self.diagnostics = [] if diagnostics is None else diagnostics
 
 
-class EnumerateResult(_Value):
+class EnumerateResult(Value):
     __slots__ = ("entries", "diagnostics")
     _fields = __slots__
     entries: list[StoredEntry]
@@ -187,7 +152,7 @@ class EnumerateResult(_Value):
         self.diagnostics = [] if diagnostics is None else diagnostics
 
 
-class WriteResult(_Value):
+class WriteResult(Value):
     __slots__ = ("written", "error", "tier", "scope_key", "id", "path", "commit")
     _fields = __slots__
     written: bool
@@ -204,7 +169,7 @@ class WriteResult(_Value):
         self.id, self.path, self.commit = id, path, commit
 
 
-class DeleteResult(_Value):
+class DeleteResult(Value):
     __slots__ = ("tiers_deleted", "error", "commits", "purged", "verified", "residual", "shared")
     _fields = __slots__
     tiers_deleted: int
@@ -224,7 +189,7 @@ class DeleteResult(_Value):
         self.shared = [] if shared is None else shared
 
 
-class Subtree(_Value):
+class Subtree(Value):
     """One scope's memory in one tier: its directory (relative to the root), its history
     ref and its scope key.  What deletion works on, so a session whose id is no longer
     known (only its hashed directory or ref is) can still be erased."""
@@ -238,13 +203,13 @@ class Subtree(_Value):
     key: str
 
     def __init__(self, tier: str, prefix: str, ref: str, key: str) -> None:
-        _set(self, "tier", tier)
-        _set(self, "prefix", prefix)
-        _set(self, "ref", ref)
-        _set(self, "key", key)
+        set_field(self, "tier", tier)
+        set_field(self, "prefix", prefix)
+        set_field(self, "ref", ref)
+        set_field(self, "key", key)
 
 
-class LogResult(_Value):
+class LogResult(Value):
     __slots__ = ("entries", "error", "diagnostics")
     _fields = __slots__
     entries: list  # okfpro.memory.history.LogEntry
@@ -353,7 +318,7 @@ def day_listing(directory: Path) -> dict[str, str]:
     return out
 
 
-class Section(_Value):
+class Section(Value):
     __slots__ = ("clock", "text", "start", "end")
     _fields = __slots__
     _frozen = True
@@ -363,10 +328,10 @@ class Section(_Value):
     end: int
 
     def __init__(self, clock: str, text: str, start: int, end: int) -> None:
-        _set(self, "clock", clock)
-        _set(self, "text", text)
-        _set(self, "start", start)
-        _set(self, "end", end)
+        set_field(self, "clock", clock)
+        set_field(self, "text", text)
+        set_field(self, "start", start)
+        set_field(self, "end", end)
 
 
 def file_sections(raw: bytes) -> list[Section]:

@@ -21,13 +21,16 @@ import stat
 import time
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from okfpro.core.dayfile import sections, stored_sections
 from okfpro.core.scope import Scope, applicable_tiers, history_ref, memory_path, scope_key, write_problem
 from okfpro.io.clock import utcnow
 from okfpro.memory.entries import DeleteResult, Subtree
 from okfpro.memory.indexfiles import erase_key, remove, scan_for
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Any
 
 
 class Erasure:

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from typing import TYPE_CHECKING
-
+from okfpro.core.record import Value, set_field
 from okfpro.core.scope import Scope, history_ref, memory_path, scope_key
 from okfpro.memory.layout import HISTORY_DIR, LOCK_DIR, TOOL, contained_lock, ensure_ignored
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
 
@@ -44,15 +43,29 @@ class HistoryError(RuntimeError):
     """The history could not be read or written (the message says what and where)."""
 
 
-@dataclass(frozen=True)
-class LogEntry:
+class LogEntry(Value):
+    """One commit of a scope's history, as ``memory log`` shows it (frozen)."""
+
+    __slots__ = ("commit", "tier", "scope_key", "time", "author", "summary", "trailers")
+    _fields = __slots__
+    _frozen = True
     commit: str
     tier: str
     scope_key: str
     time: str  # ISO 8601 UTC
     author: str
     summary: str
-    trailers: dict[str, str] = field(default_factory=dict)
+    trailers: dict[str, str]
+
+    def __init__(self, commit: str, tier: str, scope_key: str, time: str, author: str, summary: str,
+                 trailers: dict[str, str] | None = None) -> None:
+        set_field(self, "commit", commit)
+        set_field(self, "tier", tier)
+        set_field(self, "scope_key", scope_key)
+        set_field(self, "time", time)
+        set_field(self, "author", author)
+        set_field(self, "summary", summary)
+        set_field(self, "trailers", {} if trailers is None else trailers)
 
     def to_json(self) -> dict:
         return {
@@ -66,13 +79,24 @@ class LogEntry:
         }
 
 
-@dataclass
-class PurgeReport:
-    ref_deleted: bool = False
-    pruned: bool = False
-    residual: list[str] = field(default_factory=list)  # object ids still holding erased text
-    shared: list[str] = field(default_factory=list)  # ... of which other scopes' refs reach
-    error: str | None = None
+class PurgeReport(Value):
+    """What a purge did to a scope's history, and the objects still holding erased text."""
+
+    __slots__ = ("ref_deleted", "pruned", "residual", "shared", "error")
+    _fields = __slots__
+    ref_deleted: bool
+    pruned: bool
+    residual: list[str]  # object ids still holding erased text
+    shared: list[str]  # ... of which other scopes' refs reach
+    error: str | None
+
+    def __init__(self, ref_deleted: bool = False, pruned: bool = False, residual: list[str] | None = None,
+                 shared: list[str] | None = None, error: str | None = None) -> None:
+        self.ref_deleted = ref_deleted
+        self.pruned = pruned
+        self.residual = [] if residual is None else residual
+        self.shared = [] if shared is None else shared
+        self.error = error
 
     @property
     def verified(self) -> bool:

@@ -27,10 +27,11 @@ import datetime as _dt
 import hashlib
 import json
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from okfpro.core import mempolicy as _mempolicy
+from okfpro.core.record import replace
 from okfpro.core.scope import TIERS, Scope, write_problem
 
 FIELDS = ("text", "time", "tier", "kind", "source", "id")

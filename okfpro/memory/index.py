@@ -37,7 +37,6 @@ import os
 import sqlite3
 import stat
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
 
 from okfpro.core import bm25
 from okfpro.core import maxscore
@@ -49,6 +48,10 @@ from okfpro.memory.indexfiles import index_files, index_path, remove
 from okfpro.memory.layout import read_day_file
 from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, match_phrases, norm_digest, order_key, \
     record_json, record_of, recall_terms, scan_tier, visible_status, with_neighbours
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Any, Iterable, Iterator, Sequence
 
 SCHEMA = "okfpro-memory-index/5"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords; 4: entries_place;
 # 5: records_size (the write decision's candidates that share only common words)

@@ -9,10 +9,13 @@ import contextlib
 import hashlib
 import os
 from pathlib import Path
-from typing import Iterable
 
 from okfpro.core.scope import Scope, scope_key
 from okfpro.memory.layout import link_problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Iterable
 
 INDEX_DIR = ".okf-index"
 

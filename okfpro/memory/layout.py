@@ -15,11 +15,14 @@ import contextlib
 import os
 import stat
 from pathlib import Path
-from typing import Iterator
 
 from okfpro import __version__
 from okfpro.core.dayfile import MalformedConcept
 from okfpro.io.atomic import locked
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Iterator
 
 TOOL = f"okfpro/{__version__}"
 LOCK_DIR = ".okf-locks"

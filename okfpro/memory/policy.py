@@ -11,28 +11,44 @@ and shell output refused) before anything touches disk.
 
 from __future__ import annotations
 
-import datetime as _dt
 import time
-from dataclasses import dataclass, field
-from typing import Any, Iterable
 
 from okfpro.core import mempolicy as _mempolicy
+from okfpro.core.record import Value
 from okfpro.core.scope import Scope
 from okfpro.io import clock
 from okfpro.memory.entries import records_by_entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path
+    import datetime as _dt
+    from typing import Any, Iterable
 
 __all__ = ["RememberResult", "load_records", "candidates", "find_record", "remember", "change",
            "records_by_entry"]
 
 
-@dataclass
-class RememberResult:
+class RememberResult(Value):
+    """What ``remember`` did: the decision, whether a record was written, and its ids."""
+
+    __slots__ = ("decision", "written", "id", "entry_id", "error", "redactions")
+    _fields = __slots__
     decision: _mempolicy.Decision
-    written: bool = False
-    id: str | None = None  # the memory id (m-…)
-    entry_id: str | None = None  # the store's entry id
-    error: str | None = None
-    redactions: list[tuple[str, int]] = field(default_factory=list)
+    written: bool
+    id: str | None  # the memory id (m-…)
+    entry_id: str | None  # the store's entry id
+    error: str | None
+    redactions: list[tuple[str, int]]
+
+    def __init__(self, decision: _mempolicy.Decision, written: bool = False, id: str | None = None,
+                 entry_id: str | None = None, error: str | None = None,
+                 redactions: list[tuple[str, int]] | None = None) -> None:
+        self.decision = decision
+        self.written = written
+        self.id = id
+        self.entry_id = entry_id
+        self.error = error
+        self.redactions = [] if redactions is None else redactions
 
     def to_json(self) -> dict[str, Any]:
         out = self.decision.to_json()

@@ -17,16 +17,18 @@ use.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass
-from typing import Any, Sequence
 
 from okfpro.core import bm25
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core import search as _search
+from okfpro.core.record import Value, set_field
 from okfpro.memory.entries import Passage, excerpt, records_by_entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path
+    from typing import Any, Sequence
 
 FIELDS = ("title", "body")
 WEIGHTS = (_search.WEIGHTS["title"], _search.WEIGHTS["body"])
@@ -61,7 +63,7 @@ def entry_fields(title: str, text: str) -> dict[str, str]:
     return {"id": "", "title": title, "body": text}
 
 
-_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(_mempolicy.MemoryRecord))
+_RECORD_FIELDS = _mempolicy.MemoryRecord._fields
 
 
 def record_json(rec: _mempolicy.MemoryRecord) -> str:
@@ -69,7 +71,7 @@ def record_json(rec: _mempolicy.MemoryRecord) -> str:
                       separators=(",", ":"))
 
 
-_TUPLES = tuple(f.name for f in dataclasses.fields(_mempolicy.MemoryRecord) if str(f.type).startswith("tuple"))
+_TUPLES = tuple(name for name, kind in _mempolicy.MemoryRecord.__annotations__.items() if kind.startswith("tuple"))
 
 
 def record_of(raw: str) -> _mempolicy.MemoryRecord:
@@ -114,12 +116,22 @@ def with_neighbours(own: dict[Any, float], place: dict[Any, tuple[str, int]]) ->
     return out
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(Value):
+    """A ranked entry: the stored entry, its score, its policy record and status (frozen)."""
+
+    __slots__ = ("entry", "score", "record", "status")
+    _fields = __slots__
+    _frozen = True
     entry: Any  # okfpro.memory.store.StoredEntry
     score: float
     record: _mempolicy.MemoryRecord
     status: str
+
+    def __init__(self, entry: Any, score: float, record: _mempolicy.MemoryRecord, status: str) -> None:
+        set_field(self, "entry", entry)
+        set_field(self, "score", score)
+        set_field(self, "record", record)
+        set_field(self, "status", status)
 
     def passage(self, query: str) -> Any:
         return Passage(self.entry, round(self.score, 4), excerpt(self.entry.text, query))

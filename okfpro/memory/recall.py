@@ -23,34 +23,46 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-if TYPE_CHECKING:
+from okfpro.core.record import Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the prompt hook's path
+    from typing import Any, Callable, Sequence
+
     from okfpro.hooks.event import Event
     from okfpro.memory.door import MemoryDoor
+
+    KnowledgeSearch = Callable[[str, int], Sequence[Mapping[str, Any]]]
 
 KNOWLEDGE_LIMIT = 8
 MEMORY_LIMIT = 12
 MAX_MEMORY_LINES = 20
 MAX_QUERY_TERMS = 16
 
-KnowledgeSearch = Callable[[str, int], Sequence[Mapping[str, Any]]]
 
+class RecallResult(Value):
+    """What the prompt hook adds (``text``), why, and which surfaces answered or failed."""
 
-@dataclass
-class RecallResult:
+    __slots__ = ("text", "reason", "knowledge", "memory", "degraded")
+    _fields = __slots__
     text: str  # the additionalContext ("" = nothing to add)
     reason: str  # one line: what was recalled, or why nothing was
-    knowledge: list[str] = field(default_factory=list)
-    memory: list[str] = field(default_factory=list)
-    degraded: list[str] = field(default_factory=list)  # surfaces that failed
+    knowledge: list[str]
+    memory: list[str]
+    degraded: list[str]  # surfaces that failed
 
-    def __post_init__(self) -> None:
+    def __init__(self, text: str, reason: str, knowledge: list[str] | None = None, memory: list[str] | None = None,
+                 degraded: list[str] | None = None) -> None:
         from okfpro.memory.capture import one_line
 
-        self.reason = one_line(self.reason)
+        self.text = text
+        self.reason = one_line(reason)
+        self.knowledge = [] if knowledge is None else knowledge
+        self.memory = [] if memory is None else memory
+        self.degraded = [] if degraded is None else degraded
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "reason": self.reason, "knowledge": self.knowledge, "memory": self.memory,

@@ -27,7 +27,6 @@ import hashlib
 import os
 import stat
 from pathlib import Path
-from typing import Iterator
 
 from okfpro.core.scope import (
     TIERS,
@@ -66,6 +65,10 @@ from okfpro.memory.layout import (
     link_problem,
     resolve_memory_root,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Iterator
 
 MAX_ENTRY_CHARS = 64 * 1024
 

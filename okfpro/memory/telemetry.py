@@ -19,7 +19,10 @@ import os
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Any, Iterable
 
 AUDIT_DIR = ".audit"
 AUDIT_FILE = "events.jsonl"
