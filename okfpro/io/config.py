@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 import os
 from pathlib import Path
+
+from okfpro.core import plaintoml
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing and dataclasses cost milliseconds on the hook path (a Stop reads this file)
@@ -42,7 +43,7 @@ class Config:
 
     def __init__(self, workspace: Path, data: dict[str, Any] | None = None, source: Path | None = None) -> None:
         self.workspace = workspace
-        self.data: dict[str, Any] = data if data is not None else copy.deepcopy(DEFAULTS)
+        self.data: dict[str, Any] = data if data is not None else _copied(DEFAULTS)
         self.source = source
 
     def __eq__(self, other: object) -> bool:
@@ -57,8 +58,17 @@ class Config:
         return self.data.get(section, {}).get(key, default)
 
 
+def _copied(value: Any) -> Any:
+    """A deep copy of TOML data (tables, arrays, scalars), without the copy module."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    return value
+
+
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(base)
+    out = _copied(base)
     for key, value in extra.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge(out[key], value)
@@ -106,10 +116,16 @@ def load(workspace: str | os.PathLike) -> Config:
     path = root / CONFIG_NAME
     if not path.is_file():
         return Config(workspace=root)
-    import tomllib  # here: a workspace without the file never pays for the parser (or the typing it imports)
-
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
+    raw = plaintoml.load(text)
+    if raw is None:  # not the plain subset: the parser (and the typing it imports) only here
+        import tomllib
+
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
     return Config(workspace=root, data=_merge(DEFAULTS, raw), source=path)
