@@ -59,7 +59,7 @@ hostile_scalars = st.sampled_from([
     '"\\u00e9"', '"\\n"', '"back\\\\slash"', '"tab\there"', '"del\x7f"', '"nul\x00"', '"""x"""',
     "18446744073709551616", "-", "+", "[[1]]", "[1", "{a = 1}", "[,]", "[1,,2]"])
 arrays = st.lists(plain_scalars | hostile_scalars, max_size=4).flatmap(
-    lambda items: st.sampled_from([", ", ",", " , ", ",\n"]).map(lambda sep: "[" + sep.join(items) + "]"))
+    lambda items: st.sampled_from([", ", ",", " , ", ",\n", " ", ""]).map(lambda sep: "[" + sep.join(items) + "]"))
 spaces = st.sampled_from(["", " ", "\t", "  "])
 plain_comments = st.sampled_from(["", " # note", "#", " # é ünïcode", " # a = 1", " #\t"])
 comments = plain_comments | st.sampled_from(["# x\x01", " #\x7f", " #\x00"]) | texts.map(lambda t: " #" + t)
@@ -94,7 +94,7 @@ def test_the_pieces_it_is_meant_to_read() -> None:
                             "ci": {"requirement": ""}}
     for refused in ("a = 1\na = 2\n", "[m]\n[m]\n", "m = 1\n[m]\n", "a = 1\r\n", "a = 01\n", "a = \"\x01\"\n",
                     "[m]\n# \x00\n", 'a = "\\u00e9"\n', 'a = "x\\"y"\n', 'a = "\x7f"\n', "# \x7f\n", "a = 1.\n",
-                    'a = ["x",\n"y"]\n', "a = [1, [2]]\n", "[a.b]\n", "[[a]]\n", '"a" = 1\n', "a.b = 1\n"):
+                    'a = ["x",\n"y"]\n', "a = [1 2]\n", 'a = ["x""y"]\n', "a = [1, [2]]\n", "[a.b]\n", "[[a]]\n", '"a" = 1\n', "a.b = 1\n"):
         assert plaintoml.load(refused) is None, refused
         agrees(refused)
 
