@@ -18,9 +18,9 @@ estimate of the assembled text never exceeds the budget.
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
 
 from okfpro.core.frames import neutralise
+from okfpro.core.record import Value, set_field
 from okfpro.core.redact import BLOCK_CLOSE, BLOCK_OPEN, RECALL_BEGIN, RECALL_END
 
 MAX_CHARS = 10_000
@@ -47,25 +47,51 @@ def _cost(chars: int) -> int:
     return -(-chars // 4)
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(Value):
+    """One recalled item: its surface, source, id and title, the lines shown (frozen)."""
+
+    __slots__ = ("surface", "source", "id", "title", "lines", "tier", "date", "status")
+    _fields = __slots__
+    _frozen = True
     surface: str  # "knowledge" | "memory"
     source: str  # "bundle", "memory:user", …
     id: str
-    title: str = ""
-    lines: tuple[str, ...] = ()
-    tier: str | None = None  # the memory tier, or the knowledge trust tier
-    date: str | None = None  # YYYY-MM-DD
-    status: str | None = None  # e.g. "conflicted", "candidate" (shown when set)
+    title: str
+    lines: tuple[str, ...]
+    tier: str | None  # the memory tier, or the knowledge trust tier
+    date: str | None  # YYYY-MM-DD
+    status: str | None  # e.g. "conflicted", "candidate" (shown when set)
+
+    def __init__(self, surface: str, source: str, id: str, title: str = "", lines: tuple[str, ...] = (),
+                 tier: str | None = None, date: str | None = None, status: str | None = None) -> None:
+        set_field(self, "surface", surface)
+        set_field(self, "source", source)
+        set_field(self, "id", id)
+        set_field(self, "title", title)
+        set_field(self, "lines", lines)
+        set_field(self, "tier", tier)
+        set_field(self, "date", date)
+        set_field(self, "status", status)
 
 
-@dataclass
-class Assembly:
+class Assembly(Value):
+    """The assembled recall text, the ids injected, how many blocks were cut, its token estimate."""
+
+    __slots__ = ("text", "knowledge", "memory", "truncated", "tokens")
+    _fields = __slots__
     text: str
-    knowledge: list[str] = field(default_factory=list)  # ids injected, in order
-    memory: list[str] = field(default_factory=list)
-    truncated: int = 0  # blocks cut short
-    tokens: int = 0  # estimate(text)
+    knowledge: list[str]  # ids injected, in order
+    memory: list[str]
+    truncated: int  # blocks cut short
+    tokens: int  # estimate(text)
+
+    def __init__(self, text: str, knowledge: list[str] | None = None, memory: list[str] | None = None,
+                 truncated: int = 0, tokens: int = 0) -> None:
+        self.text = text
+        self.knowledge = [] if knowledge is None else knowledge
+        self.memory = [] if memory is None else memory
+        self.truncated = truncated
+        self.tokens = tokens
 
     @property
     def empty(self) -> bool:

@@ -28,13 +28,14 @@ import hashlib
 import heapq
 import os
 from pathlib import Path
-from typing import Any, Iterable, Sequence
 
 from okfpro.core import bm25
 from okfpro.core import search as _search
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # typing costs milliseconds on the prompt hook's path
+    from typing import Any, Iterable, Sequence
+
     from okfpro.core.concept import Bundle
 
 SCHEMA = 6  # 6: answers (what a row shows, per concept) and the listing: the index answers alone
