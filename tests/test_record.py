@@ -30,7 +30,8 @@ def _all_value_classes() -> list[type[Value]]:
     todo = list(Value.__subclasses__())
     while todo:
         cls = todo.pop()
-        out.append(cls)
+        if cls.__module__ != "okfpro.core.record":  # the bases themselves (Frozen)
+            out.append(cls)
         todo.extend(cls.__subclasses__())
     return sorted(out, key=lambda c: f"{c.__module__}.{c.__qualname__}")
 

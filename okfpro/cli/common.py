@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from okfpro.core.record import Value, set_field
+from okfpro.core.record import Frozen, set_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path; json is imported by dumps
@@ -132,12 +132,11 @@ def projection(fields: str | None, exclude: str | None, known: Iterable[str]) ->
 
 
 # --------------------------------------------------------------------------- addressing
-class Located(Value):
+class Located(Frozen):
     """A bundle found for a verb: its root (absolute) and the name the reports print for it (frozen)."""
 
     __slots__ = ("root", "name", "slug")
     _fields = __slots__
-    _frozen = True
     root: Path
     name: str
     slug: str | None  # the registry slug when DIR was ``@slug``

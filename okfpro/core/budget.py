@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from okfpro.core.frames import neutralise
-from okfpro.core.record import Value, set_field
+from okfpro.core.record import Frozen, Value, set_field
 from okfpro.core.redact import BLOCK_CLOSE, BLOCK_OPEN, RECALL_BEGIN, RECALL_END
 
 MAX_CHARS = 10_000
@@ -47,12 +47,11 @@ def _cost(chars: int) -> int:
     return -(-chars // 4)
 
 
-class Block(Value):
+class Block(Frozen):
     """One recalled item: its surface, source, id and title, the lines shown (frozen)."""
 
     __slots__ = ("surface", "source", "id", "title", "lines", "tier", "date", "status")
     _fields = __slots__
-    _frozen = True
     surface: str  # "knowledge" | "memory"
     source: str  # "bundle", "memory:user", …
     id: str

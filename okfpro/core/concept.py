@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar
 
 from okfpro.core import links as _links
 from okfpro.core.fence import FRONTMATTER
+from okfpro.core.record import Value
 from okfpro.core.yamlsafe import YamlError, is_blank, load as _yaml_load, to_text
 
 _T = TypeVar("_T")
@@ -140,13 +140,19 @@ def concept_day(concept: Concept) -> str | None:
     return None
 
 
-@dataclass
-class Concept:
-    """One parsed concept.  ``path`` is bundle-relative and ends ``.md``."""
+class Concept(Value):
+    """One parsed concept.  ``path`` is bundle-relative and ends ``.md``.  A plain class, not a
+    dataclass (:mod:`okfpro.core.record` says why); its derived views are cached per instance."""
 
+    _fields = ("path", "frontmatter", "body")
     path: str
     frontmatter: dict[str, Any]
     body: str
+
+    def __init__(self, path: str, frontmatter: dict[str, Any], body: str) -> None:
+        self.path = path
+        self.frontmatter = frontmatter
+        self.body = body
 
     # --- identity -------------------------------------------------------
     @cached_property
@@ -349,14 +355,20 @@ def citations_section(body: str) -> list[dict[str, str]]:
     return out
 
 
-@dataclass
-class Entry:
+class Entry(Value):
     """A reserved file (``index.md`` / ``log.md``) or an unparseable one, kept as text."""
 
+    _fields = ("path", "content", "error", "utf8_ok")
     path: str
     content: str
-    error: str | None = None
-    utf8_ok: bool = True
+    error: str | None
+    utf8_ok: bool
+
+    def __init__(self, path: str, content: str, error: str | None = None, utf8_ok: bool = True) -> None:
+        self.path = path
+        self.content = content
+        self.error = error
+        self.utf8_ok = utf8_ok
 
     @cached_property
     def links(self) -> _links.LinkScan:
@@ -367,14 +379,21 @@ class Entry:
         return _links.scan(body)
 
 
-@dataclass
-class Bundle:
+class Bundle(Value):
     """What the reader found: concepts, reserved files, and files it could not parse."""
 
+    _fields = ("root", "concepts", "reserved", "unparseable")
     root: str
-    concepts: list[Concept] = field(default_factory=list)
-    reserved: list[Entry] = field(default_factory=list)
-    unparseable: list[Entry] = field(default_factory=list)
+    concepts: list[Concept]
+    reserved: list[Entry]
+    unparseable: list[Entry]
+
+    def __init__(self, root: str, concepts: list[Concept] | None = None, reserved: list[Entry] | None = None,
+                 unparseable: list[Entry] | None = None) -> None:
+        self.root = root
+        self.concepts = [] if concepts is None else concepts
+        self.reserved = [] if reserved is None else reserved
+        self.unparseable = [] if unparseable is None else unparseable
 
     @cached_property
     def by_id(self) -> dict[str, Concept]:

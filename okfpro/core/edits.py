@@ -19,7 +19,9 @@ decides on the added text alone.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on every PreToolUse
+    from typing import Any
 
 
 def _str(value: Any) -> str | None:

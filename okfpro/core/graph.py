@@ -18,12 +18,12 @@ views and anything else that needs reachability.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from okfpro.core import links as _links
 from okfpro.core.concept import Bundle, Concept, cached_property
+from okfpro.core.record import Value
 from okfpro.core.yamlsafe import to_text
 
 UNTYPED = "Untyped"
@@ -52,15 +52,23 @@ def source_targets(concept: Concept) -> list[str]:
     return out
 
 
-@dataclass
-class Graph:
+class Graph(Value):
     """Nodes (concept ids, bundle order), deduplicated directed edges, adjacency and indexes."""
 
+    _fields = ("ids", "concepts", "edges", "out_edges", "in_edges")
     ids: list[str]
     concepts: dict[str, Concept]
     edges: list[tuple[str, str]]
-    out_edges: dict[str, list[str]] = field(default_factory=dict)
-    in_edges: dict[str, list[str]] = field(default_factory=dict)
+    out_edges: dict[str, list[str]]
+    in_edges: dict[str, list[str]]
+
+    def __init__(self, ids: list[str], concepts: dict[str, Concept], edges: list[tuple[str, str]],
+                 out_edges: dict[str, list[str]] | None = None, in_edges: dict[str, list[str]] | None = None) -> None:
+        self.ids = ids
+        self.concepts = concepts
+        self.edges = edges
+        self.out_edges = {} if out_edges is None else out_edges
+        self.in_edges = {} if in_edges is None else in_edges
 
     # --- degrees ------------------------------------------------------------
     def in_degree(self, cid: str) -> int:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
+
+from okfpro.core.record import Value
 
 _FENCE = re.compile(r"^(?:```|~~~)")
 _CODE_SPAN = re.compile(r"(`+).*?\1")
@@ -33,18 +34,29 @@ def is_external(raw: str) -> bool:
     return bool(_EXTERNAL.match(raw.strip()))
 
 
-@dataclass
-class LinkScan:
+class LinkScan(Value):
     """Everything link-shaped in one document body."""
 
-    inline: list[tuple[str, str]] = field(default_factory=list)  # (text, target)
-    ref_uses: list[tuple[str, str]] = field(default_factory=list)  # (text, label folded)
-    ref_defs: dict[str, str] = field(default_factory=dict)  # label folded -> target
-    footnote_refs: list[str] = field(default_factory=list)
-    footnote_defs: set[str] = field(default_factory=set)
+    __slots__ = ("inline", "ref_uses", "ref_defs", "footnote_refs", "footnote_defs", "sequence")
+    _fields = __slots__
+    inline: list[tuple[str, str]]  # (text, target)
+    ref_uses: list[tuple[str, str]]  # (text, label folded)
+    ref_defs: dict[str, str]  # label folded -> target
+    footnote_refs: list[str]
+    footnote_defs: set[str]
     # ("inline", target) / ("ref", label folded) in the reference's extraction order:
     # line by line, each line's inline links before its reference uses
-    sequence: list[tuple[str, str]] = field(default_factory=list)
+    sequence: list[tuple[str, str]]
+
+    def __init__(self, inline: list[tuple[str, str]] | None = None, ref_uses: list[tuple[str, str]] | None = None,
+                 ref_defs: dict[str, str] | None = None, footnote_refs: list[str] | None = None,
+                 footnote_defs: set[str] | None = None, sequence: list[tuple[str, str]] | None = None) -> None:
+        self.inline = [] if inline is None else inline
+        self.ref_uses = [] if ref_uses is None else ref_uses
+        self.ref_defs = {} if ref_defs is None else ref_defs
+        self.footnote_refs = [] if footnote_refs is None else footnote_refs
+        self.footnote_defs = set() if footnote_defs is None else footnote_defs
+        self.sequence = [] if sequence is None else sequence
 
     def targets_by_line(self) -> list[str]:
         """Raw link targets as the reference's graph meets them (line order; inline before

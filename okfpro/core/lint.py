@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass
 from okfpro.core.concept import cached_property
 from typing import Any, Callable, Iterable, Iterator
 
 from okfpro.core import graph as _graph
 from okfpro.core import links as _links
 from okfpro.core.concept import TRUST_TIERS, Bundle, Concept, Entry, citations_text
+from okfpro.core.record import Frozen, Value, set_field
 from okfpro.core.validate import is_attested_computation, log_headings
 from okfpro.core.views import ruby_text
 from okfpro.core.yamlsafe import is_blank, to_text
@@ -58,11 +58,13 @@ def _is_actor(value: str) -> bool:
     return bool(_AGENT.match(value) or _HUMAN.match(value) or _PROCESS.match(value))
 
 
-@dataclass
-class Options:
-    today: _dt.date | None
-    min_body: int
-    cutoff: _dt.date | None
+class Options(Value):
+    __slots__ = _fields = ("today", "min_body", "cutoff")
+
+    def __init__(self, today: _dt.date | None, min_body: int, cutoff: _dt.date | None) -> None:
+        self.today = today
+        self.min_body = min_body
+        self.cutoff = cutoff
 
 
 class Context:
@@ -462,13 +464,18 @@ def check_log_order(ctx: Context) -> Iterator[Finding]:
             yield entry.path, f"day headings are not newest-first (§9): {', '.join(dates)}", {"dates": dates}
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(Frozen):
+    __slots__ = _fields = ("id", "severity", "category", "run", "clock")
     id: str
     severity: str
     category: str
     run: Callable[[Context], Iterable[Finding]]
-    clock: str | None = None  # "today" or "cutoff" for the clock-gated checks
+    clock: str | None  # "today" or "cutoff" for the clock-gated checks
+
+    def __init__(self, id: str, severity: str, category: str, run: Callable[[Context], Iterable[Finding]],
+                 clock: str | None = None) -> None:
+        for name, value in zip(self._fields, (id, severity, category, run, clock)):
+            set_field(self, name, value)
 
 
 # The one table: report order, pinned severity, category, implementation.

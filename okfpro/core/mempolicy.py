@@ -39,7 +39,7 @@ import hashlib
 import re
 import unicodedata
 
-from okfpro.core.record import Value, replace, set_field
+from okfpro.core.record import Frozen, replace, set_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path
@@ -75,7 +75,7 @@ class PolicyError(ValueError):
     pass
 
 
-class MemoryRecord(Value):
+class MemoryRecord(Frozen):
     """One memory as the policy sees it (frozen).  A plain class, not a dataclass:
     :mod:`okfpro.core.record` says why."""
 
@@ -83,7 +83,6 @@ class MemoryRecord(Value):
                  "review_at", "supersedes", "superseded_by", "related", "policy_version", "change", "target",
                  "explicit")
     _fields = __slots__
-    _frozen = True
     id: str
     text: str
     kind: str
@@ -135,12 +134,11 @@ class MemoryRecord(Value):
         return self.source in INFERRED_SOURCES
 
 
-class Decision(Value):
+class Decision(Frozen):
     """What the policy decided for a new memory (frozen)."""
 
     __slots__ = ("decision", "reason", "target_id", "evidence", "policy_version")
     _fields = __slots__
-    _frozen = True
     decision: str
     reason: str
     target_id: str | None

@@ -7,11 +7,11 @@ then generates and compiles its methods in every process (~3.4 M instructions a 
 16 classes on the way of a ``remember``).  The measured account is in
 ``.okf/design/lean-memory-verbs.md``.
 
-So the types on those paths are plain classes over :class:`Value`: a hand-written ``__init__``
-(compiled once into the ``.pyc``), ``_fields`` naming the fields in order, and ``_frozen`` for the
-ones a ``@dataclass(frozen=True)`` was.  :class:`Value` gives them the dataclass's equality (same
-class, same field values), ``repr``, hash (frozen only; the others are unhashable, as an
-``eq=True`` dataclass is) and read-only fields; :func:`replace` is ``dataclasses.replace``.
+So the types on those paths are plain classes over :class:`Value` (or :class:`Frozen`, for the
+ones a ``@dataclass(frozen=True)`` was): a hand-written ``__init__`` (compiled once into the
+``.pyc``) and ``_fields`` naming the fields in order.  They get the dataclass's equality (same
+class, same field values) and ``repr``; :class:`Frozen` adds the hash and read-only fields, the
+others are unhashable as an ``eq=True`` dataclass is; :func:`replace` is ``dataclasses.replace``.
 ``tests/test_record.py`` holds these to the stdlib's answers.
 """
 
@@ -25,7 +25,9 @@ if TYPE_CHECKING:  # typing costs milliseconds on the hook path
 
 
 class Value:
-    """Equality, repr (and hash, read-only fields when ``_frozen``) over ``_fields``."""
+    """Equality (same class, same field values) and repr over ``_fields``; unhashable, as an
+    ``eq=True`` dataclass is.  Fields are set as plain attributes (C speed: no ``__setattr__``
+    here, a bundle's concepts are built by the ten thousand)."""
 
     __slots__ = ()
     _fields: tuple[str, ...] = ()
@@ -43,19 +45,24 @@ class Value:
         return f"{type(self).__qualname__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._fields)})"
 
     def __hash__(self) -> int:
-        if not self._frozen:
-            raise TypeError(f"unhashable type: {type(self).__name__!r}")
+        raise TypeError(f"unhashable type: {type(self).__name__!r}")  # as a mutable dataclass is
+
+
+class Frozen(Value):
+    """A :class:`Value` whose fields are read-only once ``__init__`` has set them (through
+    :data:`set_field`), hashed over its fields: a ``@dataclass(frozen=True)``."""
+
+    __slots__ = ()
+    _frozen = True
+
+    def __hash__(self) -> int:
         return hash(self._values())
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if self._frozen:
-            raise AttributeError(f"cannot assign to field {name!r}")
-        object.__setattr__(self, name, value)
+        raise AttributeError(f"cannot assign to field {name!r}")
 
     def __delattr__(self, name: str) -> None:
-        if self._frozen:
-            raise AttributeError(f"cannot delete field {name!r}")
-        object.__delattr__(self, name)
+        raise AttributeError(f"cannot delete field {name!r}")
 
 
 def replace(obj: _V, **changes: Any) -> _V:

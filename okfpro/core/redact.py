@@ -37,7 +37,7 @@ import re
 from collections import Counter
 
 from okfpro.core import textview
-from okfpro.core.record import Value, set_field
+from okfpro.core.record import Frozen, Value, set_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the capture's path
@@ -67,12 +67,11 @@ def _compiled(regex: str, flags: int = 0) -> re.Pattern[str]:
     return pattern
 
 
-class Rule(Value):
+class Rule(Frozen):
     """A secret's shape: its id, regex, the group holding the secret, and its tier (frozen)."""
 
     __slots__ = ("id", "regex", "group", "tier")
     _fields = __slots__
-    _frozen = True
     id: str
     regex: str
     group: int  # the capture group holding the secret (0 = whole match)
@@ -373,12 +372,11 @@ def tier_b_accepts(keyword: str, value: str) -> bool:
 # Results
 
 
-class Finding(Value):
+class Finding(Frozen):
     """A secret found: its rule, the 1-based line of its first character, its placeholder (frozen)."""
 
     __slots__ = ("rule", "line", "placeholder")
     _fields = __slots__
-    _frozen = True
     rule: str
     line: int
     placeholder: str
@@ -411,10 +409,9 @@ def placeholder(rule: str, secret: str) -> str:
     return f"[REDACTED:{rule}:{digest}]"
 
 
-class _Hit(Value):
+class _Hit(Frozen):
     __slots__ = ("start", "end", "rule", "secret", "order", "tier")
     _fields = __slots__
-    _frozen = True
     start: int
     end: int
     rule: str

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from okfpro.core.record import Value, set_field
+from okfpro.core.record import Frozen, set_field
 
 LOCAL = "_local"
 """The sentinel rendered for an absent segment.  Reserved: never a valid segment."""
@@ -80,13 +80,12 @@ def validate_segment(value: object, field: str = "segment") -> str:
     return value  # type: ignore[return-value]  # no problem means a str
 
 
-class Scope(Value):
+class Scope(Frozen):
     """Who a memory belongs to.  Parts are case-sensitive (``Acme`` is not ``acme``).
     Frozen; a plain class, not a dataclass (:mod:`okfpro.core.record` says why)."""
 
     __slots__ = FIELDS
     _fields = FIELDS
-    _frozen = True
     tenant: str | None
     user: str | None
     agent: str | None

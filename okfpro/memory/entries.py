@@ -20,7 +20,7 @@ import stat
 from pathlib import Path
 
 from okfpro.core import mempolicy as _mempolicy
-from okfpro.core.record import Value, set_field
+from okfpro.core.record import Frozen, Value, set_field
 from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, split_concept, title
 from okfpro.core.scope import Scope, memory_path
 from okfpro.memory.layout import link_problem, read_day_file
@@ -39,22 +39,20 @@ _HEADING = re.compile(rb"^## (\d\d:\d\d:\d\d) UTC$", re.M)
 # (~3.5 ms) per process (callgrind of the import, .okf/design/lean-memory-verbs.md).
 
 
-class MemoryEntry(Value):
+class MemoryEntry(Frozen):
     """What to remember: free text (quoted on disk so it can never become structure)."""
 
     __slots__ = ("text",)
     _fields = __slots__
-    _frozen = True
     text: str
 
     def __init__(self, text: str) -> None:
         set_field(self, "text", text)
 
 
-class Diagnostic(Value):
+class Diagnostic(Frozen):
     __slots__ = ("code", "source", "message")
     _fields = __slots__
-    _frozen = True
     code: str  # "SourceUnavailable"
     source: str  # "memory:<tier>"
     message: str
@@ -68,12 +66,11 @@ class Diagnostic(Value):
         return {"code": self.code, "source": self.source, "message": self.message}
 
 
-class StoredEntry(Value):
+class StoredEntry(Frozen):
     """One entry as stored: ``id`` = ``<scope prefix>/<date>#<n>`` (n = section number)."""
 
     __slots__ = ("tier", "id", "concept_id", "date", "time", "title", "text", "path", "seq")
     _fields = __slots__
-    _frozen = True
     tier: str
     id: str
     concept_id: str
@@ -107,10 +104,9 @@ class StoredEntry(Value):
         }
 
 
-class Passage(Value):
+class Passage(Frozen):
     __slots__ = ("entry", "score", "excerpt")
     _fields = __slots__
-    _frozen = True
     entry: StoredEntry
     score: float
     excerpt: str
@@ -189,14 +185,13 @@ class DeleteResult(Value):
         self.shared = [] if shared is None else shared
 
 
-class Subtree(Value):
+class Subtree(Frozen):
     """One scope's memory in one tier: its directory (relative to the root), its history
     ref and its scope key.  What deletion works on, so a session whose id is no longer
     known (only its hashed directory or ref is) can still be erased."""
 
     __slots__ = ("tier", "prefix", "ref", "key")
     _fields = __slots__
-    _frozen = True
     tier: str
     prefix: str
     ref: str
@@ -318,10 +313,9 @@ def day_listing(directory: Path) -> dict[str, str]:
     return out
 
 
-class Section(Value):
+class Section(Frozen):
     __slots__ = ("clock", "text", "start", "end")
     _fields = __slots__
-    _frozen = True
     clock: str
     text: str
     start: int  # byte offset of the heading in the file

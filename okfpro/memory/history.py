@@ -24,7 +24,7 @@ import datetime as _dt
 import os
 from pathlib import Path
 
-from okfpro.core.record import Value, set_field
+from okfpro.core.record import Frozen, Value, set_field
 from okfpro.core.scope import Scope, history_ref, memory_path, scope_key
 from okfpro.memory.layout import HISTORY_DIR, LOCK_DIR, TOOL, contained_lock, ensure_ignored
 
@@ -43,12 +43,11 @@ class HistoryError(RuntimeError):
     """The history could not be read or written (the message says what and where)."""
 
 
-class LogEntry(Value):
+class LogEntry(Frozen):
     """One commit of a scope's history, as ``memory log`` shows it (frozen)."""
 
     __slots__ = ("commit", "tier", "scope_key", "time", "author", "summary", "trailers")
     _fields = __slots__
-    _frozen = True
     commit: str
     tier: str
     scope_key: str

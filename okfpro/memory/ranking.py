@@ -23,7 +23,7 @@ import json
 from okfpro.core import bm25
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core import search as _search
-from okfpro.core.record import Value, set_field
+from okfpro.core.record import Frozen, set_field
 from okfpro.memory.entries import Passage, excerpt, records_by_entry
 
 TYPE_CHECKING = False
@@ -116,12 +116,11 @@ def with_neighbours(own: dict[Any, float], place: dict[Any, tuple[str, int]]) ->
     return out
 
 
-class Hit(Value):
+class Hit(Frozen):
     """A ranked entry: the stored entry, its score, its policy record and status (frozen)."""
 
     __slots__ = ("entry", "score", "record", "status")
     _fields = __slots__
-    _frozen = True
     entry: Any  # okfpro.memory.store.StoredEntry
     score: float
     record: _mempolicy.MemoryRecord
