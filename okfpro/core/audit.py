@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from okfpro.core import board as _board
 from okfpro.core import log as _log
+from okfpro.core.record import Value
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any, Callable, Iterable
+
     from okfpro.core.concept import Bundle
     from okfpro.core.pairing import Facts as PairingFacts
 
@@ -33,22 +35,40 @@ LINT_EXCEPT = ("stale",)  # the reader's age cutoff is opt-in; audit never inven
 # --- audit: the facts and the table --------------------------------------------------
 
 
-@dataclass
-class Facts:
+class Facts(Value):
     """What ``okfpro audit`` read from the disk for one start directory (okfpro/io/audit.py)."""
 
+    _fields = ("start", "start_kind", "has_nested", "wiring", "today", "bundle", "present", "escaped", "log_text",
+               "board_text", "promise", "pairing")
     start: str
     start_kind: str | None  # the start directory's own root kind, if it is a bundle root
     has_nested: bool  # the start directory also holds .okf/index.md
     wiring: list[str]  # an okfpro workspace's doors that are not wired ([] elsewhere)
     today: _dt.date
-    bundle: Bundle | None = None  # None: no bundle found from the start directory
-    present: dict[str, bool] = field(default_factory=dict)  # CORE path -> exists on disk
-    escaped: list[str] = field(default_factory=list)  # state files resolving outside the bundle
-    log_text: str | None = None  # None: absent, or never read (it escapes the bundle)
-    board_text: str | None = None
-    promise: list[str] = field(default_factory=list)  # what the Stop gate asks of uncommitted changes
-    pairing: PairingFacts | None = None  # read when board.md is
+    bundle: Bundle | None  # None: no bundle found from the start directory
+    present: dict[str, bool]  # CORE path -> exists on disk
+    escaped: list[str]  # state files resolving outside the bundle
+    log_text: str | None  # None: absent, or never read (it escapes the bundle)
+    board_text: str | None
+    promise: list[str]  # what the Stop gate asks of uncommitted changes
+    pairing: PairingFacts | None  # read when board.md is
+
+    def __init__(self, start: str, start_kind: str | None, has_nested: bool, wiring: list[str], today: _dt.date,
+                 bundle: Bundle | None = None, present: dict[str, bool] | None = None,
+                 escaped: list[str] | None = None, log_text: str | None = None, board_text: str | None = None,
+                 promise: list[str] | None = None, pairing: PairingFacts | None = None) -> None:
+        self.start = start
+        self.start_kind = start_kind
+        self.has_nested = has_nested
+        self.wiring = wiring
+        self.today = today
+        self.bundle = bundle
+        self.present = {} if present is None else present
+        self.escaped = [] if escaped is None else escaped
+        self.log_text = log_text
+        self.board_text = board_text
+        self.promise = [] if promise is None else promise
+        self.pairing = pairing
 
 
 def _layout(f: Facts) -> list[str]:

@@ -21,8 +21,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass, field
-from typing import Any
+
+from okfpro.core.record import Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any
 
 SECTIONS: tuple[str, ...] = ("In flight", "Backlog", "Waiting", "Inbox", "To read", "Deadlines")
 DATED_SECTIONS = ("Inbox", "Deadlines")
@@ -88,17 +92,27 @@ def strip_comments(line: str) -> tuple[str, int]:
 # --- rows ---------------------------------------------------------------------
 
 
-@dataclass
-class Row:
+class Row(Value):
     """One board line: where it is, what it says once comments are gone."""
 
+    _fields = ("section", "text", "raw", "index", "date", "chase", "targets")
     section: str
     text: str  # visible text, line ending removed (comments stripped, nothing else)
     raw: str  # the line as written, line ending removed
     index: int  # 0-based line number in the file
-    date: str | None = None
-    chase: str | None = None
-    targets: list[str] = field(default_factory=list)
+    date: str | None
+    chase: str | None
+    targets: list[str]
+
+    def __init__(self, section: str, text: str, raw: str, index: int, date: str | None = None,
+                 chase: str | None = None, targets: list[str] | None = None) -> None:
+        self.section = section
+        self.text = text
+        self.raw = raw
+        self.index = index
+        self.date = date
+        self.chase = chase
+        self.targets = [] if targets is None else targets
 
     @property
     def has_comment(self) -> bool:
@@ -161,10 +175,11 @@ def project_slugs(target_list: list[str]) -> set[str]:
 # --- the parsed board ---------------------------------------------------------
 
 
-@dataclass
-class Board:
+class Board(Value):
     """A parsed board.  ``lines`` are the raw lines, endings removed."""
 
+    _fields = ("text", "lines", "visible", "passes", "rows", "headings", "first_heading", "header_index", "declared",
+               "cap")
     text: str
     lines: list[str]
     visible: list[str]
@@ -175,6 +190,20 @@ class Board:
     header_index: int | None
     declared: int | None
     cap: int | None
+
+    def __init__(self, text: str, lines: list[str], visible: list[str], passes: list[int], rows: list[Row],
+                 headings: dict[str, list[int]], first_heading: int | None, header_index: int | None,
+                 declared: int | None, cap: int | None) -> None:
+        self.text = text
+        self.lines = lines
+        self.visible = visible
+        self.passes = passes
+        self.rows = rows
+        self.headings = headings
+        self.first_heading = first_heading
+        self.header_index = header_index
+        self.declared = declared
+        self.cap = cap
 
     def section(self, name: str) -> list[Row]:
         return [r for r in self.rows if r.section == name]

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any, Iterable
 
 # Shell mutators (shared with the shell guard).  The redirection pattern must not
 # fire on reads: ``2>/dev/null`` or PowerShell's ``> $null`` (only the real sinks under /dev/ — ``/dev/../x`` is a

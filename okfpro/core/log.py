@@ -15,29 +15,43 @@ Pure.  Grammar (shared with the reference):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from okfpro.core.board import BLANK, chomp, parse_day, split_lines
+from okfpro.core.record import Value
 
 DAY_HEADING = re.compile(rf"\A## ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})(?:{BLANK}|\r)*\Z")
 DAYISH = re.compile(rf"\A## {BLANK}*[0-9]")
 SNAPSHOT_LINE = re.compile(rf"\A{BLANK}*[*+-]{BLANK}+\*{{0,2}}Snapshot\*{{0,2}}{BLANK}*:")
 
 
-@dataclass
-class Block:
+class Block(Value):
+    _fields = ("day", "heading", "end", "snapshot", "snapshot_index")
     day: str  # YYYY-MM-DD
     heading: int  # line index of the heading
     end: int  # index one past the block's last line
-    snapshot: str | None = None  # the winning (last) Snapshot line, ending removed
-    snapshot_index: int | None = None
+    snapshot: str | None  # the winning (last) Snapshot line, ending removed
+    snapshot_index: int | None
+
+    def __init__(self, day: str, heading: int, end: int, snapshot: str | None = None,
+                 snapshot_index: int | None = None) -> None:
+        self.day = day
+        self.heading = heading
+        self.end = end
+        self.snapshot = snapshot
+        self.snapshot_index = snapshot_index
 
 
-@dataclass
-class Log:
+class Log(Value):
+    _fields = ("lines", "blocks", "malformed")
     lines: list[str]  # endings removed
-    blocks: list[Block] = field(default_factory=list)  # every valid-day block, file order
-    malformed: list[tuple[int, str]] = field(default_factory=list)  # (index, heading)
+    blocks: list[Block]  # every valid-day block, file order
+    malformed: list[tuple[int, str]]  # (index, heading)
+
+    def __init__(self, lines: list[str], blocks: list[Block] | None = None,
+                 malformed: list[tuple[int, str]] | None = None) -> None:
+        self.lines = lines
+        self.blocks = [] if blocks is None else blocks
+        self.malformed = [] if malformed is None else malformed
 
     def block(self, day: str) -> Block | None:
         """The first block for ``day`` (the one that counts)."""

@@ -15,10 +15,13 @@ from the first three lines of ``projects/<slug>/index.md``), and
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Iterable
 
 from okfpro.core.board import Row
+from okfpro.core.record import Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Iterable
 
 MARKER = re.compile(r"\bclosed\b(?!-)[\t \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000*(\u2014\u2013:-]*[0-9]{4}-[0-9]{2}-[0-9]{2}", re.I | re.A)
 NEGATED = re.compile(r"\b(?:not|never|no longer|isn['\u2019]?t|wasn['\u2019]?t|hasn['\u2019]?t)[\W_]*closed\b", re.I | re.A)
@@ -49,15 +52,24 @@ def links_target(row_targets: Iterable[str], prefix: str) -> bool:
     return False
 
 
-@dataclass
-class Facts:
+class Facts(Value):
     """What the pairing check needs, gathered by the caller."""
 
-    open_projects: list[str] = field(default_factory=list)
-    closed_projects: list[str] = field(default_factory=list)
-    unverified_briefings: list[str] = field(default_factory=list)  # ids, e.g. reference/x
-    verified_briefings: list[str] = field(default_factory=list)  # ids a human has read
-    entries: set[str] = field(default_factory=set)  # bundle-relative paths of files and dirs
+    _fields = ("open_projects", "closed_projects", "unverified_briefings", "verified_briefings", "entries")
+    open_projects: list[str]
+    closed_projects: list[str]
+    unverified_briefings: list[str]  # ids, e.g. reference/x
+    verified_briefings: list[str]  # ids a human has read
+    entries: set[str]  # bundle-relative paths of files and dirs
+
+    def __init__(self, open_projects: list[str] | None = None, closed_projects: list[str] | None = None,
+                 unverified_briefings: list[str] | None = None, verified_briefings: list[str] | None = None,
+                 entries: set[str] | None = None) -> None:
+        self.open_projects = [] if open_projects is None else open_projects
+        self.closed_projects = [] if closed_projects is None else closed_projects
+        self.unverified_briefings = [] if unverified_briefings is None else unverified_briefings
+        self.verified_briefings = [] if verified_briefings is None else verified_briefings
+        self.entries = set() if entries is None else entries
 
 
 def failures(rows: list[Row], facts: Facts) -> list[str]:

@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any
 
 LOG_NAME = "okfpro-friction.log"
 MARKER_NAME = "okfpro-friction.unavailable"

@@ -17,17 +17,17 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from okfpro.core import board as _board
 from okfpro.core import dormancy as _dormancy
 from okfpro.core import log as _log
 from okfpro.core import pairing as _pairing
 from okfpro.core import snapshot as _snapshot
+from okfpro.core.record import Value
 from okfpro.core.refused import Refused
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the readers stay light: no YAML, no writer machinery unless needed
     from typing import Iterable
 
@@ -63,11 +63,16 @@ def read_optional(path: str | os.PathLike) -> str | None:
         return None
 
 
-@dataclass
-class Project:
+class Project(Value):
+    _fields = ("slug", "closed", "empty")
     slug: str
     closed: bool
     empty: bool  # no .md besides index.md anywhere below
+
+    def __init__(self, slug: str, closed: bool, empty: bool) -> None:
+        self.slug = slug
+        self.closed = closed
+        self.empty = empty
 
 
 def _md_files_below(directory: str) -> bool:
@@ -366,12 +371,16 @@ def scratch_dir(root: Path) -> Path | None:
     return None
 
 
-@dataclass
-class Plan:
+class Plan(Value):
     """Files a writer means to write: relative path -> Edit (all checked before any write)."""
 
+    _fields = ("root", "edits")
     root: Path
-    edits: list[tuple[str, "_edit.Edit"]] = field(default_factory=list)
+    edits: list[tuple[str, "_edit.Edit"]]
+
+    def __init__(self, root: Path, edits: list[tuple[str, "_edit.Edit"]] | None = None) -> None:
+        self.root = root
+        self.edits = [] if edits is None else edits
 
 
 def read_seeded(root: Path, rel: str) -> str:
@@ -467,11 +476,16 @@ def do_move(root: Path, verb: str, selector: str) -> tuple["_edit.Edit", _board.
     return e, _board.parse(e.after)
 
 
-@dataclass
-class JournalResult:
+class JournalResult(Value):
+    _fields = ("day", "created_entry", "linked")
     day: str
     created_entry: bool
     linked: bool
+
+    def __init__(self, day: str, created_entry: bool, linked: bool) -> None:
+        self.day = day
+        self.created_entry = created_entry
+        self.linked = linked
 
 
 def do_journal_open(root: Path, today: _dt.date) -> JournalResult:
@@ -502,14 +516,22 @@ def do_journal_open(root: Path, today: _dt.date) -> JournalResult:
     return JournalResult(d, created, idx.changed)
 
 
-@dataclass
-class CloseResult:
+class CloseResult(Value):
+    _fields = ("slug", "marked", "removed", "log_line", "header", "owes_snapshot")
     slug: str
     marked: bool
     removed: int
     log_line: str
     header: str | None
     owes_snapshot: bool
+
+    def __init__(self, slug: str, marked: bool, removed: int, log_line: str, header: str | None, owes_snapshot: bool) -> None:
+        self.slug = slug
+        self.marked = marked
+        self.removed = removed
+        self.log_line = log_line
+        self.header = header
+        self.owes_snapshot = owes_snapshot
 
 
 def do_close(root: Path, today: _dt.date, arg: str) -> CloseResult:
