@@ -115,3 +115,47 @@ def test_the_prompt_hook_reads_the_bundle_without_pyyaml(ws):
         seen.append(("yaml" in tops(names), "okfpro.core.concept" in names, "okfpro.io.cache" in names))
     assert seen == [(True, True, True), (False, False, False)]
     assert not tops(names) & NEVER_ON_A_LIGHT_PATH
+
+
+def test_no_fresh_path_makes_dataclasses_or_imports_typing_or_tomllib(tmp_path):
+    """The per-event and per-call paths build their values as okfpro.core.record classes, import
+    typing for the checker only and read the plain okfpro.toml ``okfpro init`` writes without
+    tomllib (.okf/design/lean-memory-verbs.md): dataclasses (with inspect), typing and tomllib
+    are ~100 M instructions of a process that costs ~170 M.  Every path a host or a script runs
+    once per turn, in a workspace ``okfpro init`` made (a bundle, a full okfpro.toml, capture on)."""
+    ws = tmp_path / "ws"
+    subprocess.run([sys.executable, "-m", "okfpro", "init", str(ws)], check=True, capture_output=True)
+    toml = ws / "okfpro.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace("capture = false", "capture = true"), encoding="utf-8")
+    env = env_for(OKFPRO_TENANT="acme", OKFPRO_USER="alice")
+    concept = ws / ".okf" / "learnings" / "staging.md"
+    concept.write_text("---\ntype: Learning\ntitle: Staging database\ndescription: Where staging lives.\n---\n\n"
+                       "The staging database runs on db-7.\n", encoding="utf-8")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "ship it friday"}}) + "\n")
+
+    def event(name: str, **more: object) -> bytes:
+        return json.dumps({"hook_event_name": name, "session_id": "s1", "cwd": str(ws), **more}).encode()
+
+    subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", "the build runs on ci-3"], cwd=ws, env=env,
+                   check=True, capture_output=True)  # the first write makes the history (pygit2) and the day file
+    time.sleep(2.2)  # the bundle's files older than the parse cache's racy window (io/cache.RACY_NS)
+    runs = [
+        (("memory", "remember", "the staging database is db-7"), None),
+        (("memory", "remember", "the staging database is db-7"), None),  # a duplicate
+        (("memory", "recall", "staging", "database"), None),
+        (("hook", "session-start"), event("SessionStart", source="startup")),
+        (("hook", "pre-tool-use"), event("PreToolUse", tool_name="Write",
+                                         tool_input={"file_path": str(concept), "content": "x"})),
+        (("hook", "post-tool-use"), event("PostToolUse", tool_name="Write", tool_response={},
+                                          tool_input={"file_path": str(concept), "content": concept.read_text()})),
+        (("hook", "user-prompt-submit"), event("UserPromptSubmit", prompt="where is the staging database?")),
+        (("hook", "stop"), event("Stop", transcript_path=str(transcript), last_assistant_message="Noted.")),
+    ]
+    for args, stdin in runs:
+        if args[0] == "hook":  # a hook's first run builds its caches and indexes (and may parse the bundle)
+            subprocess.run([sys.executable, "-m", "okfpro", *args], cwd=ws, env=env, input=stdin, capture_output=True)
+        names, proc = imported(ws, env, *args, stdin=stdin)
+        assert proc.returncode in (0, 2), (args, proc.stderr[-500:])
+        heavy = names & {"dataclasses", "inspect", "typing", "tomllib"}
+        assert not heavy, (args, sorted(heavy))

@@ -10,14 +10,28 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any, Callable, Generic, TypeVar
 
 from okfpro.core import links as _links
 from okfpro.core.fence import FRONTMATTER
 from okfpro.core.record import Value
 from okfpro.core.yamlsafe import YamlError, is_blank, load as _yaml_load, to_text
 
-_T = TypeVar("_T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on every hook that reads a concept
+    from typing import Any, Callable, Generic, TypeVar
+
+    _T = TypeVar("_T")
+
+    class _Generic(Generic[_T]):
+        pass
+else:
+    _T = "_T"
+
+    class _Generic:
+        """``Generic`` for the type checker; at run time a subscript is the class itself."""
+
+        def __class_getitem__(cls, item):
+            return cls
 
 RESERVED_FILENAMES = ("index.md", "log.md")
 TRUST_TIERS = ("unverified", "machine-confirmed", "human-reviewed")
@@ -29,7 +43,7 @@ _URL_ITEM = re.compile(r"\A(?:[-*+]\s+)?([a-zA-Z][a-zA-Z0-9+.-]*://\S+)\Z")
 _AUTOLINK_ITEM = re.compile(r"\A(?:[-*+]\s+)?<([a-zA-Z][a-zA-Z0-9+.-]*:[^>\s]+)>\Z")
 
 
-class cached_property(Generic[_T]):  # noqa: N801 - a drop-in for functools.cached_property
+class cached_property(_Generic[_T]):  # noqa: N801 - a drop-in for functools.cached_property
     """``functools.cached_property`` without its per-access lock (Python 3.11 takes an RLock
     on every first access; at 10,000 concepts that was ~8 % of validate + lint).  Computed
     once per instance, stored in the instance ``__dict__``; later reads are plain attribute

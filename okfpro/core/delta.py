@@ -15,13 +15,16 @@ incremental path then refuses to answer (a full run does).
 
 from __future__ import annotations
 
-from typing import Any, Callable
 
 from okfpro.core import graph as _graph
 from okfpro.core import lint as _lint
 from okfpro.core import links as _links
 from okfpro.core.concept import Bundle, Concept, Entry
 from okfpro.core.validate import _Validator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any, Callable
 
 EXCLUDED = ("stale",)  # post-edit leaves the reader's cutoff out
 OWN = ("unattributed_claim", "incomplete_computation", "undefined_reference")

@@ -19,12 +19,15 @@ views and anything else that needs reachability.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 from okfpro.core import links as _links
 from okfpro.core.concept import Bundle, Concept, cached_property
 from okfpro.core.record import Value
 from okfpro.core.yamlsafe import to_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any
 
 UNTYPED = "Untyped"
 

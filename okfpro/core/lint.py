@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from okfpro.core.concept import cached_property
-from typing import Any, Callable, Iterable, Iterator
 
 from okfpro.core import graph as _graph
 from okfpro.core import links as _links
@@ -29,7 +28,12 @@ from okfpro.core.validate import is_attested_computation, log_headings
 from okfpro.core.views import ruby_text
 from okfpro.core.yamlsafe import is_blank, to_text
 
-Finding = tuple[Any, ...]  # (path | None, message, metric | None)
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any, Callable, Iterable, Iterator
+
+if TYPE_CHECKING:
+    Finding = tuple[Any, ...]  # (path | None, message, metric | None)
 
 # --- actors (§7) -----------------------------------------------------------------
 _AGENT = re.compile(r"\A\S+/\S+\Z")

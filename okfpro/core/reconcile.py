@@ -14,7 +14,10 @@ body, score descending then id.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any, Callable
+
 
 STOP_WORDS = frozenset("the a an of and or for to in on with my is not".split())
 NO_RECONCILE = frozenset({"index.md", "log.md", "board.md", "CLAUDE.md", "README.md"})

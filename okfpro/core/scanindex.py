@@ -32,7 +32,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, Callable, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any, Callable, Sequence
 
 WORD = re.compile(r"[a-z0-9_]+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any
 
 from okfpro.core import graph as _graph
 from okfpro.core import links as _links
@@ -38,6 +37,10 @@ from okfpro.core.concept import (
     split,
 )
 from okfpro.core.yamlsafe import is_blank, to_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any
 
 # check id -> source.  The table is the API: every warning goes through it.
 CONVENTION_CHECKS = frozenset(

@@ -31,12 +31,15 @@ from __future__ import annotations
 
 import datetime as _dt
 import posixpath
-from typing import Any, Callable, Iterable
 
 from okfpro.core.concept import Bundle, Concept, ParseError, split
 from okfpro.core.fence import FRONTMATTER
 from okfpro.core.graph import Graph, build as build_graph, node_type, top_dir
 from okfpro.core.yamlsafe import ZULU, is_blank, to_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any, Callable, Iterable
 
 # The row fields each list view's --fields/--except is checked against.
 CATALOG_ROW = ("id", "title", "type", "description", "tags", "generated_at", "generated_by", "generated", "trust",

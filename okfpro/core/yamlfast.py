@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any, NoReturn
 
 # PyYAML's implicit-resolver table and booleans, read by the first load(): a process served by
 # the parse cache parses no frontmatter and never imports PyYAML (a prompt hook's import path).

@@ -20,9 +20,11 @@ timestamps only and refuses aliases.  PyYAML's SafeLoader is close; we add:
 from __future__ import annotations
 
 import datetime as _dt
-from typing import TYPE_CHECKING, Any, Iterator
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any, Iterator
+
     import yaml
 # PyYAML is imported when a text needs it (okfpro.core.yamlfast reads most frontmatter without
 # it; a bundle served from the parse cache parses none): a prompt hook's import path stays light.

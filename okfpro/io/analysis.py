@@ -27,7 +27,10 @@ import marshal
 import os
 import sys
 import time
-from typing import Any, Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any, Iterable
 
 SCHEMA = 7
 # the code whose answers the state holds: other code means a foreign state

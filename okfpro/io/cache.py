@@ -45,12 +45,15 @@ import sys
 import time
 import zlib
 from pathlib import Path
-from typing import Any
 
 from okfpro.core.concept import Bundle, Concept, Entry
 from okfpro.core.yamlsafe import ZULU
 from okfpro.io import reader
 from okfpro.io.cachedir import PARSE_CODE as _CODE, cache_dir, code_stamp, user_cache_dir  # noqa: F401 - re-exported
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any
 
 MAGIC = b"okfpro-parse-cache\n"
 VERSION = 7  # 7: a timestamp written with Z is stored as such

@@ -22,7 +22,10 @@ are ``irregular`` and scanned by the engine itself.
 from __future__ import annotations
 
 import heapq
-from typing import Any, Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any, Iterator
 
 DDL = (
     # the short fields apart from the bodies: scoring them reads small rows only

@@ -7,9 +7,12 @@ and opened the store; these functions only fold the store's answer into rows.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any
 
 from okfpro.core.scope import Scope
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
+    from typing import Any
 
 
 def recall_payload(store: Any, scope: Scope, query: str, *, limit: int | None, include_hidden: bool,
