@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from okfpro.core.concept import cached_property
 
 from okfpro.core import graph as _graph
 from okfpro.core import links as _links
-from okfpro.core.concept import TRUST_TIERS, Bundle, Concept, Entry, citations_text
+from okfpro.core.concept import TRUST_TIERS, Bundle, Concept, Entry, cached_property, citations_text
 from okfpro.core.record import Frozen, Value, set_field
 from okfpro.core.validate import is_attested_computation, log_headings
 from okfpro.core.views import ruby_text
@@ -32,7 +31,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
     from typing import Any, Callable, Iterable, Iterator
 
-if TYPE_CHECKING:
     Finding = tuple[Any, ...]  # (path | None, message, metric | None)
 
 # --- actors (§7) -----------------------------------------------------------------
