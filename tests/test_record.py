@@ -9,9 +9,11 @@ and give each instance fresh mutable defaults (``field(default_factory=...)``).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib
 import inspect
+import pickle
 import pkgutil
 from typing import Any
 
@@ -125,6 +127,8 @@ def test_behaves_as_its_dataclass_twin(cls: type[Value]) -> None:
     assert type(changed) is cls and a2 == _build(cls, a_values)  # the original is untouched
     with pytest.raises(TypeError):
         replace(a2, no_such_field=1)
+    for copied in (copy.copy(a2), copy.deepcopy(a2), pickle.loads(pickle.dumps(a2))):
+        assert type(copied) is cls and copied == a2
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: f"{c.__module__}.{c.__qualname__}")

@@ -4,7 +4,7 @@ A hook or a memory verb is a new interpreter per event, and what it imports is m
 costs.  ``import dataclasses`` brings ``inspect`` (and with it ``ast``, ``dis``, ``tokenize``):
 ~46 M instructions on top of the modules the memory path needs anyway, and each ``@dataclass``
 then generates and compiles its methods in every process (~3.4 M instructions a class, callgrind;
-16 classes on the way of a ``remember``).  The measured account is in
+16 classes on the way of a ``remember``, more on a hook's).  The measured account is in
 ``.okf/design/lean-memory-verbs.md``.
 
 So the types on those paths are plain classes over :class:`Value` (or :class:`Frozen`, for the
@@ -46,6 +46,10 @@ class Value:
 
     def __hash__(self) -> int:
         raise TypeError(f"unhashable type: {type(self).__name__!r}")  # as a mutable dataclass is
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled and copied through ``__init__`` (a frozen value's slots refuse ``setattr``)."""
+        return type(self), self._values()
 
 
 class Frozen(Value):
