@@ -35,10 +35,10 @@ evidence.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import re
 import unicodedata
 
+from okfpro.core.digest import sha256
 from okfpro.core.record import Frozen, replace, set_field
 
 TYPE_CHECKING = False
@@ -186,7 +186,7 @@ def overlap(a: Iterable[str], b: Iterable[str]) -> float:
 
 
 def memory_id(kind: str, text: str) -> str:
-    return "m-" + hashlib.sha256(f"{kind}\n{normalise(text)}".encode("utf-8")).hexdigest()[:12]
+    return "m-" + sha256(f"{kind}\n{normalise(text)}".encode("utf-8")).hexdigest()[:12]
 
 
 # ------------------------------------------------------------------------------ records
@@ -258,7 +258,7 @@ def make(
 
 
 def change_record(change: str, target: str, *, source: str = "user", created: _dt.date | str | None = None) -> MemoryRecord:
-    rid = "m-" + hashlib.sha256(f"change\n{change}\n{target}\n{created}".encode()).hexdigest()[:12]
+    rid = "m-" + sha256(f"change\n{change}\n{target}\n{created}".encode()).hexdigest()[:12]
     return MemoryRecord(id=rid, text="", kind="event", source=source, change=change, target=target,
                         created=_day(created, "created"))
 

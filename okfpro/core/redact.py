@@ -31,11 +31,11 @@ itself.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import math
 import re
 from collections import Counter
 
+from okfpro.core.digest import sha256
 from okfpro.core import textview
 from okfpro.core.record import Frozen, Value, set_field
 
@@ -405,7 +405,7 @@ class Redaction(Value):
 
 
 def placeholder(rule: str, secret: str) -> str:
-    digest = hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    digest = sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"[REDACTED:{rule}:{digest}]"
 
 

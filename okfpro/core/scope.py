@@ -18,9 +18,9 @@ Pure: no file system, no Git.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
+from okfpro.core.digest import sha256
 from okfpro.core.record import Frozen, set_field
 
 LOCAL = "_local"
@@ -131,7 +131,7 @@ def encode_segment(raw: str | None, hint: bool = True) -> str:
     """
     if raw is None:
         return LOCAL
-    digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
+    digest = sha256(raw.encode("utf-8")).hexdigest()[:16]
     return f"{raw.lower()}-{digest}" if hint else f"s-{digest}"
 
 

@@ -22,11 +22,12 @@ One database per bundle beside the parse cache (``analysis-<hash of root>.sqlite
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import sys
 import time
+
+from okfpro.core.digest import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
@@ -67,7 +68,7 @@ class Unusable(Exception):
 def db_path(root_real: str):
     from okfpro.io.cache import cache_dir
 
-    digest = hashlib.sha256(root_real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    digest = sha256(root_real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return cache_dir(root_real) / f"analysis-{digest}.sqlite"
 
 

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import gc
-import hashlib
 import marshal
 import os
 import sys
@@ -47,6 +46,7 @@ import zlib
 from pathlib import Path
 
 from okfpro.core.concept import Bundle, Concept, Entry
+from okfpro.core.digest import sha256
 from okfpro.core.yamlsafe import ZULU
 from okfpro.io import reader
 from okfpro.io.cachedir import PARSE_CODE as _CODE, cache_dir, code_stamp, user_cache_dir  # noqa: F401 - re-exported
@@ -73,7 +73,7 @@ def _progress_after() -> float:
 
 def cache_path(bundle_root: str | os.PathLike) -> Path:
     root_real = os.path.realpath(os.fspath(bundle_root))
-    digest = hashlib.sha256(root_real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    digest = sha256(root_real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return cache_dir(bundle_root) / f"bundle-{digest}.bin"
 
 
@@ -435,7 +435,7 @@ _SCAN_CODE = ("core/scanindex.py", "core/search.py", "io/cache.py")
 
 def scan_store_path(root: str | os.PathLike) -> Path:
     real = os.path.realpath(os.fspath(root))
-    return cache_dir(root) / f"scan-{hashlib.sha256(real.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}.bin"
+    return cache_dir(root) / f"scan-{sha256(real.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}.bin"
 
 
 def scan_fingerprint(root: str | os.PathLike, bundle: Bundle) -> str | None:
@@ -450,6 +450,8 @@ def scan_fingerprint(root: str | os.PathLike, bundle: Bundle) -> str | None:
         if key is None:
             return None
         lines.append(f"{path}\0{key[0]}\0{key[1]}\0{key[2]}\0{key[3]}\n")
+    import hashlib  # megabytes at 50,000 files: OpenSSL's SHA-256 (okfpro/core/digest.py is for short inputs)
+
     return hashlib.sha256("".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
 
 

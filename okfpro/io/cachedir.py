@@ -7,9 +7,10 @@ whether a cache is fresh — the prompt hook asking the bundle's FTS5 index (:fu
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
+
+from okfpro.core.digest import sha256
 
 
 def cache_dir(bundle_root: str | os.PathLike) -> Path:
@@ -63,4 +64,4 @@ def code_stamp(files: tuple[str, ...] = PARSE_CODE) -> str:
             parts.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
         except OSError:
             parts.append(f"{rel}:-")
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+    return sha256("|".join(parts).encode()).hexdigest()[:16]

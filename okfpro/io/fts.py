@@ -24,13 +24,13 @@ concepts through whichever of the two applies.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import heapq
 import os
 from pathlib import Path
 
 from okfpro.core import bm25
 from okfpro.core import search as _search
+from okfpro.core.digest import blake2b, sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the prompt hook's path
@@ -52,7 +52,7 @@ def db_path(root: str | os.PathLike) -> str:
     from okfpro.io.cachedir import cache_dir
 
     real = os.path.realpath(os.fspath(root))
-    digest = hashlib.sha256(real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    digest = sha256(real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return str(cache_dir(root) / f"fts-{digest}.sqlite")
 
 
@@ -77,7 +77,7 @@ def _columns(view: Any) -> list[str]:
 
 
 def _digest(view: Any) -> str:
-    h = hashlib.blake2b(digest_size=16)
+    h = blake2b(digest_size=16)
     for name in _COLS:
         h.update(_search._as_text(view.field(name)).encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
@@ -402,7 +402,7 @@ def rank_bundle(
 def _listing(lines: Iterable[str]) -> str:
     """The digest of a bundle as the parse cache vouches for it: one :data:`_LINE` per file,
     sorted by path, with its identity ``(size, mtime_ns, ctime_ns, inode)``."""
-    return hashlib.blake2b("".join(lines).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return blake2b("".join(lines).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 _LINE = "{}\x00{},{},{},{}\n"

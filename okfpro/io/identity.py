@@ -29,12 +29,12 @@ resolver, which is the host's own code).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from okfpro.core.digest import sha256
 from okfpro.core.record import Value
 from okfpro.core.scope import LOCAL, Scope, ScopeError, encode_segment, segment_problem
 from okfpro.io.clock import utcnow
@@ -118,7 +118,7 @@ class Resolution(Value):
 def identity_hash(scope: Scope) -> str:
     """sha256 of the scope key (encoded tenant/user/agent): what audit events carry."""
     key = "/".join(encode_segment(getattr(scope, p)) for p in PARTS)
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    return sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
 def _refuse(mode: str, reason: str, session_id: str | None = None, **extra: Any) -> Resolution:
@@ -190,7 +190,7 @@ def host_resolvers() -> list[tuple[str, Any]]:
 
 
 def _binding_path(workspace: Path, session_id: str) -> Path:
-    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    digest = sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return workspace.joinpath(*BINDING_DIR, f"{digest}.json")
 
 

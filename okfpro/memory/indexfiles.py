@@ -6,10 +6,10 @@ removes it and proves it gone: one SQLite file per (tier, scope) key under the m
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from pathlib import Path
 
+from okfpro.core.digest import sha256
 from okfpro.core.scope import Scope, scope_key
 from okfpro.memory.layout import link_problem
 
@@ -29,7 +29,7 @@ def index_path(root: str | os.PathLike, tier: str, scope: Scope) -> Path:
 
 
 def key_path(root: str | os.PathLike, key: str) -> Path:
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    digest = sha256(key.encode("utf-8")).hexdigest()[:32]
     return index_dir(root) / f"{digest}.sqlite"
 
 

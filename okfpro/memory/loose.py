@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import os
 import zlib
-from hashlib import sha1
+
+from okfpro.core.digest import sha1
 
 OBJECT_MODE = 0o444  # git's and libgit2's mode for loose object files
 _TREE = b"40000"

@@ -17,10 +17,10 @@ use.
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 from okfpro.core import bm25
+from okfpro.core.digest import blake2b
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core import search as _search
 from okfpro.core.record import Frozen, set_field
@@ -82,7 +82,7 @@ def record_of(raw: str) -> _mempolicy.MemoryRecord:
 
 
 def norm_digest(text: str) -> str:
-    return hashlib.blake2b(_mempolicy.normalise(text).encode("utf-8"), digest_size=12).hexdigest()
+    return blake2b(_mempolicy.normalise(text).encode("utf-8"), digest_size=12).hexdigest()
 
 
 def visible_status(rec: _mempolicy.MemoryRecord, today: str, include_hidden: bool) -> str | None:

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import hashlib
 import os
 import stat
 from pathlib import Path
 
+from okfpro.core.digest import sha256
 from okfpro.core.scope import (
     TIERS,
     Scope,
@@ -125,7 +125,7 @@ class MemoryStore(Erasure):
         return link_problem(self.root, target)
 
     def _lock_for(self, prefix: str) -> Path:
-        digest = hashlib.sha256(prefix.encode()).hexdigest()[:32]
+        digest = sha256(prefix.encode()).hexdigest()[:32]
         return self.root / LOCK_DIR / f"{digest}.lock"
 
     @contextlib.contextmanager
