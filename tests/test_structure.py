@@ -7,6 +7,7 @@ module level or inside a function: a lazy import is still a dependency a reader 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,12 @@ def test_okfpro_toml_is_read_once_per_capture_and_per_recall(capture_ws: Path, m
     recall_for_prompt({"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": str(capture_ws),
                        "prompt": "when does the deploy key rotate?"}, capture_ws, knowledge_search=lambda q, n: [])
     assert len(reads) == 1, reads
+
+
+def test_value_types_are_record_classes_not_dataclasses() -> None:
+    """One way to write a value type: okfpro/core/record.py's Value / Frozen (hand-written
+    ``__init__``), held to the dataclass semantics by tests/test_record.py.  ``dataclasses`` costs
+    every fresh process ~46 M instructions to import and ~3.4 M a class (.okf/design/lean-memory-verbs.md)."""
+    users = sorted(rel for rel, path in ((p.relative_to(REPO).as_posix(), p) for p in _sources().values())
+                   if re.search(r"^\s*(?:import dataclasses|from dataclasses import)", path.read_text(encoding="utf-8"), re.M))
+    assert not users, f"modules importing dataclasses (use okfpro.core.record): {users}"

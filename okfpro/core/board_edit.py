@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass, field
 
 from okfpro.core import board as _board
 from okfpro.core import log as _log
 from okfpro.core.board import HEADER, Row, chomp, split_lines
 from okfpro.core.pairing import MARKER, links_target, marker_ok
+from okfpro.core.record import Value
 from okfpro.core.refused import Refused
 
 EM = "\u2014"
@@ -39,14 +39,23 @@ HEADING_LINE = re.compile(r"\A#{1,6}\s+\S")
 FENCE_LINE = re.compile(r"\A---[ \t]*\Z")
 
 
-@dataclass
-class Edit:
+class Edit(Value):
+    _fields = ("before", "after", "added", "removed", "moved", "note")
     before: str
     after: str
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    moved: list[str] = field(default_factory=list)
-    note: str = ""
+    added: list[str]
+    removed: list[str]
+    moved: list[str]
+    note: str
+
+    def __init__(self, before: str, after: str, added: list[str] | None = None, removed: list[str] | None = None,
+                 moved: list[str] | None = None, note: str = "") -> None:
+        self.before = before
+        self.after = after
+        self.added = [] if added is None else added
+        self.removed = [] if removed is None else removed
+        self.moved = [] if moved is None else moved
+        self.note = note
 
     @property
     def changed(self) -> bool:

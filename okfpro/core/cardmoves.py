@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from okfpro.core import linemerge
+from okfpro.core.record import Frozen, Value, set_field
 
 Sections = dict[Any, list[str]]  # section key -> its lines (the heading first)
 
@@ -37,13 +37,19 @@ def is_card(line: str) -> bool:
     return line.startswith("- ")
 
 
-@dataclass
-class Plan:
+class Plan(Value):
     """The sides to merge section by section, and what to do with the result."""
 
+    _fields = ("sides", "held", "agreed")
     sides: list[Sections]  # base, ours, theirs, adjusted (cards that left taken out, held cards out, edits carried)
-    held: dict[Any, list[tuple[int, str]]] = field(default_factory=dict)  # destination -> (side, card)
-    agreed: dict[Any, list[str]] = field(default_factory=dict)  # destination -> cards both moved there
+    held: dict[Any, list[tuple[int, str]]]  # destination -> (side, card)
+    agreed: dict[Any, list[str]]  # destination -> cards both moved there
+
+    def __init__(self, sides: list[Sections], held: dict[Any, list[tuple[int, str]]] | None = None,
+                 agreed: dict[Any, list[str]] | None = None) -> None:
+        self.sides = sides
+        self.held = {} if held is None else held
+        self.agreed = {} if agreed is None else agreed
 
 
 def _cards(lines: list[str]) -> Counter[str]:
@@ -65,12 +71,18 @@ def alike(old: str, new: str) -> bool:
     return bool(a and b) and len(a & b) * 5 >= 4 * min(len(a), len(b))
 
 
-@dataclass(frozen=True)
-class Move:
+class Move(Frozen):
+    __slots__ = _fields = ("origin", "dest", "old", "new")
     origin: Any
     dest: Any
     old: str  # the card as the base has it
     new: str  # the card as the side wrote it at its destination
+
+    def __init__(self, origin: Any, dest: Any, old: str, new: str) -> None:
+        set_field(self, "origin", origin)
+        set_field(self, "dest", dest)
+        set_field(self, "old", old)
+        set_field(self, "new", new)
 
 
 def _moves(keys: list[Any], base: dict[Any, Counter[str]], side: dict[Any, Counter[str]]) -> list[Move]:

@@ -33,8 +33,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
+
+from okfpro.core.record import Frozen, Value, set_field
 
 KS = (1, 5, 10)
 _WORD = re.compile(r"\w+")
@@ -44,14 +45,23 @@ class GoldError(ValueError):
     """The gold file is not in the documented shape (the message says where)."""
 
 
-@dataclass(frozen=True)
-class Memory:
+class Memory(Frozen):
+    __slots__ = _fields = ("key", "text", "time", "speaker", "source", "scope")
     key: str
     text: str
-    time: str | None = None
-    speaker: str | None = None
-    source: str = "user"
-    scope: str = "eval"
+    time: str | None
+    speaker: str | None
+    source: str
+    scope: str
+
+    def __init__(self, key: str, text: str, time: str | None = None, speaker: str | None = None,
+                 source: str = "user", scope: str = "eval") -> None:
+        set_field(self, "key", key)
+        set_field(self, "text", text)
+        set_field(self, "time", time)
+        set_field(self, "speaker", speaker)
+        set_field(self, "source", source)
+        set_field(self, "scope", scope)
 
     @property
     def entry(self) -> str:
@@ -59,18 +69,28 @@ class Memory:
         return f"{self.speaker}: {self.text}" if self.speaker else self.text
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(Frozen):
+    __slots__ = _fields = ("query", "keys", "category", "scope")
     query: str
     keys: tuple[str, ...]
-    category: str = "all"
-    scope: str = "eval"
+    category: str
+    scope: str
+
+    def __init__(self, query: str, keys: tuple[str, ...], category: str = "all", scope: str = "eval") -> None:
+        set_field(self, "query", query)
+        set_field(self, "keys", keys)
+        set_field(self, "category", category)
+        set_field(self, "scope", scope)
 
 
-@dataclass(frozen=True)
-class Gold:
+class Gold(Frozen):
+    __slots__ = _fields = ("memories", "queries")
     memories: tuple[Memory, ...]
     queries: tuple[Query, ...]
+
+    def __init__(self, memories: tuple[Memory, ...], queries: tuple[Query, ...]) -> None:
+        set_field(self, "memories", memories)
+        set_field(self, "queries", queries)
 
 
 def parse_gold(data: Any) -> Gold:
@@ -149,11 +169,17 @@ def query_metrics(ranked: Sequence[str], relevant: Iterable[str], ks: Sequence[i
     return out
 
 
-@dataclass
-class Summary:
-    by_category: dict[str, dict[str, float]] = field(default_factory=dict)
-    overall: dict[str, float] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
+class Summary(Value):
+    _fields = ("by_category", "overall", "counts")
+    by_category: dict[str, dict[str, float]]
+    overall: dict[str, float]
+    counts: dict[str, int]
+
+    def __init__(self, by_category: dict[str, dict[str, float]] | None = None,
+                 overall: dict[str, float] | None = None, counts: dict[str, int] | None = None) -> None:
+        self.by_category = {} if by_category is None else by_category
+        self.overall = {} if overall is None else overall
+        self.counts = {} if counts is None else counts
 
 
 def summarise(rows: Sequence[tuple[str, dict[str, float]]]) -> Summary:

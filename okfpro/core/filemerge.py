@@ -23,13 +23,13 @@ gets LF, a final newline and no BOM.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Optional, TypeVar
 
 from okfpro.core import cardmoves, linemerge
 from okfpro.core.board import HEADER, SECTIONS, count_rows, parse_day
 from okfpro.core.board_edit import JOURNAL_DAY_PLACEHOLDER, JOURNAL_PLACEHOLDER
 from okfpro.core.log import DAYISH, day_of, is_snapshot_line
+from okfpro.core.record import Value
 
 #: Lines of the workspace template that exist to be deleted: two sides replacing one of them
 #: with their own first entry are not a conflict.
@@ -53,28 +53,41 @@ Key = tuple[str, int]  # a section: (heading line, n-th heading of that text); (
 COUNT = "\x00in-flight\x00"  # stands for the header's count while the board merges (NUL is refused in input)
 
 
-@dataclass
-class Result:
+class Result(Value):
+    _fields = ("text", "conflicts")
     text: str
     conflicts: int
 
+    def __init__(self, text: str, conflicts: int) -> None:
+        self.text = text
+        self.conflicts = conflicts
 
-@dataclass
-class Fallback:
+
+class Fallback(Value):
     """This file cannot be merged by its grammar; ``reason`` says which side and why."""
 
+    _fields = ("reason",)
     reason: str
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
 
 
 # --- the file's surface: BOM, line endings, final newline ------------------------------------------
 
 
-@dataclass
-class Surface:
+class Surface(Value):
+    _fields = ("bom", "eol", "final_newline", "lines")
     bom: bool
     eol: str
     final_newline: bool
     lines: list[str]
+
+    def __init__(self, bom: bool, eol: str, final_newline: bool, lines: list[str]) -> None:
+        self.bom = bom
+        self.eol = eol
+        self.final_newline = final_newline
+        self.lines = lines
 
 
 def surface(text: str) -> Surface:
@@ -129,10 +142,14 @@ def _log_order(line: str) -> Optional[tuple[Any, ...]]:
     return (1,) if is_snapshot_line(line) else (0,)
 
 
-@dataclass
-class Section:
+class Section(Value):
+    _fields = ("key", "lines")
     key: Key  # (heading text, n-th such heading) or ("", 0) for the head
     lines: list[str]  # the heading line first, then its body
+
+    def __init__(self, key: Key, lines: list[str]) -> None:
+        self.key = key
+        self.lines = lines
 
 
 def _split(lines: list[str], fenced: bool) -> list[Section]:

@@ -22,30 +22,42 @@ of it swap): the union puts the two groups in a canonical order, never "ours fir
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
+
+from okfpro.core.record import Frozen, set_field
 
 OrderKey = Callable[[str], Optional[tuple[Any, ...]]]
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(Frozen):
+    __slots__ = _fields = ("base", "ours", "theirs")
     base: tuple[str, ...]
     ours: tuple[str, ...]
     theirs: tuple[str, ...]
+
+    def __init__(self, base: tuple[str, ...], ours: tuple[str, ...], theirs: tuple[str, ...]) -> None:
+        set_field(self, "base", base)
+        set_field(self, "ours", ours)
+        set_field(self, "theirs", theirs)
 
 
 Piece = Union[str, Conflict]
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Frozen):
     """``base[start:end]`` becomes ``lines`` (``start == end``: an insertion before ``base[start]``)."""
 
+    __slots__ = _fields = ("start", "end", "lines", "side")
     start: int
     end: int
     lines: tuple[str, ...]
-    side: int = 0  # 0 ours, 1 theirs
+    side: int  # 0 ours, 1 theirs
+
+    def __init__(self, start: int, end: int, lines: tuple[str, ...], side: int = 0) -> None:
+        set_field(self, "start", start)
+        set_field(self, "end", end)
+        set_field(self, "lines", lines)
+        set_field(self, "side", side)
 
     @property
     def span(self) -> tuple[int, int]:

@@ -19,22 +19,28 @@ answers; it writes nothing anywhere, so a bundle read this way gets no index in 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from okfpro.core.record import Frozen, set_field
 
 if TYPE_CHECKING:
     from okfpro.core.concept import Bundle
     from okfpro.core.search import RowFilter
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(Frozen):
     """One bundle of the corpus: the label its rows carry, its root, and its parsed concepts."""
 
+    __slots__ = _fields = ("slug", "root", "bundle")
     slug: str
     root: Path
     bundle: Bundle
+
+    def __init__(self, slug: str, root: Path, bundle: Bundle) -> None:
+        set_field(self, "slug", slug)
+        set_field(self, "root", root)
+        set_field(self, "bundle", bundle)
 
 
 class _Owner:

@@ -44,9 +44,10 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, NoReturn
+
+from okfpro.core.record import Value
 
 HOME_ENV = "OKFPRO_HOME"
 FILE_NAME = "registry.json"
@@ -63,31 +64,46 @@ class RegistryError(Exception):
     """A registry that cannot be read, or a request it cannot answer (exit 2)."""
 
 
-@dataclass
-class Entry:
+class Entry(Value):
     """One registered bundle; ``link``/``origin``: the link it arrived through and its slug there."""
 
+    _fields = ("slug", "path", "title", "link", "origin")
     slug: str
     path: str
     title: str
-    link: str | None = None
-    origin: str | None = None
+    link: str | None
+    origin: str | None
+
+    def __init__(self, slug: str, path: str, title: str, link: str | None = None, origin: str | None = None) -> None:
+        self.slug = slug
+        self.path = path
+        self.title = title
+        self.link = link
+        self.origin = origin
 
     @property
     def dir(self) -> str:
         return self.path
 
 
-@dataclass
-class Group:
+class Group(Value):
+    _fields = ("slug", "members")
     slug: str
     members: list[str]
 
+    def __init__(self, slug: str, members: list[str]) -> None:
+        self.slug = slug
+        self.members = members
 
-@dataclass
-class Link:
+
+class Link(Value):
+    _fields = ("slug", "registry")
     slug: str
     registry: str
+
+    def __init__(self, slug: str, registry: str) -> None:
+        self.slug = slug
+        self.registry = registry
 
 
 # --------------------------------------------------------------------------- names and places

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from okfpro.core.record import Frozen, Value, set_field
 from okfpro.io.atomic import atomic_write
 from okfpro.io.roots import git_fence, root_kind
 from okfpro.io.wiring import MERGEABLE
@@ -79,35 +79,62 @@ def launcher_root() -> Path:
     raise ScaffoldError(f"okfpro's hook launchers are missing from this installation (looked in {packaged} and {checkout})")
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(Frozen):
     """One file the scaffold writes: destination (relative, POSIX), bytes, mode, ownership.
 
     ``machine`` marks machine-local state (the interpreter pin): refreshed by every run, never staged.
     """
 
+    __slots__ = _fields = ("rel", "data", "mode", "owned", "machine")
     rel: str
     data: bytes
     mode: int
     owned: bool
-    machine: bool = False
+    machine: bool
+
+    def __init__(self, rel: str, data: bytes, mode: int, owned: bool, machine: bool = False) -> None:
+        set_field(self, "rel", rel)
+        set_field(self, "data", data)
+        set_field(self, "mode", mode)
+        set_field(self, "owned", owned)
+        set_field(self, "machine", machine)
 
 
-@dataclass
-class Report:
+class Report(Value):
+    _fields = ("dest", "verb", "written", "rewritten", "staged", "left_alone", "merged", "backups", "not_active",
+               "git_initialised", "agents", "merge_driver", "after_merge")
     dest: Path
     verb: str
-    written: list[str] = field(default_factory=list)
-    rewritten: list[str] = field(default_factory=list)
-    staged: list[str] = field(default_factory=list)
-    left_alone: list[str] = field(default_factory=list)
-    merged: list[str] = field(default_factory=list)
-    backups: list[str] = field(default_factory=list)
-    not_active: list[tuple[str, str]] = field(default_factory=list)  # (file, why): wiring that is off
-    git_initialised: bool = False
-    agents: tuple[str, ...] = ()
-    merge_driver: str = ""  # what registering `okfpro merge-file` did (okfpro/io/mergewiring.py)
-    after_merge: list[str] = field(default_factory=list)  # what kept the after-merge hooks out
+    written: list[str]
+    rewritten: list[str]
+    staged: list[str]
+    left_alone: list[str]
+    merged: list[str]
+    backups: list[str]
+    not_active: list[tuple[str, str]]  # (file, why): wiring that is off
+    git_initialised: bool
+    agents: tuple[str, ...]
+    merge_driver: str  # what registering `okfpro merge-file` did (okfpro/io/mergewiring.py)
+    after_merge: list[str]  # what kept the after-merge hooks out
+
+    def __init__(self, dest: Path, verb: str, written: list[str] | None = None, rewritten: list[str] | None = None,
+                 staged: list[str] | None = None, left_alone: list[str] | None = None,
+                 merged: list[str] | None = None, backups: list[str] | None = None,
+                 not_active: list[tuple[str, str]] | None = None, git_initialised: bool = False,
+                 agents: tuple[str, ...] = (), merge_driver: str = "", after_merge: list[str] | None = None) -> None:
+        self.dest = dest
+        self.verb = verb
+        self.written = [] if written is None else written
+        self.rewritten = [] if rewritten is None else rewritten
+        self.staged = [] if staged is None else staged
+        self.left_alone = [] if left_alone is None else left_alone
+        self.merged = [] if merged is None else merged
+        self.backups = [] if backups is None else backups
+        self.not_active = [] if not_active is None else not_active
+        self.git_initialised = git_initialised
+        self.agents = agents
+        self.merge_driver = merge_driver
+        self.after_merge = [] if after_merge is None else after_merge
 
     def as_json(self) -> dict:
         return {

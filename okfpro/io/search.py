@@ -15,11 +15,11 @@ led by ``slug``).  A query that cannot run raises :class:`SearchError`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from okfpro.core import search as _search
+from okfpro.core.record import Frozen, set_field
 from okfpro.core.search import ROW, SearchError
 
 if TYPE_CHECKING:
@@ -30,19 +30,31 @@ if TYPE_CHECKING:
 __all__ = ["ROW", "Query", "SearchError", "many", "names_a_bundle", "one", "sources"]
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(Frozen):
     """One search: the terms, the engine and its options, the row filters (``type``, ``dir``,
     ``tag``, ``status``, ``trust``: None = any), and at most ``limit`` rows (None: the engine's)."""
 
+    __slots__ = _fields = ("terms", "engine", "regexp", "fuzzy", "fields", "filters", "limit", "budget")
     terms: list[str]
-    engine: str = "scan"  # or "ranked"
-    regexp: bool = False
-    fuzzy: bool = False
-    fields: str | None = None  # the searched fields, comma-separated (None: all seven)
-    filters: dict[str, str | None] = field(default_factory=dict)
-    limit: int | None = None
-    budget: float | None = None  # seconds for one regexp scan (None: the engine's)
+    engine: str  # or "ranked"
+    regexp: bool
+    fuzzy: bool
+    fields: str | None  # the searched fields, comma-separated (None: all seven)
+    filters: dict[str, str | None]
+    limit: int | None
+    budget: float | None  # seconds for one regexp scan (None: the engine's)
+
+    def __init__(self, terms: list[str], engine: str = "scan", regexp: bool = False, fuzzy: bool = False,
+                 fields: str | None = None, filters: dict[str, str | None] | None = None, limit: int | None = None,
+                 budget: float | None = None) -> None:
+        set_field(self, "terms", terms)
+        set_field(self, "engine", engine)
+        set_field(self, "regexp", regexp)
+        set_field(self, "fuzzy", fuzzy)
+        set_field(self, "fields", fields)
+        set_field(self, "filters", {} if filters is None else filters)
+        set_field(self, "limit", limit)
+        set_field(self, "budget", budget)
 
     def where(self) -> _search.RowFilter:
         return _search.RowFilter(**self.filters)

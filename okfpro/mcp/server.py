@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from dataclasses import replace
 from typing import Any, Callable
 from urllib.parse import quote, unquote
 
@@ -34,6 +33,7 @@ from mcp.shared.exceptions import MCPError
 
 from okfpro import __version__
 from okfpro.cli.common import jsonable  # the CLI's JSON default: dates as ISO text
+from okfpro.core.record import replace
 from okfpro.mcp import tools as _tools
 
 MAX_ARGUMENT_BYTES = 256 * 1024

@@ -18,9 +18,9 @@ import json
 import os
 import secrets
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
+from okfpro.core.record import Frozen, set_field
 from okfpro.core.scope import Scope, ScopeError
 
 PREFIX = "okfpro_"
@@ -30,12 +30,18 @@ class TokenFileError(Exception):
     """The token file cannot be used (unreadable, malformed, an invalid identity)."""
 
 
-@dataclass(frozen=True)
-class Identity:
+class Identity(Frozen):
+    __slots__ = _fields = ("tenant", "user", "agent", "label")
     tenant: str | None
     user: str | None
     agent: str | None
-    label: str | None = None
+    label: str | None
+
+    def __init__(self, tenant: str | None, user: str | None, agent: str | None, label: str | None = None) -> None:
+        set_field(self, "tenant", tenant)
+        set_field(self, "user", user)
+        set_field(self, "agent", agent)
+        set_field(self, "label", label)
 
     def scope(self) -> Scope:
         return Scope(self.tenant, self.user, self.agent, None)

@@ -15,11 +15,11 @@ session a JSON-RPC error rather than something silently ignored.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from okfpro.core import mempolicy as _mempolicy
+from okfpro.core.record import Value
 from okfpro.core.scope import TIERS
 
 # result sizing -----------------------------------------------------------------------
@@ -37,28 +37,49 @@ class ToolFailure(Exception):
     """A refusal or a could-not-run: reported to the model as a tool error (``isError``), text only."""
 
 
-@dataclass
-class Tool:
+class Tool(Value):
+    _fields = ("name", "title", "description", "schema", "run", "writes", "memory")
     name: str
     title: str
     description: str
     schema: dict[str, Any]
     run: Callable[["Host", dict[str, Any]], dict[str, Any]]
-    writes: bool = False
-    memory: bool = False
+    writes: bool
+    memory: bool
+
+    def __init__(self, name: str, title: str, description: str, schema: dict[str, Any],
+                 run: Callable[["Host", dict[str, Any]], dict[str, Any]], writes: bool = False, memory: bool = False) -> None:
+        self.name = name
+        self.title = title
+        self.description = description
+        self.schema = schema
+        self.run = run
+        self.writes = writes
+        self.memory = memory
 
 
-@dataclass
-class Host:
+class Host(Value):
     """What the server knows that a tool argument may not change: the bundle, the workspace, the scope."""
 
+    _fields = ("root", "workspace", "name", "warm", "scope_source", "allow_purge", "extras")
     root: Path
     workspace: Path
     name: str
     warm: Any  # okfpro.mcp.watch.Warm
     scope_source: Callable[[], tuple[Any, str | None]]  # () -> (Scope | None, reason)
-    allow_purge: bool = False
-    extras: dict[str, Any] = field(default_factory=dict)
+    allow_purge: bool
+    extras: dict[str, Any]
+
+    def __init__(self, root: Path, workspace: Path, name: str, warm: Any,
+                 scope_source: Callable[[], tuple[Any, str | None]], allow_purge: bool = False,
+                 extras: dict[str, Any] | None = None) -> None:
+        self.root = root
+        self.workspace = workspace
+        self.name = name
+        self.warm = warm
+        self.scope_source = scope_source
+        self.allow_purge = allow_purge
+        self.extras = {} if extras is None else extras
 
     def bundle(self):
         return self.warm.bundle()

@@ -27,11 +27,11 @@ import datetime as _dt
 import hashlib
 import json
 import time
-from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.record import replace
+from okfpro.core.record import Value
 from okfpro.core.scope import TIERS, Scope, write_problem
 
 FIELDS = ("text", "time", "tier", "kind", "source", "id")
@@ -41,8 +41,8 @@ class BadImport(ValueError):
     """A line that cannot be imported (the message names it); nothing was written."""
 
 
-@dataclass
-class Item:
+class Item(Value):
+    _fields = ("line", "text", "when", "tier", "kind", "source", "key", "plain")
     line: int
     text: str
     when: _dt.datetime | None
@@ -52,16 +52,37 @@ class Item:
     key: str | None
     plain: bool  # a captured exchange (transcript), not an explicit memory
 
+    def __init__(self, line: int, text: str, when: _dt.datetime | None, tier: str, kind: str, source: str,
+                 key: str | None, plain: bool) -> None:
+        self.line = line
+        self.text = text
+        self.when = when
+        self.tier = tier
+        self.kind = kind
+        self.source = source
+        self.key = key
+        self.plain = plain
 
-@dataclass
-class ImportResult:
-    read: int = 0
-    imported: int = 0
-    skipped: int = 0  # already present (same text, or same import id)
-    refused: int = 0  # the safety layer refused it
-    redacted: int = 0
-    commits: dict[str, str] = field(default_factory=dict)  # tier -> commit
-    errors: list[str] = field(default_factory=list)
+
+class ImportResult(Value):
+    _fields = ("read", "imported", "skipped", "refused", "redacted", "commits", "errors")
+    read: int
+    imported: int
+    skipped: int  # already present (same text, or same import id)
+    refused: int  # the safety layer refused it
+    redacted: int
+    commits: dict[str, str]  # tier -> commit
+    errors: list[str]
+
+    def __init__(self, read: int = 0, imported: int = 0, skipped: int = 0, refused: int = 0, redacted: int = 0,
+                 commits: dict[str, str] | None = None, errors: list[str] | None = None) -> None:
+        self.read = read
+        self.imported = imported
+        self.skipped = skipped
+        self.refused = refused
+        self.redacted = redacted
+        self.commits = {} if commits is None else commits
+        self.errors = [] if errors is None else errors
 
     def to_json(self) -> dict[str, Any]:
         return {"read": self.read, "imported": self.imported, "skipped": self.skipped, "refused": self.refused,

@@ -20,12 +20,12 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from okfpro.core.daymerge import MergeConflict
+from okfpro.core.record import Frozen, set_field
 from okfpro.core.scope import Scope, applicable_tiers, history_ref, memory_path, scope_key
 
 if TYPE_CHECKING:
@@ -45,12 +45,16 @@ class TooLarge(MergeConflict):
     """A remote object over the sync caps: the scope is refused, nothing local changes."""
 
 
-@dataclass(frozen=True)
-class Caps:
+class Caps(Frozen):
     """What sync reads of a remote's objects, at most (None: a local, trusted object)."""
 
-    max_bytes: int = MAX_BYTES
-    max_lines: int = MAX_LINES
+    __slots__ = _fields = ("max_bytes", "max_lines")
+    max_bytes: int
+    max_lines: int
+
+    def __init__(self, max_bytes: int = MAX_BYTES, max_lines: int = MAX_LINES) -> None:
+        set_field(self, "max_bytes", max_bytes)
+        set_field(self, "max_lines", max_lines)
 
     def check(self, repo: pygit2.Repository, oid, what: str) -> None:
         """Refuse ``oid`` before it is read when it is over ``max_bytes`` (its header only)."""
@@ -70,16 +74,23 @@ class RemoteError(RuntimeError):
     """The remote could not be reached or refused us; the message says what git said."""
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(Frozen):
     """One memory ref a sync may touch: its tier, directory prefix (relative to the memory
     root), scope key and history ref."""
 
+    __slots__ = _fields = ("tier", "prefix", "key", "ref", "purged")
     tier: str
     prefix: str
     key: str
     ref: str
-    purged: tuple[str, ...] = ()  # before a purge: the commit ids of its local history a tombstone lists
+    purged: tuple[str, ...]  # before a purge: the commit ids of its local history a tombstone lists
+
+    def __init__(self, tier: str, prefix: str, key: str, ref: str, purged: tuple[str, ...] = ()) -> None:
+        set_field(self, "tier", tier)
+        set_field(self, "prefix", prefix)
+        set_field(self, "key", key)
+        set_field(self, "ref", ref)
+        set_field(self, "purged", purged)
 
     @property
     def tombstone(self) -> str:

@@ -52,10 +52,10 @@ import shlex
 import subprocess
 import sys
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from okfpro.core.record import Frozen, set_field
 from okfpro.core.scope import Scope, ScopeError, history_ref, validate_segment
 
 PUSHER_VARS = ("REMOTE_USER", "GL_USERNAME", "GITEA_PUSHER_NAME")
@@ -64,12 +64,18 @@ ZERO = "0" * 40
 _SESSION = re.compile(r"s-[0-9a-f]{16}")
 
 
-@dataclass(frozen=True)
-class Pusher:
+class Pusher(Frozen):
+    __slots__ = _fields = ("name", "scope", "agents", "maintainer")
     name: str
     scope: Scope
     agents: tuple[str, ...]
     maintainer: bool
+
+    def __init__(self, name: str, scope: Scope, agents: tuple[str, ...], maintainer: bool) -> None:
+        set_field(self, "name", name)
+        set_field(self, "scope", scope)
+        set_field(self, "agents", agents)
+        set_field(self, "maintainer", maintainer)
 
 
 def load_config(path: Path) -> dict:
@@ -161,12 +167,16 @@ TOMB_NS = "refs/okfpro/tombstone/"
 MAX_TOMBSTONE = 1 << 20  # bytes: a tombstone is a few lines and ids
 
 
-@dataclass(frozen=True)
-class Erased:
+class Erased(Frozen):
     """What one tombstone says: when the scope was erased (epoch seconds) and the purged ids."""
 
+    __slots__ = _fields = ("at", "ids")
     at: int
     ids: frozenset[str]
+
+    def __init__(self, at: int, ids: frozenset[str]) -> None:
+        set_field(self, "at", at)
+        set_field(self, "ids", ids)
 
 
 def _git(*args: str, stdin: bytes | None = None) -> bytes:

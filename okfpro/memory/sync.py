@@ -26,10 +26,10 @@ from __future__ import annotations
 import datetime as _dt
 import sys
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from okfpro.core.daymerge import MergeConflict, entry_count, merge_files
+from okfpro.core.record import Value
 from okfpro.core.scope import Scope
 from okfpro.io.clock import utcnow
 from okfpro.memory.layout import HISTORY_DIR
@@ -41,16 +41,28 @@ if TYPE_CHECKING:
 ROUNDS = 4
 
 
-@dataclass
-class SyncReport:
+class SyncReport(Value):
+    _fields = ("remote", "fetched", "fast_forwarded", "merged", "pushed", "tombstones", "refused", "error")
     remote: str
-    fetched: list[str] = field(default_factory=list)  # scope keys
-    fast_forwarded: list[str] = field(default_factory=list)
-    merged: list[str] = field(default_factory=list)
-    pushed: list[str] = field(default_factory=list)
-    tombstones: list[dict] = field(default_factory=list)  # applied here
-    refused: list[dict] = field(default_factory=list)  # {"scope", "why"}
-    error: str | None = None
+    fetched: list[str]  # scope keys
+    fast_forwarded: list[str]
+    merged: list[str]
+    pushed: list[str]
+    tombstones: list[dict]  # applied here
+    refused: list[dict]  # {"scope", "why"}
+    error: str | None
+
+    def __init__(self, remote: str, fetched: list[str] | None = None, fast_forwarded: list[str] | None = None,
+                 merged: list[str] | None = None, pushed: list[str] | None = None,
+                 tombstones: list[dict] | None = None, refused: list[dict] | None = None, error: str | None = None) -> None:
+        self.remote = remote
+        self.fetched = [] if fetched is None else fetched
+        self.fast_forwarded = [] if fast_forwarded is None else fast_forwarded
+        self.merged = [] if merged is None else merged
+        self.pushed = [] if pushed is None else pushed
+        self.tombstones = [] if tombstones is None else tombstones
+        self.refused = [] if refused is None else refused
+        self.error = error
 
     @property
     def ok(self) -> bool:
