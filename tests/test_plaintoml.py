@@ -80,7 +80,7 @@ ends = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", ""])
 documents = st.lists(st.tuples(plain_lines, st.just("\n")), max_size=12) | st.lists(st.tuples(lines, ends), max_size=12)
 
 
-@settings(max_examples=examples(1500), deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(documents)
 def test_whatever_it_reads_tomllib_reads_the_same(parts: list[tuple[str, str]]) -> None:
     agrees("".join(line + end for line, end in parts))
