@@ -51,7 +51,8 @@ def expected(root: str, terms: list[str]) -> dict[str, list[tuple[int, str, str]
         if not hasattr(item, "title"):
             continue
         values = search._concept_values(item)
-        if any(search._low(values[f]) is None for f in search.FIELDS):
+        lows = [search._low(values[f]) for f in search.FIELDS]
+        if any(low is None or rule1state.LONG_WORD.search(low) for low in lows):
             continue  # irregular: scanned by the engine itself, not from postings
         items.append((rel, item))
     return {term: sorted((-row["score"], row["id"], rel) for rel, item in items for row in search.scan([item], [term]))
@@ -194,3 +195,64 @@ def test_rule1_through_post_edit_equals_a_full_run(tmp_path, monkeypatch, name):
     assert inc[2] == []
     assert inc[:2] == full[:2]
     assert "RULE 1" in "\n".join(full[1]) or name.startswith("ache-zzz")
+
+
+def test_a_concept_holding_a_very_long_word_is_ranked_by_the_engine_itself(tmp_path, monkeypatch):
+    """A word's suffixes cost its length squared (a 17,000-digit integer in a hostile concept was
+    ~150 MB of them and seconds of every state build): a concept holding a word of
+    ``LONG_WORD`` characters or more is irregular, scanned by the engine itself.  A term inside
+    such words (in a title, a body) still ranks them exactly as a full run does."""
+    import json
+
+    from okfpro.hooks import post_edit
+    from okfpro.hooks.context import Ctx
+    from okfpro.hooks.event import parse
+
+    monkeypatch.setenv("OKFPRO_TODAY", "2026-11-30")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    rng = random.Random(7)
+    ws = tmp_path / "ws"
+    root = ws / ".okf"
+    (root / "learnings").mkdir(parents=True)
+    (ws / "okfpro.toml").write_text("")
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    (root / "index.md").write_text('---\nokf_version: "0.2"\n---\n\n# Root\n')
+    long_ones = []
+    for i in range(40):
+        rel = f"learnings/{rng.choice(VOCAB)}-{i}.md"
+        text = concept_text(rng, [])
+        if i % 8 == 0:  # a word of 300 and one of 5,000 characters holding "cache", in the title or the body
+            word = "a1" + "z" * (300 if i % 16 else 5000) + "cache" + "9" * i
+            if i % 16:
+                text = "\n".join(line for line in text.split("\n") if not line.startswith("title:"))
+                text = text.replace("---\n", f"---\ntitle: {word}\n", 1)
+            else:
+                text += f"\n{word}\n"
+            long_ones.append(rel)
+        (root / rel).write_text(text)
+
+    def answer(full: bool) -> tuple:
+        if full:
+            monkeypatch.setenv("OKFPRO_NO_CACHE", "1")
+        else:
+            monkeypatch.delenv("OKFPRO_NO_CACHE", raising=False)
+        event = parse(json.dumps({"cwd": str(ws), "tool_name": "Write",
+                                  "tool_input": {"file_path": str(root / "learnings" / "cache.md"), "content": "x"}}))
+        ctx = Ctx(event)
+        got = post_edit.post_edit(ctx)
+        return got.kind, got.messages, ctx.notes
+
+    (root / "learnings" / "cache.md").write_text("---\ntype: Learning\ntitle: Cache\n---\n\ncache\n")
+    answer(False)  # builds the state
+    inc, full = answer(False), answer(True)
+    assert inc[2] == []
+    assert inc[:2] == full[:2]
+    said = "\n".join(full[1])
+    assert "RULE 1" in said and any(rel[:-3] in said for rel in long_ones), said
+    state, reason = analysis.open_state(os.path.realpath(root))
+    try:
+        assert reason is None
+        assert sorted(r[0] for r in state.db.execute("SELECT path FROM irregular")) == sorted(long_ones)
+        assert state.db.execute("SELECT max(length(word)) FROM vocab").fetchone()[0] < 256
+    finally:
+        analysis.abandon(state.db)

@@ -16,12 +16,14 @@ scores at most the sum of the postings' current scores, and with one word ranks 
 current posting; with several words its body may add the body's weight).  So a term found in most concepts reads a handful of postings, not every text.
 Other terms (not word characters, or in too many vocabulary words) are ranked by SQL over the
 stored texts, in bands (``.okf/design/incremental-post-edit.md``).  Concepts with other text
-are ``irregular`` and scanned by the engine itself.
+(or a word of :data:`LONG_WORD` characters: its suffixes cost its length squared) are ``irregular``
+and scanned by the engine itself.
 """
 
 from __future__ import annotations
 
 import heapq
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
@@ -40,8 +42,11 @@ DDL = (
     "CREATE TABLE bpost(word TEXT, doc INT, PRIMARY KEY(word, doc)) WITHOUT ROWID",
 )
 SHORT = ("title", "id", "tags", "type", "description", "sources")
-IRREGULAR_MAX = 400  # concepts with non-ASCII text, scanned by the engine itself on every reconcile
+IRREGULAR_MAX = 400  # concepts with non-ASCII text or a LONG_WORD, scanned by the engine itself on every reconcile
 MAX_WORDS = 64  # a term inside more vocabulary words than this is ranked by SQL over the texts
+# A word's suffixes cost its length squared: a concept holding a word this long is irregular (a
+# 17,000-digit integer alone was ~150 MB of suffixes and seconds of every state build)
+LONG_WORD = re.compile(r"[a-z0-9_]{256}")
 
 
 def _postings(short: dict[str, str], body: str) -> tuple[dict[str, int], set[str]]:
@@ -87,7 +92,8 @@ def index_text(db: Any, rel: str, concept: Any, sink: Sink | None = None) -> Non
 
     values = search._concept_values(concept)
     found = [search._low(values[name]) for name in search.FIELDS]
-    if any(low is None or "\x01" in low for low in found):  # not plain ASCII: searched the slow way
+    # not plain ASCII, or a word too long for the suffix table: searched the slow way
+    if any(low is None or "\x01" in low or LONG_WORD.search(low) for low in found):
         db.execute("INSERT INTO irregular(path) VALUES(?)", (rel,))
         return
     fields = dict(zip(search.FIELDS, ((low or "").replace("\x00", "\x01") for low in found)))
