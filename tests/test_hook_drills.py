@@ -566,16 +566,27 @@ def _corpus_sample() -> list[Path]:
 
 @pytest.mark.parametrize("bundle", _corpus_sample(), ids=lambda p: p.name)
 def test_every_event_answers_on_the_conformance_corpus_without_crashing(bundle):
+    """Each event at the hook door (``okfpro hook EVENT``) over a sample of the corpus: in the test's
+    process (hookkit.hook(process=False), the entry point a hook process runs; a crash there is a
+    traceback and exit 1 just the same), and for the first bundle of the sample in a real process as
+    well, byte for byte the same answer (hookkit.hook_both_ways)."""
     expected = json.loads((bundle.parent.parent / "expected" / f"{bundle.name}.json").read_text())
     root = bundle / ".okf"
     target = next(p for p in sorted(root.rglob("*.md")) if p.name not in ("index.md", "log.md"))
     write = {"cwd": str(bundle), "tool_name": "Write", "tool_input": {"file_path": str(target), "content": "x"}}
+    both = bundle == _corpus_sample()[0]
+
+    def hook(event: str, payload: dict, extra_env: dict) -> subprocess.CompletedProcess:
+        if both:
+            return hookkit.hook_both_ways(event, event=payload, extra_env=extra_env)
+        return hookkit.hook(event, event=payload, extra_env=extra_env, process=False)
+
     for event, payload in (("session-start", {"cwd": str(bundle), "source": "startup"}), ("pre-tool-use", write),
                            ("post-tool-use", write), ("stop", {"cwd": str(bundle)})):
-        proc = hookkit.hook(event, event=payload, extra_env={"OKFPRO_TODAY": expected["today"], "OKFPRO_NO_CACHE": "1"})
+        proc = hook(event, payload, {"OKFPRO_TODAY": expected["today"], "OKFPRO_NO_CACHE": "1"})
         err = hookkit.err_text(proc)
         assert proc.returncode in (0, 2), (event, err)
         assert "ENFORCEMENT" not in err and "unavailable" not in hookkit.out_text(proc), (event, err)
-    banner = hookkit.out_text(hookkit.hook("session-start", event={"cwd": str(bundle)}, extra_env={"OKFPRO_TODAY": expected["today"]}))
+    banner = hookkit.out_text(hook("session-start", {"cwd": str(bundle)}, {"OKFPRO_TODAY": expected["today"]}))
     board = expected["state"]["json"]["board"]
     assert f"in flight {board['in flight']}/" in banner and f"· backlog {board['backlog']} ·" in banner
