@@ -1,8 +1,9 @@
 """Memory in the agent loop, through the real hook door of a real workspace.
 
-A workspace made by ``okfpro init`` (capture switched on), the launcher scripts it
-installed in ``.claude/hooks/``, a Claude-Code-shaped transcript, real JSON events on
-stdin and real exit codes: Stop captures the turn (redacted before it touches disk or
+A workspace made by ``okfpro init`` (capture switched on; run in the test's process), the
+launcher scripts it installed in ``.claude/hooks/`` run as the host runs them (the script itself,
+a real process: its sh part starts the interpreter ``init`` pinned), a Claude-Code-shaped
+transcript, real JSON events on stdin and real exit codes: Stop captures the turn (redacted before it touches disk or
 Git), UserPromptSubmit recalls it for the same identity only, SessionEnd deletes the
 session tier.  Identity comes from the environment the host sets, never the prompt.
 """
@@ -12,12 +13,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, run_okfpro
+from tests.helpers import REPO, invoke
 
 SECRET = "hunter2-XYZ"
 ALICE = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
@@ -32,7 +32,7 @@ def _git(ws: Path, *args: str) -> str:
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     root = tmp_path / "my brain"  # a space in the path, as real project paths have
-    proc = run_okfpro("init", str(root))
+    proc = invoke("init", str(root))
     assert proc.returncode == 0, proc.stderr
     toml = root / "okfpro.toml"
     toml.write_text(toml.read_text().replace("capture = false", "capture = true"))
@@ -47,7 +47,7 @@ def launch(ws: Path, script: str, event: dict, env: dict) -> subprocess.Complete
     full.update(env)
     full["CLAUDE_PROJECT_DIR"] = str(ws)
     full["PYTHONPATH"] = str(REPO)
-    return subprocess.run([sys.executable, str(ws / ".claude" / "hooks" / script)], input=json.dumps(event),
+    return subprocess.run([str(ws / ".claude" / "hooks" / script)], input=json.dumps(event),
                           capture_output=True, text=True, cwd=str(ws), env=full, timeout=120)
 
 
