@@ -30,6 +30,9 @@ from okfpro.core import yamlsafe
 from tests import hookkit
 from tests.helpers import invoke
 
+# one worker builds the hostile workspace (a 7 MiB concept among them, ~1.2 s) for all its tests
+pytestmark = pytest.mark.xdist_group("hostile_yaml")
+
 DIGITS = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
 
 HOSTILE: dict[str, str] = {
