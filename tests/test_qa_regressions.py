@@ -38,7 +38,8 @@ def test_launchers_run_as_the_host_runs_them_leave_no_bytecode_in_the_workspace(
     ws = init_workspace(tmp_path)
     # the pin names the interpreter that installed okfpro; here: the one running the tests
     (ws / ".claude" / "hooks" / "okfpro-python").write_text(sys.executable + "\n")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    # a host's environment: bytecode written beside the sources (tests/conftest.py may set a prefix)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
     env.update(CLAUDE_PROJECT_DIR=str(ws), OKFPRO_TODAY=TODAY, PYTHONPATH=str(REPO))
     event = ('{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","cwd":%s}'
              % __import__("json").dumps(str(ws)))
