@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -12,9 +13,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-pytest.importorskip("mcp")
-
-from mcp.shared.exceptions import MCPError  # noqa: E402
+# the SDK is asked for without importing it (~0.8 s): collection stays light, and only the worker
+# that runs this group (one xdist group for the MCP tests) pays for the import
+if importlib.util.find_spec("mcp") is None:
+    pytest.skip("the MCP SDK is not installed (pip install 'okfpro[mcp]')", allow_module_level=True)
+pytestmark = pytest.mark.xdist_group("mcp")
 
 from tests.helpers import invoke, run_okfpro  # noqa: E402
 from tests.mcpkit import call, cli_json, server_env, stdio_client, workspace  # noqa: E402
@@ -34,6 +37,8 @@ PAGING = ("bundle", "count", "total", "offset", "truncated", "next_offset", "eng
 
 
 def test_every_tool_answers_as_the_cli_does(tmp_path: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+
     ws = workspace(tmp_path)
     okf = ws / ".okf"
     env = server_env(OKFPRO_USER="alice", OKFPRO_TODAY="2026-11-30")
@@ -201,6 +206,8 @@ def test_an_outside_edit_is_seen_on_the_next_call(tmp_path: Path) -> None:
 
 
 def test_bad_requests_are_jsonrpc_errors_and_the_server_stays_up(tmp_path: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+
     ws = workspace(tmp_path)
 
     async def main() -> None:

@@ -431,6 +431,7 @@ def test_a_session_id_cannot_end_alices_session_or_read_it_in_any_mode(ws: Path,
         assert "alice" not in p.stdout
 
 
+@pytest.mark.xdist_group("mcp")  # with the MCP tests: one worker imports the SDK
 def test_forget_over_mcp_follows_the_same_erasure_policy(ws: Path) -> None:
     pytest.importorskip("mcp")
     import anyio
