@@ -1,5 +1,8 @@
 """The Stop gate yields on ``stop_hook_active`` (the host's advice), so at the agent door "cannot stop
-without a Snapshot line" is one reminder; audit — and so the pre-commit door — refuses the same thing."""
+without a Snapshot line" is one reminder; audit — and so the pre-commit door — refuses the same thing.
+
+The Stop hook runs as a real process; init, audit and snapshot in the test's process (tests.helpers.invoke:
+the same entry point, exit code and output; audit at the real pre-commit door is tests/test_precommit.py's)."""
 
 from __future__ import annotations
 
@@ -8,12 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import invoke
+
 TODAY = "2026-11-30"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "okfpro", *args], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, "OKFPRO_TODAY": TODAY})
+    return invoke(*args, cwd=cwd, env={"OKFPRO_TODAY": TODAY})
 
 
 def git(ws: Path, *args: str) -> None:
