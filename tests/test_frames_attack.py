@@ -10,7 +10,6 @@ SessionStart banner — none of them reaches the model as a tag, while our own f
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -64,8 +63,7 @@ def ws(tmp_path_factory) -> Path:
     log.write_text(log.read_text().rstrip("\n") + f" {hostile}\n")  # the last Snapshot line, shown by the banner
     hookkit.git(ws, "add", "-A")
     hookkit.git(ws, "commit", "-qm", "workspace")
-    proc = subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", f"deploy on Fridays {hostile}"],
-                          capture_output=True, text=True, env=hookkit.env(WHO), cwd=str(ws), timeout=120)
+    proc = hookkit.invoke("memory", "remember", f"deploy on Fridays {hostile}", base_env=hookkit.env(WHO), cwd=ws)
     assert proc.returncode == 0, proc.stderr
     return ws
 

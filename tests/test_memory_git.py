@@ -133,7 +133,7 @@ def test_memory_root_hides_itself_from_a_workspace_that_does_not_ignore_it(tmp_p
     env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_")}
     env.update(OKFPRO_TENANT="acme", OKFPRO_USER="alice")
     for args in (["remember", "hello"], ["forget", "--yes"], ["remember", "again"], ["forget", "--purge", "--yes"]):
-        proc = subprocess.run([sys.executable, "-m", "okfpro", "memory", *args], cwd=ws, env=env, capture_output=True)
+        proc = invoke("memory", *args, cwd=ws, base_env=env)  # the verb in this process; Git's own children are real
         assert proc.returncode == 0, proc.stderr
         assert workspace_state(ws) == before
     assert (ws / ".okf-memory" / HISTORY_DIR).is_dir()

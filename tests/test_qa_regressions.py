@@ -329,8 +329,7 @@ def test_recall_works_when_tmp_is_a_file_and_an_unreadable_binding_says_so(tmp_p
 
     ws = init_workspace(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(REPO), "OKFPRO_TODAY": TODAY}
-    remember = subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", "--", "we ship on Fridays"],
-                              cwd=ws, env=env, capture_output=True, text=True, timeout=60)
+    remember = invoke("memory", "remember", "--", "we ship on Fridays", cwd=ws, base_env=env)
     assert remember.returncode == 0, remember.stderr
     import shutil
 
