@@ -31,7 +31,6 @@ class Value:
 
     __slots__ = ()
     _fields: tuple[str, ...] = ()
-    _frozen = False
 
     def _values(self) -> tuple[Any, ...]:
         return tuple([getattr(self, f) for f in self._fields])
@@ -57,7 +56,6 @@ class Frozen(Value):
     :data:`set_field`), hashed over its fields: a ``@dataclass(frozen=True)``."""
 
     __slots__ = ()
-    _frozen = True
 
     def __hash__(self) -> int:
         return hash(self._values())

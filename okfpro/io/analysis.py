@@ -27,8 +27,6 @@ import os
 import sys
 import time
 
-from okfpro.core.digest import sha256
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
     from typing import Any, Iterable
@@ -66,10 +64,9 @@ class Unusable(Exception):
 
 
 def db_path(root_real: str):
-    from okfpro.io.cache import cache_dir
+    from okfpro.io.cachedir import cache_dir, path_key
 
-    digest = sha256(root_real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return cache_dir(root_real) / f"analysis-{digest}.sqlite"
+    return cache_dir(root_real) / f"analysis-{path_key(root_real)}.sqlite"
 
 
 def _meta(root_real: str) -> dict[str, str]:

@@ -46,10 +46,9 @@ import zlib
 from pathlib import Path
 
 from okfpro.core.concept import Bundle, Concept, Entry
-from okfpro.core.digest import sha256
 from okfpro.core.yamlsafe import ZULU
 from okfpro.io import reader
-from okfpro.io.cachedir import PARSE_CODE as _CODE, cache_dir, code_stamp, user_cache_dir  # noqa: F401 - re-exported
+from okfpro.io.cachedir import PARSE_CODE as _CODE, cache_dir, code_stamp, path_key, user_cache_dir  # noqa: F401 - re-exported
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
@@ -72,9 +71,7 @@ def _progress_after() -> float:
 
 
 def cache_path(bundle_root: str | os.PathLike) -> Path:
-    root_real = os.path.realpath(os.fspath(bundle_root))
-    digest = sha256(root_real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return cache_dir(bundle_root) / f"bundle-{digest}.bin"
+    return cache_dir(bundle_root) / f"bundle-{path_key(bundle_root)}.bin"
 
 
 # --------------------------------------------------------------------------- value codec
@@ -434,8 +431,7 @@ _SCAN_CODE = ("core/scanindex.py", "core/search.py", "io/cache.py")
 
 
 def scan_store_path(root: str | os.PathLike) -> Path:
-    real = os.path.realpath(os.fspath(root))
-    return cache_dir(root) / f"scan-{sha256(real.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}.bin"
+    return cache_dir(root) / f"scan-{path_key(root)}.bin"
 
 
 def scan_fingerprint(root: str | os.PathLike, bundle: Bundle) -> str | None:

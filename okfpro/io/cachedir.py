@@ -42,6 +42,12 @@ def _encloses_cwd(workspace: Path) -> bool:
     return here == top or here.startswith(top.rstrip(os.sep) + os.sep)
 
 
+def path_key(path: str | os.PathLike) -> str:
+    """The short name a cache file carries for ``path``: a digest of its real path (16 hex)."""
+    real = os.path.realpath(os.fspath(path))
+    return sha256(real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def user_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME", "").strip()
     if not base or not os.path.isabs(base):

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from okfpro.core import bm25
 from okfpro.core import search as _search
-from okfpro.core.digest import blake2b, sha256
+from okfpro.core.digest import blake2b
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the prompt hook's path
@@ -49,11 +49,9 @@ _TOKENIZER = "ascii tokenchars '._-/:@#+'"
 
 
 def db_path(root: str | os.PathLike) -> str:
-    from okfpro.io.cachedir import cache_dir
+    from okfpro.io.cachedir import cache_dir, path_key
 
-    real = os.path.realpath(os.fspath(root))
-    digest = sha256(real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return str(cache_dir(root) / f"fts-{digest}.sqlite")
+    return str(cache_dir(root) / f"fts-{path_key(root)}.sqlite")
 
 
 def available() -> bool:

@@ -40,7 +40,6 @@ prompt text.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -617,11 +616,10 @@ class Registry:
 def editing(*, global_: bool = False) -> Iterator[Registry]:
     """The registry in force, read under its lock; written back when the block ends without error."""
     from okfpro.io.atomic import locked
-    from okfpro.io.cache import user_cache_dir
+    from okfpro.io.cachedir import path_key, user_cache_dir
 
     first = Registry.open(global_=global_)
-    key = hashlib.sha256(os.path.realpath(first.path).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    with locked(user_cache_dir() / f"registry-{key}.lock"):
+    with locked(user_cache_dir() / f"registry-{path_key(first.path)}.lock"):
         reg = Registry(first.path, relative_base=first.relative_base, follow_links=first.follow_links)
         yield reg
         reg.save()
