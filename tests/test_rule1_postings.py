@@ -153,30 +153,27 @@ def test_the_words_holding_a_term_are_every_posted_word_containing_it(tmp_path, 
             p.write_text(concept_text(rng, []) + " newword_" + str(round_) + " x9z cachezz\n")
 
 
-@pytest.mark.parametrize("name", ["v1.2-cache-a12.md", "x_y-led-1.md", "ache-zzz.md", "cache.ledger-e.md", "a b-plan.md"])
-def test_rule1_through_post_edit_equals_a_full_run(tmp_path, monkeypatch, name):
-    """Every kind of term (one word, inside several words, only in bodies, not word characters,
-    nowhere) through the hook's own answer, incremental against ``OKFPRO_NO_CACHE=1``."""
-    import json
-
-    from okfpro.hooks import post_edit
-    from okfpro.hooks.context import Ctx
-    from okfpro.hooks.event import parse
-
+def _post_edit_workspace(tmp_path, monkeypatch):
+    """An okfpro workspace (a Git repository) with an empty bundle, the clock and caches pinned."""
     monkeypatch.setenv("OKFPRO_TODAY", "2026-11-30")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    rng = random.Random(name)
     ws = tmp_path / "ws"
     root = ws / ".okf"
     (root / "learnings").mkdir(parents=True)
     (ws / "okfpro.toml").write_text("")
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
     (root / "index.md").write_text('---\nokf_version: "0.2"\n---\n\n# Root\n')
-    ids: list[str] = []
-    for i in range(80):
-        rel = f"learnings/{rng.choice(VOCAB)}-{i}.md"
-        (root / rel).write_text(concept_text(rng, ids))
-        ids.append(rel[:-3])
+    return ws, root
+
+
+def _incremental_and_full(ws, written, monkeypatch) -> tuple[tuple, tuple]:
+    """Post-edit's answer to a Write of ``written``: incremental (after a first run built the
+    state), then a full run -- each (kind, messages, notes)."""
+    import json
+
+    from okfpro.hooks import post_edit
+    from okfpro.hooks.context import Ctx
+    from okfpro.hooks.event import parse
 
     def answer(full: bool) -> tuple:
         if full:
@@ -184,14 +181,29 @@ def test_rule1_through_post_edit_equals_a_full_run(tmp_path, monkeypatch, name):
         else:
             monkeypatch.delenv("OKFPRO_NO_CACHE", raising=False)
         event = parse(json.dumps({"cwd": str(ws), "tool_name": "Write",
-                                  "tool_input": {"file_path": str(root / "learnings" / name), "content": "x"}}))
+                                  "tool_input": {"file_path": str(written), "content": "x"}}))
         ctx = Ctx(event)
         got = post_edit.post_edit(ctx)
         return got.kind, got.messages, ctx.notes
 
-    (root / "learnings" / name).write_text(concept_text(rng, ids))
     answer(False)  # builds the state
-    inc, full = answer(False), answer(True)
+    return answer(False), answer(True)
+
+
+@pytest.mark.parametrize("name", ["v1.2-cache-a12.md", "x_y-led-1.md", "ache-zzz.md", "cache.ledger-e.md", "a b-plan.md"])
+def test_rule1_through_post_edit_equals_a_full_run(tmp_path, monkeypatch, name):
+    """Every kind of term (one word, inside several words, only in bodies, not word characters,
+    nowhere) through the hook's own answer, incremental against ``OKFPRO_NO_CACHE=1``."""
+    rng = random.Random(name)
+    ws, root = _post_edit_workspace(tmp_path, monkeypatch)
+    ids: list[str] = []
+    for i in range(80):
+        rel = f"learnings/{rng.choice(VOCAB)}-{i}.md"
+        (root / rel).write_text(concept_text(rng, ids))
+        ids.append(rel[:-3])
+
+    (root / "learnings" / name).write_text(concept_text(rng, ids))
+    inc, full = _incremental_and_full(ws, root / "learnings" / name, monkeypatch)
     assert inc[2] == []
     assert inc[:2] == full[:2]
     assert "RULE 1" in "\n".join(full[1]) or name.startswith("ache-zzz")
@@ -202,21 +214,8 @@ def test_a_concept_holding_a_very_long_word_is_ranked_by_the_engine_itself(tmp_p
     ~150 MB of them and seconds of every state build): a concept holding a word of
     ``LONG_WORD`` characters or more is irregular, scanned by the engine itself.  A term inside
     such words (in a title, a body) still ranks them exactly as a full run does."""
-    import json
-
-    from okfpro.hooks import post_edit
-    from okfpro.hooks.context import Ctx
-    from okfpro.hooks.event import parse
-
-    monkeypatch.setenv("OKFPRO_TODAY", "2026-11-30")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     rng = random.Random(7)
-    ws = tmp_path / "ws"
-    root = ws / ".okf"
-    (root / "learnings").mkdir(parents=True)
-    (ws / "okfpro.toml").write_text("")
-    subprocess.run(["git", "init", "-q", str(ws)], check=True)
-    (root / "index.md").write_text('---\nokf_version: "0.2"\n---\n\n# Root\n')
+    ws, root = _post_edit_workspace(tmp_path, monkeypatch)
     long_ones = []
     for i in range(40):
         rel = f"learnings/{rng.choice(VOCAB)}-{i}.md"
@@ -231,20 +230,8 @@ def test_a_concept_holding_a_very_long_word_is_ranked_by_the_engine_itself(tmp_p
             long_ones.append(rel)
         (root / rel).write_text(text)
 
-    def answer(full: bool) -> tuple:
-        if full:
-            monkeypatch.setenv("OKFPRO_NO_CACHE", "1")
-        else:
-            monkeypatch.delenv("OKFPRO_NO_CACHE", raising=False)
-        event = parse(json.dumps({"cwd": str(ws), "tool_name": "Write",
-                                  "tool_input": {"file_path": str(root / "learnings" / "cache.md"), "content": "x"}}))
-        ctx = Ctx(event)
-        got = post_edit.post_edit(ctx)
-        return got.kind, got.messages, ctx.notes
-
     (root / "learnings" / "cache.md").write_text("---\ntype: Learning\ntitle: Cache\n---\n\ncache\n")
-    answer(False)  # builds the state
-    inc, full = answer(False), answer(True)
+    inc, full = _incremental_and_full(ws, root / "learnings" / "cache.md", monkeypatch)
     assert inc[2] == []
     assert inc[:2] == full[:2]
     said = "\n".join(full[1])
