@@ -68,3 +68,23 @@ def test_no_git_on_path_is_named(dirty, tmp_path):
     (bindir / "python3").symlink_to(sys.executable)
     assert shutil.which("git", path=str(bindir)) is None
     _assert_names_git(stop(dirty, {"PATH": str(bindir)}), "git could not be run")
+
+
+def test_a_git_that_hangs_is_killed_at_the_deadline_and_named(dirty, tmp_path, monkeypatch):
+    from okfpro.hooks import stop as gate
+
+    bindir = tmp_path / "hang"
+    bindir.mkdir()
+    fake = bindir / "git"
+    fake.write_text("#!/bin/sh\necho $$ > \"$(dirname \"$0\")/pid\"\nexec sleep 60\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(gate, "GIT_TIMEOUT", 0.5)
+    import time
+
+    t0 = time.monotonic()
+    dirty_, why = gate.dirty_markdown(str(dirty / ".okf"))
+    assert time.monotonic() - t0 < 10
+    assert dirty_ is True and why == "git status did not answer within 0.5 s"
+    pid = int((bindir / "pid").read_text())
+    assert not os.path.exists(f"/proc/{pid}")  # killed and reaped, not left running or a zombie

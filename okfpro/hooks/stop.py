@@ -28,7 +28,6 @@ class GitStatus:
     """
 
     def __init__(self, root: str) -> None:
-        import time
         from pathlib import Path
 
         from okfpro.io.roots import git_fence
@@ -38,17 +37,11 @@ class GitStatus:
         if git_fence(Path(os.path.abspath(root))) is None and not os.environ.get("GIT_DIR"):
             self.answer = (True, None)  # no repository: nothing says what changed, so every check runs
             return
-        import subprocess
+        from okfpro.io.spawn import Child
 
-        self.started = time.monotonic()
         try:
-            self.proc = subprocess.Popen(
-                ["git", "-C", root, "--no-optional-locks", "status", "--porcelain", "--", "*.md"],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
+            self.proc = Child(["git", "-C", root, "--no-optional-locks", "status", "--porcelain", "--", "*.md"])
+        except OSError as exc:
             self.answer = (True, f"git could not be run ({type(exc).__name__}: {exc})")
 
     def result(self) -> tuple[bool, str | None]:
@@ -57,21 +50,18 @@ class GitStatus:
         return self.answer
 
     def _collect(self) -> tuple[bool, str | None]:
-        import subprocess
-        import time
+        from okfpro.io.spawn import TimedOut
 
         proc = self.proc
         assert proc is not None
         try:
-            out, err = proc.communicate(timeout=max(0.0, GIT_TIMEOUT - (time.monotonic() - self.started)))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
+            returncode, out, err = proc.communicate(GIT_TIMEOUT)
+        except TimedOut:
             return True, f"git status did not answer within {GIT_TIMEOUT:g} s"
-        if proc.returncode != 0:
+        if returncode != 0:
             said = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
             first = next((ln for ln in said if ln.lower().startswith(("fatal", "error"))), said[0] if said else "")
-            return True, f"git status exited {proc.returncode}" + (f": {first[:300]}" if first else "")
+            return True, f"git status exited {returncode}" + (f": {first[:300]}" if first else "")
         return bool(out.strip()), None
 
 
