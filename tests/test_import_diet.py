@@ -29,6 +29,18 @@ def imported(cwd: Path, env: dict[str, str], *args: str, stdin: bytes | None = N
     return {n.decode() for n in names}, proc
 
 
+def loads_pathlib(cwd: Path, env: dict[str, str], args: tuple[str, ...], stdin: bytes | None) -> bool:
+    """Whether okfpro's own modules import pathlib on this path.  An editable install's finder
+    imports it at start-up, so it is dropped from ``sys.modules`` first and looked for at exit."""
+    code = ("import atexit, runpy, sys\nsys.modules.pop('pathlib', None)\n"
+            "atexit.register(lambda: sys.stderr.write('PATHLIB=%s\\n' % ('pathlib' in sys.modules)))\n"
+            f"sys.argv = ['okfpro', *{list(args)!r}]\nrunpy.run_module('okfpro', run_name='__main__')\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, input=stdin, capture_output=True)
+    said = re.findall(rb"PATHLIB=(True|False)", proc.stderr)
+    assert said, proc.stderr[-500:]
+    return said[-1] == b"True"
+
+
 def tops(names: set[str]) -> set[str]:
     return {n.split(".")[0] for n in names}
 
@@ -169,5 +181,7 @@ def test_no_fresh_path_makes_dataclasses_or_imports_typing_or_tomllib(tmp_path):
         assert proc.returncode in (0, 2), (args, proc.stderr[-500:])
         heavy = names & {"dataclasses", "inspect", "typing", "tomllib", "_hashlib"}
         assert not heavy, (args, sorted(heavy))
+        if args[:2] == ("hook", "pre-tool-use"):  # io/roots speaks os.path: pathlib is ~16 M of ~100 M
+            assert not loads_pathlib(ws, env, args, stdin)
         if args[:2] == ("hook", "stop"):  # its git status through io/spawn (~17 M instructions less)
             assert "subprocess" not in names and "git status" not in proc.stderr.decode(), proc.stderr[-500:]

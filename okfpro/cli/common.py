@@ -193,11 +193,11 @@ def bundle_for(
     if dir_arg is None:
         named = os.environ.get("OKFPRO_BUNDLE", "").strip() if env else ""
         if named:
-            found = roots.resolve(named) if os.path.isdir(named) else None
+            found = _as_path(roots.resolve(named)) if os.path.isdir(named) else None
             if found is None:
                 fail(f"refused: OKFPRO_BUNDLE={named} holds no OKF bundle (no bundle there).")
         else:
-            found = roots.enclosing(os.getcwd()) or roots.resolve(".")
+            found = _as_path(roots.enclosing(os.getcwd()) or roots.resolve("."))
             if found is None:
                 fail(
                     f"no bundle here: no index.md in {os.getcwd()} or a .okf/ below it, and none enclosing it "
@@ -206,7 +206,7 @@ def bundle_for(
         return Located(Path(os.path.abspath(found)), _relative(found))
     dir_arg, slug = registered(dir_arg)
     given = given_dir(dir_arg)
-    found = roots.resolve(given) or (given if named_is_bundle else None)
+    found = _as_path(roots.resolve(given)) or (given if named_is_bundle else None)
     if found is None:
         fail(f"{dir_arg} holds no OKF bundle (no bundle: no index.md there, and none in "
              f"{os.path.join(dir_arg, '.okf')}).")
@@ -283,6 +283,10 @@ def memory_scope(workspace: Path | None,
     if door.store is None:
         refuse(door.problem or "memory store unavailable")
     return door.store, res, door.config
+
+
+def _as_path(found: str | None) -> Path | None:
+    return Path(found) if found is not None else None
 
 
 def _relative(path: Path) -> str:

@@ -47,7 +47,7 @@ def _reader_root(dirs: tuple[str, ...], need_board: bool) -> Path:
         verb = click.get_current_context().info_name
         hint = ""
         outer = enclosing(root.parent) if not dirs else None
-        if outer is not None and (outer / "board.md").is_file():
+        if outer is not None and os.path.isfile(os.path.join(outer, "board.md")):
             hint = f" This directory is inside the bundle at {outer}: run `okfpro {verb} {outer}`, or run it from there."
         if need_board or hint:
             fail(f"the bundle at {root} has no board.md, so there is no work state to read.{hint}")

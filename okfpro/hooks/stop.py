@@ -28,13 +28,11 @@ class GitStatus:
     """
 
     def __init__(self, root: str) -> None:
-        from pathlib import Path
-
         from okfpro.io.roots import git_fence
 
         self.proc = None
         self.answer: tuple[bool, str | None] | None = None
-        if git_fence(Path(os.path.abspath(root))) is None and not os.environ.get("GIT_DIR"):
+        if git_fence(root) is None and not os.environ.get("GIT_DIR"):
             self.answer = (True, None)  # no repository: nothing says what changed, so every check runs
             return
         from okfpro.io.spawn import Child

@@ -60,9 +60,10 @@ def facts(start: Path, today: _dt.date) -> _audit.Facts:
         wiring = wiring_findings(start, template_root())
     out = _audit.Facts(start=str(start), start_kind=root_kind(start), has_nested=(start / ".okf" / "index.md").is_file(),
                        wiring=wiring, today=today)
-    root = resolve(start)
-    if root is None:
+    found = resolve(start)
+    if found is None:
         return out
+    root = Path(found)
     from okfpro.io.bundle import load
     from okfpro.io.workstate import core_present, escaping_state_files, pairing_facts
 

@@ -27,7 +27,7 @@ def cache_dir(bundle_root: str | os.PathLike) -> Path:
     from okfpro.io.config import CONFIG_NAME
     from okfpro.io.roots import repo_of
 
-    workspace = repo_of(Path(os.path.abspath(os.fspath(bundle_root))))
+    workspace = Path(repo_of(os.path.abspath(bundle_root)))
     if (workspace / CONFIG_NAME).is_file() and _encloses_cwd(workspace):
         return workspace / ".tmp" / "okfpro-cache"
     return user_cache_dir()

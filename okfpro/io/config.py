@@ -105,9 +105,9 @@ def workspace_for(start: str | os.PathLike[str]) -> Path:
         return found
     root = enclosing(here)
     if root is not None:
-        return repo_of(Path(root))
+        return Path(repo_of(root))
     fence = git_fence(here)
-    return fence if fence is not None else here
+    return Path(fence) if fence is not None else here
 
 
 def load(workspace: str | os.PathLike) -> Config:

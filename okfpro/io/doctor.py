@@ -224,7 +224,7 @@ def precommit_checks(ws: Path) -> list[dict[str, Any]]:
 
     out: list[dict[str, Any]] = []
     top = git_fence(ws.resolve())
-    hook = (top / ".git" / "hooks" / "pre-commit") if top else None
+    hook = Path(top, ".git", "hooks", "pre-commit") if top else None
     installed = bool(hook and hook.is_file() and "pre-commit" in hook.read_text(errors="replace"))
     out.append({"check": "pre-commit installed", "host": None, "ok": installed,
                 "detail": "the commit door runs on every commit" if installed else "run `pre-commit install` here: the commit door is off"})

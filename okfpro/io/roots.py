@@ -24,26 +24,29 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 _FENCE = re.compile(r"\A---[ \t]*\Z")
 _VERSION_LINE = re.compile(r"\Aokf_version[ \t]*:")
 
+# Paths are strings here (``os.path``): every hook asks this module first, and ``pathlib``
+# (with the ``urllib.parse`` and ``ipaddress`` it imports) is ~16 M instructions of a
+# PreToolUse process that costs ~100 M.  Callers that want a ``Path`` wrap the answer.
+
 
 def root_kind(directory: str | os.PathLike) -> str | None:
     """``"strong"``, ``"anchored"``, ``"weak"`` or None for a directory."""
-    d = Path(directory)
-    index = d / "index.md"
-    if not index.is_file():
+    d = os.fspath(directory)
+    index = os.path.join(d, "index.md")
+    if not os.path.isfile(index):
         return None
     if _declares_version(index):
         return "strong"
-    if (d / "board.md").is_file() or (d / "log.md").is_file():
-        return "anchored" if d.name == ".okf" else "weak"
+    if os.path.isfile(os.path.join(d, "board.md")) or os.path.isfile(os.path.join(d, "log.md")):
+        return "anchored" if os.path.basename(d.rstrip(os.sep)) == ".okf" else "weak"
     return None
 
 
-def _declares_version(index: Path) -> bool:
+def _declares_version(index: str) -> bool:
     try:
         with open(index, "rb") as handle:
             head = handle.read(64 * 1024)
@@ -61,37 +64,47 @@ def _declares_version(index: Path) -> bool:
     return False
 
 
-def resolve(start: str | os.PathLike) -> Path | None:
-    base = Path(start)
-    nested = base / ".okf"
-    if (nested / "index.md").is_file():
+def resolve(start: str | os.PathLike) -> str | None:
+    base = os.fspath(start)
+    nested = os.path.join(base, ".okf")
+    if os.path.isfile(os.path.join(nested, "index.md")):
         return nested
-    if (base / "index.md").is_file():
+    if os.path.isfile(os.path.join(base, "index.md")):
         return base
     return None
 
 
-def git_fence(start: Path) -> Path | None:
-    """The first ancestor (inclusive) holding a ``.git`` file or directory."""
-    for level in (start, *start.parents):
-        if (level / ".git").exists():
+def _levels(start: str) -> list[str]:
+    """``start`` and its ancestors, nearest first (``start`` is absolute and normalised)."""
+    out = [start]
+    while True:
+        parent = os.path.dirname(out[-1])
+        if parent == out[-1]:
+            return out
+        out.append(parent)
+
+
+def git_fence(start: str | os.PathLike) -> str | None:
+    """The first ancestor (inclusive) of ``start`` holding a ``.git`` file or directory (absolute)."""
+    for level in _levels(os.path.abspath(start)):
+        if os.path.exists(os.path.join(level, ".git")):
             return level
     return None
 
 
-def _walk(start: Path, probe_nested: bool) -> Path | None:
+def _walk(start: str, probe_nested: bool) -> str | None:
     fence = git_fence(start)
     if fence is None:
-        levels = [start] if probe_nested else [start, *start.parents]
+        levels = [start] if probe_nested else _levels(start)
     else:
         levels = []
-        for level in (start, *start.parents):
+        for level in _levels(start):
             levels.append(level)
             if level == fence:
                 break
-    outermost_weak: Path | None = None
+    outermost_weak: str | None = None
     for level in levels:
-        candidates = [level / ".okf", level] if probe_nested else [level]
+        candidates = [os.path.join(level, ".okf"), level] if probe_nested else [level]
         for cand in candidates:
             kind = root_kind(cand)
             if kind in ("strong", "anchored"):
@@ -103,16 +116,15 @@ def _walk(start: Path, probe_nested: bool) -> Path | None:
     return outermost_weak
 
 
-def enclosing(cwd: str | os.PathLike) -> Path | None:
-    start = Path(os.path.abspath(cwd))
-    return _walk(start, probe_nested=True)
+def enclosing(cwd: str | os.PathLike) -> str | None:
+    return _walk(os.path.abspath(cwd), probe_nested=True)
 
 
-def containing(file_path: str | os.PathLike) -> Path | None:
-    start = Path(os.path.abspath(file_path)).parent
-    return _walk(start, probe_nested=False)
+def containing(file_path: str | os.PathLike) -> str | None:
+    return _walk(os.path.dirname(os.path.abspath(file_path)), probe_nested=False)
 
 
-def repo_of(bundle_root: Path) -> Path:
+def repo_of(bundle_root: str | os.PathLike) -> str:
     """The workspace a bundle belongs to: the parent of ``.okf``, else the root itself."""
-    return bundle_root.parent if bundle_root.name == ".okf" else bundle_root
+    root = os.fspath(bundle_root).rstrip(os.sep) or os.sep
+    return os.path.dirname(root) if os.path.basename(root) == ".okf" else root

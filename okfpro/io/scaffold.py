@@ -562,7 +562,7 @@ def render(report: Report) -> str:
             lines.append(f"CI: {WORKFLOW} cannot install okfpro yet — {why}. Its install step fails with that "
                          "message until you set [ci] requirement in okfpro.toml and run `okfpro upgrade`.")
     top = git_fence(report.dest.resolve()) if report.dest.is_dir() else None
-    if top is not None and top != report.dest.resolve():
+    if top is not None and top != str(report.dest.resolve()):
         lines.append(
             f"Warning: {report.dest} is inside the Git repository at {top}, not at its root. Git runs the "
             "pre-commit hooks from the repository root, and the Codex wiring looks for .claude/hooks/ there, so "

@@ -99,7 +99,7 @@ def sources(refs: list[str], note: Callable[[str], Any], load: Callable[[Path], 
     found: list[Source] = []
     seen = set(skip or ())
     for entry in entries:
-        root = roots.resolve(entry.dir) or Path(entry.dir)
+        root = Path(roots.resolve(entry.dir) or entry.dir)
         if skip is not None:
             real = os.path.realpath(root)
             if real in seen:
