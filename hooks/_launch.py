@@ -98,7 +98,7 @@ PINNED = os.environ.pop("OKFPRO_LAUNCH_PINNED", "") == "1"  # run by the sh part
 sys.dont_write_bytecode = True  # no __pycache__ left in the workspace beside the launchers
 try:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from _launch import launch
+    from _launch import launch, leave
 except BaseException as exc:  # noqa: BLE001 - a broken launcher must not read as "carry on"
     sys.stderr.write(
         "ENFORCEMENT DEGRADED — the okfpro launcher (_launch.py) beside %s could not be loaded (%s: %s).\n"
@@ -112,7 +112,7 @@ if __name__ == "__main__":
     except BaseException as exc:  # noqa: BLE001
         sys.stderr.write("ENFORCEMENT DEGRADED — the okfpro launcher crashed (%s: %s).\n" % (type(exc).__name__, exc))
         code = 2 if GATE else 0
-    sys.exit(code + (10 if PINNED else 0))
+    leave(code + (10 if PINNED else 0))
 """
 # file name -> (event, gate)
 LAUNCHERS = {
@@ -341,6 +341,17 @@ def launch(event, gate, argv=None, in_process=False):
     _write(sys.stdout, out)
     _write(sys.stderr, err)
     return code if gate else 0
+
+
+def leave(code):
+    """Exit with ``code``.  When okfpro answered in this interpreter, through its one-shot exit
+    (okfpro.__main__.exit_now: no teardown of the modules it loaded, ~15 M instructions), else
+    as ``sys.exit``."""
+    door = sys.modules.get("okfpro.__main__")
+    finish = getattr(door, "exit_now", None)
+    if callable(finish):
+        finish(code)
+    sys.exit(code)
 
 
 def run_child(here, event, extra, data, timeout):

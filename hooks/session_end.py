@@ -28,7 +28,7 @@ PINNED = os.environ.pop("OKFPRO_LAUNCH_PINNED", "") == "1"  # run by the sh part
 sys.dont_write_bytecode = True  # no __pycache__ left in the workspace beside the launchers
 try:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from _launch import launch
+    from _launch import launch, leave
 except BaseException as exc:  # noqa: BLE001 - a broken launcher must not read as "carry on"
     sys.stderr.write(
         "ENFORCEMENT DEGRADED — the okfpro launcher (_launch.py) beside %s could not be loaded (%s: %s).\n"
@@ -42,4 +42,4 @@ if __name__ == "__main__":
     except BaseException as exc:  # noqa: BLE001
         sys.stderr.write("ENFORCEMENT DEGRADED — the okfpro launcher crashed (%s: %s).\n" % (type(exc).__name__, exc))
         code = 2 if GATE else 0
-    sys.exit(code + (10 if PINNED else 0))
+    leave(code + (10 if PINNED else 0))

@@ -51,5 +51,57 @@ def main(argv: list[str] | None = None) -> int:
     return run(args)
 
 
+def _light(args: list[str]) -> bool:
+    """The paths a host, Git or a script starts once per event, file or turn."""
+    return bool(args) and (args[0] in ("hook", "merge-file")
+                           or (len(args) > 1 and args[0] == "memory" and args[1] in ("remember", "recall")))
+
+
+def entry() -> None:
+    """The process entry point (the ``okfpro`` script and ``python -m okfpro``).
+
+    A light path ends with :func:`exit_now`: tearing the interpreter down (every module's
+    objects freed, a last collection) is ~15 M instructions of a ``remember`` that costs ~170 M,
+    paid after the answer is written.  Other verbs exit the ordinary way."""
+    args = sys.argv[1:]
+    if not _light(args):
+        sys.exit(main(args))
+    try:
+        code: object = main(args)
+    except SystemExit as exc:
+        code = exc.code
+    exit_now(code)
+
+
+def exit_now(code: object) -> None:
+    """End the process as ``sys.exit(code)`` would, without the interpreter's teardown: the
+    ``atexit`` callbacks run (``weakref.finalize`` and ``logging`` register there), stdout and
+    stderr are flushed, then ``os._exit``.  What the teardown would still do — free memory,
+    close descriptors, drop ``fcntl`` locks — the kernel does at exit; every file okfpro writes is
+    closed (and fsync'd where it must be) before the answer is returned."""
+    import atexit
+    import os
+
+    atexit._run_exitfuncs()
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        try:
+            sys.stderr.write(f"{code}\n")
+        except Exception:  # noqa: BLE001 - as sys.exit: the message is best effort
+            pass
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started with the descriptor closed
+            continue
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a reader that went away: as Python, exit 120
+            status = 120
+    os._exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -76,15 +76,17 @@ def test_a_git_that_hangs_is_killed_at_the_deadline_and_named(dirty, tmp_path, m
     bindir = tmp_path / "hang"
     bindir.mkdir()
     fake = bindir / "git"
-    fake.write_text("#!/bin/sh\necho $$ > \"$(dirname \"$0\")/pid\"\nexec sleep 60\n")
+    fake.write_text("#!/bin/sh\nexec sleep 60\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setattr(gate, "GIT_TIMEOUT", 0.5)
     import time
 
     t0 = time.monotonic()
-    dirty_, why = gate.dirty_markdown(str(dirty / ".okf"))
+    status = gate.GitStatus(str(dirty / ".okf"))
+    assert status.proc is not None
+    dirty_, why = status.result()
     assert time.monotonic() - t0 < 10
     assert dirty_ is True and why == "git status did not answer within 0.5 s"
-    pid = int((bindir / "pid").read_text())
+    pid = status.proc.pid
     assert not os.path.exists(f"/proc/{pid}")  # killed and reaped, not left running or a zombie
