@@ -217,3 +217,59 @@ def test_a_corrupt_or_foreign_tip_is_left_to_pygit2(tmp_path):
     ref.write_text("ref: refs/heads/main\n")
     with pytest.raises(loose.Unusual):
         loose.LooseRepo(gitdir).ref(history_ref("user", BOB))
+
+
+def _objects(gitdir: Path) -> set[str]:
+    return {str(p.relative_to(gitdir / "objects")) for p in (gitdir / "objects").rglob("*") if p.is_file()}
+
+
+def test_an_unusual_name_after_a_blob_leaves_no_object_and_no_temporary_file(tmp_path):
+    store = MemoryStore(tmp_path / "mem")
+    store.write(BOB, "first", "user", now=T0)
+    gitdir = store.root / HISTORY_DIR
+    before = _objects(gitdir)
+    with pytest.raises(loose.Unusual, match="file name"):  # the first file's blob is written, then this
+        store.history._record_loose("user", BOB, {"2026-07-28.md": b"new text", "bad name!": b"x"}, "probe", 1,
+                                    None, T0)
+    assert _objects(gitdir) == before
+
+
+def test_objects_are_placed_only_by_flush(tmp_path):
+    store = MemoryStore(tmp_path / "mem")
+    store.write(BOB, "first", "user", now=T0)
+    gitdir = store.root / HISTORY_DIR
+    repo = loose.LooseRepo(gitdir)
+    oid = repo.write(b"blob", b"placed later\n")
+    assert repo.write(b"blob", b"placed later\n") == oid  # once, however often it is written
+    path = gitdir / "objects" / oid[:2] / oid[2:]
+    assert not path.exists() and [p.name for p in path.parent.iterdir() if p.name.startswith("tmp_obj_")]
+    repo.flush()
+    assert path.exists() and not [p for p in path.parent.iterdir() if p.name.startswith("tmp_obj_")]
+    assert git(gitdir, "cat-file", "blob", oid) == b"placed later\n"
+
+
+def test_fsync_all_waits_for_every_descriptor_at_once_and_raises_the_first_error(tmp_path, monkeypatch):
+    import os
+    import time
+
+    files = [os.open(tmp_path / f"f{i}", os.O_WRONLY | os.O_CREAT) for i in range(6)]
+    seen: list[int] = []
+    real = os.fsync
+
+    def slow(fd: int) -> None:
+        time.sleep(0.2)
+        seen.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", slow)
+    t0 = time.monotonic()
+    loose.fsync_all(files)
+    assert sorted(seen) == sorted(files)  # every one done when it returns
+    assert time.monotonic() - t0 < 0.2 * len(files) / 2  # together, not one after another
+    monkeypatch.setattr(os, "fsync", real)
+    r, w = os.pipe()
+    for fds in ([r], [files[0], r, files[1]]):  # fsync on a pipe: EINVAL, one alone or among others
+        with pytest.raises(OSError):
+            loose.fsync_all(fds)
+    for fd in (*files, r, w):
+        os.close(fd)

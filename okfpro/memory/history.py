@@ -339,22 +339,26 @@ class History:
         parent = repo.ref(name)
         entries: list[tuple[bytes, bytes, bytes]] = []
         count = added
-        if parent is not None:
-            tree, _, message = repo.commit(parent)
-            entries = repo.subtree(tree, prefix) or []
-            count += self._count(message)
-        for filename, data in files.items():
-            raw = filename.encode("utf-8")
-            if not loose.plain_file(raw):
-                raise loose.Unusual(f"file name {filename!r}")
-            entries = [e for e in entries if e[1] != raw]
-            entries.append((b"100644", raw, bytes.fromhex(repo.write(b"blob", data))))
-        root = repo.wrap(prefix, repo.write_tree(entries))
-        msg = self._message(tier, scope_key(tier, scope), what, count, self._trailers(scope, actor))
-        stamp = f"{int(when.timestamp())} +0000"
-        body = f"tree {root}\n" + (f"parent {parent}\n" if parent else "")
-        body += f"author {author} <okfpro@localhost> {stamp}\ncommitter {TOOL} <okfpro@localhost> {stamp}\n\n{msg}"
-        oid = repo.write(b"commit", body.encode("utf-8"))
+        try:  # objects are placed by flush(); anything unusual before it leaves none behind
+            if parent is not None:
+                tree, _, message = repo.commit(parent)
+                entries = repo.subtree(tree, prefix) or []
+                count += self._count(message)
+            for filename, data in files.items():
+                raw = filename.encode("utf-8")
+                if not loose.plain_file(raw):
+                    raise loose.Unusual(f"file name {filename!r}")
+                entries = [e for e in entries if e[1] != raw]
+                entries.append((b"100644", raw, bytes.fromhex(repo.write(b"blob", data))))
+            root = repo.wrap(prefix, repo.write_tree(entries))
+            msg = self._message(tier, scope_key(tier, scope), what, count, self._trailers(scope, actor))
+            stamp = f"{int(when.timestamp())} +0000"
+            body = f"tree {root}\n" + (f"parent {parent}\n" if parent else "")
+            body += f"author {author} <okfpro@localhost> {stamp}\ncommitter {TOOL} <okfpro@localhost> {stamp}\n\n{msg}"
+            oid = repo.write(b"commit", body.encode("utf-8"))
+        except BaseException:
+            repo.discard()
+            raise
         repo.flush()
         self._clear_stale_ref_lock(name)
         try:

@@ -17,7 +17,8 @@ module does not read (includes, shared permissions, ref logging), a ref that is 
 sync's fetch), an odd tree entry or commit header, a name libgit2 would rewrite.
 
 Durability is libgit2's with fsync on: each object file is fsync'd before it is renamed
-into place, the directories that received one are fsync'd, and only then is the ref
+into place (all of a commit's at once), the directories that received one are fsync'd
+(at once), and only then is the ref
 moved: ``<ref>.lock`` created exclusively, the expected old value checked under it,
 the new id written and fsync'd, renamed over the ref, the directory fsync'd.
 """
@@ -72,6 +73,57 @@ def _fsync_dir(path: str) -> None:
         os.close(fd)
 
 
+def fsync_all(fds: list[int]) -> None:
+    """fsync every descriptor, concurrently; each is durable when this returns, as if they
+    were fsync'd one after another, and the first error is raised.  A journaling file system
+    commits concurrent fsyncs together: the dozen of one commit (six objects, their
+    directories) cost ~3-6 ms on a busy disk instead of 6-40 ms one by one (measured here,
+    .okf/design/history-fast-commit.md)."""
+    if len(fds) < 2:
+        for fd in fds:
+            os.fsync(fd)
+        return
+    import _thread  # the C module: threading's import is not needed to wait for a few fsyncs
+
+    errors: list[BaseException] = []
+    guard, done = _thread.allocate_lock(), _thread.allocate_lock()
+    left = [len(fds)]
+    done.acquire()
+
+    def one(fd: int) -> None:
+        try:
+            os.fsync(fd)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            errors.append(exc)
+        finally:
+            with guard:
+                left[0] -= 1
+                if left[0] == 0:
+                    done.release()
+
+    for fd in fds[1:]:
+        try:
+            _thread.start_new_thread(one, (fd,))
+        except RuntimeError:  # no thread to be had: this one does it
+            one(fd)
+    one(fds[0])
+    done.acquire()
+    if errors:
+        raise errors[0]
+
+
+def _drop(fd: int, tmp: str) -> None:
+    """Close ``fd`` if still open and remove ``tmp`` if still there."""
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
 class LooseRepo:
     """A bare repository's loose objects and loose refs (``gitdir``: its directory)."""
 
@@ -79,6 +131,7 @@ class LooseRepo:
         self.gitdir = os.fspath(gitdir)
         self.objects = os.path.join(self.gitdir, "objects")
         self._dirty: set[str] = set()  # directories that received a file: fsync'd by flush()
+        self._pending: dict[str, tuple[int, str, str]] = {}  # oid -> (fd, temp file, path): flush() places them
         self._check_config()
 
     def _check_config(self) -> None:
@@ -133,11 +186,12 @@ class LooseRepo:
         return data
 
     def write(self, kind: bytes, data: bytes) -> str:
-        """Store an object (if not there yet); its id.  Durable after :meth:`flush`."""
+        """Store an object (if not there yet); its id.  Written to a temporary file now; in
+        place and durable after :meth:`flush`."""
         raw = kind + b" " + str(len(data)).encode() + b"\0" + data
         oid = sha1(raw).hexdigest()
         path = self._path(oid)
-        if os.path.exists(path):
+        if oid in self._pending or os.path.exists(path):
             return oid
         fan = os.path.dirname(path)
         if not os.path.isdir(fan):
@@ -149,18 +203,42 @@ class LooseRepo:
             body = zlib.compress(raw)
             if os.write(fd, body) != len(body):
                 raise OSError(28, "short write (disk full?)")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-        self._dirty.add(fan)
+        except BaseException:
+            _drop(fd, tmp)
+            raise
+        self._pending[oid] = (fd, tmp, path)
         return oid
 
     def flush(self) -> None:
-        """fsync every directory an object went into (before a ref may name it)."""
-        for path in sorted(self._dirty, key=len, reverse=True):
-            _fsync_dir(path)
+        """Place every object written since the last flush, durably, before a ref may name
+        one: their files fsync'd, renamed into place, then the directories that received one
+        fsync'd (each group at once, :func:`fsync_all`)."""
+        pending = list(self._pending.values())
+        self._pending.clear()
+        try:
+            fsync_all([fd for fd, _tmp, _path in pending])
+            for fd, tmp, path in pending:
+                os.replace(tmp, path)
+                self._dirty.add(os.path.dirname(path))
+        except BaseException:
+            for fd, tmp, _path in pending:
+                _drop(fd, tmp)
+            raise
+        for fd, _tmp, _path in pending:
+            os.close(fd)
+        fds = [os.open(d, os.O_RDONLY) for d in self._dirty]
         self._dirty.clear()
+        try:
+            fsync_all(fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def discard(self) -> None:
+        """Forget the objects written since the last flush (their temporary files removed)."""
+        for fd, tmp, _path in self._pending.values():
+            _drop(fd, tmp)
+        self._pending.clear()
 
     # -- commits and trees ------------------------------------------------------------
 
