@@ -89,7 +89,7 @@ def test_record_never_raises_and_leaves_the_unavailable_marker(tmp_path):
     root = _bundle(tmp_path)
     tmp = root.parent / ".tmp"
     tmp.mkdir()
-    log, marker = io_friction.paths(root)
+    log, marker = map(Path, io_friction.paths(root))
     log.mkdir()  # the log path is a directory: appending fails
     assert io_friction.record(root, core_friction.edit_event("board.md", "2026-11-30")) is False
     assert marker.read_text() == "2026-11-30\n"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
@@ -21,14 +20,13 @@ LOG_NAME = "okfpro-friction.log"
 MARKER_NAME = "okfpro-friction.unavailable"
 
 
-def repo_dir(bundle_root: str | os.PathLike) -> Path:
-    root = Path(bundle_root)
-    return root.parent if root.name == ".okf" else root
+def paths(bundle_root: str | os.PathLike) -> tuple[str, str]:
+    """The log and the unavailable marker, in ``<repo>/.tmp/`` (paths as strings: the banner
+    reads them on every SessionStart, which imports no ``pathlib``)."""
+    from okfpro.io.roots import repo_of
 
-
-def paths(bundle_root: str | os.PathLike) -> tuple[Path, Path]:
-    tmp = repo_dir(bundle_root) / ".tmp"
-    return tmp / LOG_NAME, tmp / MARKER_NAME
+    tmp = os.path.join(repo_of(bundle_root), ".tmp")
+    return os.path.join(tmp, LOG_NAME), os.path.join(tmp, MARKER_NAME)
 
 
 def record(bundle_root: str | os.PathLike, event: dict[str, Any]) -> bool:
@@ -37,8 +35,8 @@ def record(bundle_root: str | os.PathLike, event: dict[str, Any]) -> bool:
         log, marker = paths(bundle_root)
         from okfpro.io.atomic import append_line
 
-        if not log.parent.is_dir():
-            log.parent.mkdir(parents=True, exist_ok=True)
+        if not os.path.isdir(os.path.dirname(log)):
+            os.makedirs(os.path.dirname(log), exist_ok=True)
         append_line(log, json.dumps(event, ensure_ascii=False, sort_keys=True))
         return True
     except Exception:  # noqa: BLE001 - telemetry must never break a hook
@@ -57,13 +55,13 @@ def _mark(bundle_root: str | os.PathLike, event: dict[str, Any]) -> None:
 
 def available(bundle_root: str | os.PathLike) -> bool:
     log, marker = paths(bundle_root)
-    tmp = log.parent
+    tmp = os.path.dirname(log)
     try:
-        if marker.exists():
+        if os.path.exists(marker):
             return False
-        if tmp.exists():
-            return tmp.is_dir() and os.access(tmp, os.W_OK | os.X_OK)
-        return os.access(tmp.parent, os.W_OK | os.X_OK)
+        if os.path.exists(tmp):
+            return os.path.isdir(tmp) and os.access(tmp, os.W_OK | os.X_OK)
+        return os.access(os.path.dirname(tmp), os.W_OK | os.X_OK)
     except OSError:
         return False
 
@@ -114,8 +112,8 @@ def clear(bundle_root: str | os.PathLike) -> list[str]:
     removed = []
     for p in paths(bundle_root):
         try:
-            p.unlink()
-            removed.append(str(p))
+            os.unlink(p)
+            removed.append(p)
         except FileNotFoundError:
             pass
     return removed

@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from contextlib import ExitStack, contextmanager
-from pathlib import Path
 
 from okfpro.core import board as _board
 from okfpro.core import dormancy as _dormancy
@@ -28,7 +27,8 @@ from okfpro.core.record import Value
 from okfpro.core.refused import Refused
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the readers stay light: no YAML, no writer machinery unless needed
+if TYPE_CHECKING:  # the readers stay light: no YAML, no writer machinery, no pathlib unless needed
+    from pathlib import Path
     from typing import Iterable
 
     from okfpro.core import board_edit as _edit
@@ -347,6 +347,8 @@ def contained(root: Path, path: Path) -> Path:
     if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
         rel = os.path.relpath(path, root)
         raise Refused(f"{rel} resolves outside the bundle ({real}); a writer will not follow it.", rel)
+    from pathlib import Path
+
     return Path(real)
 
 
@@ -354,6 +356,8 @@ def scratch_dir(root: Path) -> Path | None:
     """Where a bundle writer keeps its temp files: ``okfpro-tmp/`` in the Git directory of the
     repository holding ``root`` (never committed, never cleaned by ``git clean``), or None
     outside a repository (the temp file then sits beside its target until renamed)."""
+    from pathlib import Path
+
     here = Path(os.path.realpath(root))
     for d in (here, *here.parents):
         dot = d / ".git"
@@ -440,6 +444,8 @@ def writing(root: Path):
     The lock is the bundle directory itself: no cleanup of ``.tmp/`` or ``git clean -fX``
     can remove it while a writer holds it (a lock file under ``.tmp/`` could, and 10 of 320
     acknowledged concurrent captures were lost that way)."""
+    from pathlib import Path
+
     from okfpro.io.atomic import locked, sweep
 
     path = Path(os.path.realpath(root))
