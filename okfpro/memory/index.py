@@ -31,7 +31,6 @@ it is handed one (``store.root``, ``scope_dir``, ``_scope_lock``, ``_link_proble
 from __future__ import annotations
 
 import contextlib
-import heapq
 import math
 import os
 import sqlite3
@@ -46,15 +45,16 @@ from okfpro.core.scope import Scope, applicable_tiers, scope_key
 from okfpro.memory.entries import Diagnostic, Section, StoredEntry, day_listing, file_sections, fingerprint
 from okfpro.memory.indexfiles import index_files, index_path, remove
 from okfpro.memory.layout import read_day_file
-from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, match_phrases, norm_digest, order_key, \
-    record_json, record_of, recall_terms, scan_tier, visible_status, with_neighbours
+from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, match_phrases, norm_digest, record_json, \
+    record_of, recall_terms, scan_tier, visible_status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
     from typing import Any, Iterable, Iterator, Sequence
 
-SCHEMA = "okfpro-memory-index/5"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords; 4: entries_place;
-# 5: records_size (the write decision's candidates that share only common words)
+SCHEMA = "okfpro-memory-index/6"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords; 4: entries_place;
+# 5: records_size (the write decision's candidates that share only common words); 6: rid = place(day, seq),
+# records_status (recall ranks in one statement: neighbours are rid +- 1, the hidden set comes from the index)
 COMMON_AT = 64  # a word in this many memories is "common": the candidates are not found through it
 # okfpro tokens are \w runs joined by ._-/:@#+ (and '_' in backtick spans); the ascii
 # tokenizer keeps non-ASCII characters as token characters, so with these joiners every
@@ -62,6 +62,14 @@ COMMON_AT = 64  # a word in this many memories is "common": the candidates are n
 _TOKENIZER = "ascii tokenchars '._-/:@#+_'"
 _HIDDEN_SQL = ", ".join(f"'{s}'" for s in _mempolicy.HIDDEN)
 _EXPIRING_SQL = "'active', 'candidate', 'conflicted'"
+
+
+def place(day: str, seq: int) -> int:
+    """An entry's row id: its day and its place in the day file, so that ids order as (day, seq)
+    and an entry's neighbours in its day file are the ids just before and after it."""
+    if not 0 < seq < 1 << 32:
+        raise ValueError(f"section {seq} of {day} is out of the index's range")
+    return int(day[:4] + day[5:7] + day[8:10]) << 32 | seq
 
 
 class IndexUnavailable(RuntimeError):
@@ -108,11 +116,11 @@ _DDL = (
     " seq INTEGER NOT NULL, clock TEXT NOT NULL, title TEXT NOT NULL, text TEXT NOT NULL, start INTEGER NOT NULL,"
     " end INTEGER NOT NULL, memory TEXT NOT NULL, change INTEGER NOT NULL, rec TEXT NOT NULL)",
     "CREATE INDEX entries_memory ON entries (memory)",
-    "CREATE INDEX entries_place ON entries (date, seq)",  # an entry's neighbours (the pruned ranking)
     "CREATE TABLE records (memory TEXT PRIMARY KEY, scope TEXT NOT NULL, status TEXT NOT NULL, valid_until TEXT,"
     " kind TEXT NOT NULL, norm TEXT NOT NULL, rec TEXT NOT NULL, nwords INTEGER NOT NULL)",
     "CREATE INDEX records_norm ON records (norm)",
     "CREATE INDEX records_size ON records (nwords)",
+    "CREATE INDEX records_status ON records (status, valid_until)",  # the hidden memories, without a scan
     "CREATE TABLE vocab (word TEXT NOT NULL, memory TEXT NOT NULL, PRIMARY KEY (word, memory)) WITHOUT ROWID",
     f"CREATE VIRTUAL TABLE docs USING fts5(title, body, tokenize=\"{_TOKENIZER}\")",
 )
@@ -221,7 +229,6 @@ class ScopeIndex:
             for ddl in _DDL:
                 con.execute(ddl)
             con.executemany("INSERT INTO meta VALUES (?, ?)", (("schema", SCHEMA), ("scope", self.key)))
-            rid = 0
             entries: list[tuple] = []
             docs: list[tuple] = []
             files: list[tuple] = []
@@ -239,12 +246,11 @@ class ScopeIndex:
                     continue
                 files.append((name, self.key, fp, len(secs), None))
                 for seq, sec in enumerate(secs, start=1):
-                    rid += 1
-                    row, rec = self._entry_row(rid, name, day, seq, sec)
+                    row, rec = self._entry_row(name, day, seq, sec)
                     entries.append(row)
                     recs.append(rec)
                     if not rec.change:
-                        docs.append((rid, *self._doc_columns(row[6], sec.text)))
+                        docs.append((row[0], *self._doc_columns(row[6], sec.text)))
             con.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", files)
             con.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
             con.executemany("INSERT INTO docs (rowid, title, body) VALUES (?, ?, ?)", docs)
@@ -258,10 +264,10 @@ class ScopeIndex:
             con.execute("ROLLBACK")
             raise
 
-    def _entry_row(self, rid: int, name: str, day: str, seq: int, sec: Section) -> tuple[tuple, _mempolicy.MemoryRecord]:
+    def _entry_row(self, name: str, day: str, seq: int, sec: Section) -> tuple[tuple, _mempolicy.MemoryRecord]:
         entry_id = f"{self.key}/{day}#{seq}"
         rec = _mempolicy.parse(sec.text, entry_id, day)
-        row = (rid, self.key, name, day, seq, sec.clock, title(sec.text), sec.text, sec.start, sec.end, rec.id,
+        row = (place(day, seq), self.key, name, day, seq, sec.clock, title(sec.text), sec.text, sec.start, sec.end, rec.id,
                int(bool(rec.change)), record_json(rec))
         return row, rec
 
@@ -297,17 +303,15 @@ class ScopeIndex:
                 return False
             newest = con.execute("SELECT max(name) FROM files WHERE scope = ?", (self.key,)).fetchone()[0]
             in_order = newest is None or min(f[0] for f in files) >= newest
-            rid = con.execute("SELECT coalesce(max(rid), 0) FROM entries").fetchone()[0]
             added: list[_mempolicy.MemoryRecord] = []
             for name, _before, after, count, secs in files:
                 day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]  # day_listing names match DAY_RE
                 for seq, sec in enumerate(secs, start=count + 1):
-                    rid += 1
-                    entry, rec = self._entry_row(rid, name, day, seq, sec)
+                    entry, rec = self._entry_row(name, day, seq, sec)
                     con.execute("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entry)
                     if not rec.change:
                         con.execute("INSERT INTO docs (rowid, title, body) VALUES (?, ?, ?)",
-                                    (rid, *self._doc_columns(entry[6], sec.text)))
+                                    (entry[0], *self._doc_columns(entry[6], sec.text)))
                     added.append(rec)
                 con.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, NULL)",
                             (name, self.key, after, count + len(secs)))
@@ -345,7 +349,7 @@ class ScopeIndex:
         con = self.con
         assert con is not None
         recs = [record_of(raw) for (raw,) in con.execute(
-            "SELECT rec FROM entries WHERE scope = ? ORDER BY date, seq", (self.key,))]
+            "SELECT rec FROM entries WHERE scope = ? ORDER BY rid", (self.key,))]
         folded = _mempolicy.fold(recs)
         con.execute("DELETE FROM records")
         con.execute("DELETE FROM vocab")
@@ -457,7 +461,7 @@ class ScopeIndex:
         assert self.con is not None
         row = self.con.execute(
             "SELECT rid, name, date, seq, clock, title, text, start, end FROM entries WHERE scope = ? "
-            "ORDER BY date DESC, seq DESC LIMIT 1", (self.key,)).fetchone()
+            "ORDER BY rid DESC LIMIT 1", (self.key,)).fetchone()
         return self._stored(row) if row else None
 
     def _stored(self, row: Sequence[Any]) -> Any:
@@ -495,7 +499,7 @@ class ScopeIndex:
         assert con is not None
         phrases = match_phrases(tokens)
         counts = [con.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (p,)).fetchone()[0] for p in phrases]
-        rows = con.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]  # >= the row count: safe
+        rows = con.execute("SELECT count(*) FROM docs_docsize").fetchone()[0]  # FTS5's row count (one size row each)
         head = maxscore.essential(counts, rows, limit, NEIGHBOUR)
         if head is not None and not maxscore.worth(counts, rows, head, NEIGHBOUR):
             return None
@@ -515,47 +519,39 @@ class ScopeIndex:
 
     def _ranked(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int | None,
                 essential: str | None = None) -> list[tuple]:
-        """The ranked rows ``(rid, name, date, seq, clock, title, text, start, end, score, 0, rec)``:
-        SQL gives each matched, shown entry's BM25 score and place (the policy first); the
-        neighbours, the order and the limit are :mod:`okfpro.memory.ranking`'s, as for the files.
-        With ``essential`` (a MATCH expression) only the entries it matches and their neighbours
-        are ranked (s: the entries within two places of one, d: how close; the neighbours' own
-        neighbours are scored so that every rank is exact)."""
+        """The ranked rows ``(rid, name, date, seq, clock, title, text, start, end, score, 0, rec)``,
+        in one statement: :mod:`okfpro.memory.ranking`'s order over FTS5's scores, the policy first
+        (the hidden memories' rows, from ``records_status``, are never scored), each matched entry
+        plus NEIGHBOUR x its matched, shown neighbours' scores (ids +- 1: :func:`place`), ordered by
+        that score then newest (the same order as :func:`order_key`: rounding is monotone), the
+        limit applied in SQLite.  With ``essential`` (a MATCH expression) only the entries it
+        matches and their neighbours are ranked (s: the ids within two places of one, d: how
+        close; the neighbours' own neighbours are scored so that every rank is exact).
+        ``tests/test_recall_sql.py`` compares it with that order computed in Python."""
         con = self.con
         assert con is not None
-        where = "" if include_hidden else f"AND {self._visible_sql()}"
-        near = ("r AS (SELECT rowid AS rid FROM docs WHERE docs MATCH ?), "
-                "s AS (SELECT e2.rid AS rid, min(abs(e2.seq - e.seq)) AS d FROM r JOIN entries e ON e.rid = r.rid "
-                "JOIN entries e2 ON e2.date = e.date AND e2.seq BETWEEN e.seq - 2 AND e.seq + 2 GROUP BY e2.rid), "
+        near = ("r AS (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential), s AS (SELECT r.rid + o.column1 AS rid,"
+                " min(abs(o.column1)) AS d FROM r, (VALUES (-2), (-1), (0), (1), (2)) AS o GROUP BY 1), "
                 if essential is not None else "")
-        sql = (
-            f"WITH {near}m AS (SELECT rowid AS rid, -bm25(docs, {WEIGHTS[0]}, {WEIGHTS[1]}) AS score FROM docs "
-            "WHERE docs MATCH ?" + (" AND +rowid IN (SELECT rid FROM s)" if near else "") + ") "
-            "SELECT m.rid, m.score, e.date, e.seq" + (", m.rid IN (SELECT rid FROM s WHERE d <= 1)" if near else ", 1")
-            + " FROM m JOIN entries e ON e.rid = m.rid JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
-            f"WHERE e.scope = ? AND e.change = 0 {where}"
-        )
-        params: list[Any] = ([essential] if essential is not None else []) + [" OR ".join(match_phrases(tokens)), self.key]
-        if not include_hidden:
-            params.append(today)
-        own: dict[int, float] = {}
-        place: dict[int, tuple[str, int]] = {}
-        ranked: list[int] = []
-        for rid, score, date, seq, cand in con.execute(sql, params):
-            own[rid] = score
-            place[rid] = (date, seq)
-            if cand:
-                ranked.append(rid)
-        final = with_neighbours(own, place)
-        key = lambda rid: order_key(final[rid], *place[rid])  # noqa: E731 - the engines' one order
-        top = heapq.nlargest(limit, ranked, key=key) if limit is not None else sorted(ranked, key=key, reverse=True)
-        if not top:
-            return []
-        details = {row[0]: row for row in con.execute(
-            "SELECT e.rid, e.name, e.date, e.seq, e.clock, e.title, e.text, e.start, e.end, r.rec FROM entries e "
-            "JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
-            f"WHERE e.scope = ? AND e.rid IN ({','.join('?' * len(top))})", (self.key, *top))}
-        return [(*details[rid][:9], final[rid], 0, details[rid][9]) for rid in top if rid in details]
+        hidden = "" if include_hidden else (
+            " AND +rowid NOT IN (SELECT e.rid FROM records c JOIN entries e ON e.memory = c.memory WHERE c.scope = :key"
+            f" AND (c.status IN ({_HIDDEN_SQL}) OR (c.status IN ({_EXPIRING_SQL}) AND c.valid_until < :today)))")
+        sql = (f"WITH {near}m AS MATERIALIZED (SELECT rowid AS rid, -bm25(docs, {WEIGHTS[0]!r}, {WEIGHTS[1]!r}) AS score "
+               "FROM docs WHERE docs MATCH :query" + (" AND +rowid IN (SELECT rid FROM s)" if near else "") + hidden + ") "
+               f"SELECT m.rid, m.score + {NEIGHBOUR!r} * (coalesce(a.score, 0.0) + coalesce(b.score, 0.0)) AS final "
+               "FROM m LEFT JOIN m a ON a.rid = m.rid - 1 LEFT JOIN m b ON b.rid = m.rid + 1"
+               + (" WHERE m.rid IN (SELECT rid FROM s WHERE d <= 1)" if near else "")
+               + " ORDER BY final DESC, m.rid DESC LIMIT :limit")
+        top = con.execute(sql, {"essential": essential, "query": " OR ".join(match_phrases(tokens)), "key": self.key,
+                                "today": today, "limit": -1 if limit is None else limit}).fetchall()
+        details: dict[int, tuple] = {}
+        for at in range(0, len(top), 500):
+            rids = [rid for rid, _score in top[at:at + 500]]
+            details.update((row[0], row) for row in con.execute(
+                "SELECT e.rid, e.name, e.date, e.seq, e.clock, e.title, e.text, e.start, e.end, r.rec FROM entries e "
+                "JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
+                f"WHERE e.scope = ? AND e.change = 0 AND e.rid IN ({','.join('?' * len(rids))})", (self.key, *rids)))
+        return [(*details[rid][:9], score, 0, details[rid][9]) for rid, score in top if rid in details]
 
     def _verify(self, rows: Sequence[Sequence[Any]]) -> None:
         """Each returned entry is read back from its day file: same section, same text."""

@@ -1,0 +1,99 @@
+"""Recall ranks in one SQL statement (okfpro/memory/index.py ``ScopeIndex._ranked``): the answer,
+unrounded scores included, is the one the Python ranking gives over the same FTS5 scores -- the
+policy joined row by row, :func:`okfpro.memory.ranking.with_neighbours`, :func:`order_key`, the
+limit -- for hidden, superseded and expired memories, several days, limits 1-25 and none, with
+the common-word pruning on (its own exactness: tests/test_recall_pruning.py).  And the row ids
+that make the neighbours ``rid +- 1`` (:func:`okfpro.memory.index.place`)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from okfpro.memory import index as memindex
+from okfpro.memory.policy import change, remember
+from okfpro.memory.ranking import WEIGHTS, match_phrases, order_key, recall_terms, with_neighbours
+from okfpro.memory.store import MemoryStore
+from tests.helpers import examples
+from tests.test_recall_pruning import ALICE, TODAY, corpora
+
+
+def python_ranking(idx, query: str, today: str, include_hidden: bool, limit: int | None) -> list[tuple[str, float]]:
+    """The ranking as it was computed before the one statement: every matched row's FTS5 score
+    joined with its entry and record (the policy per row), neighbours and order in Python."""
+    tokens = recall_terms(query)
+    if not tokens:
+        return []
+    where = "" if include_hidden else f"AND {idx._visible_sql()}"
+    own, place = {}, {}
+    for rid, score, date, seq in idx.con.execute(
+            f"SELECT docs.rowid, -bm25(docs, {WEIGHTS[0]!r}, {WEIGHTS[1]!r}), e.date, e.seq FROM docs "
+            "JOIN entries e ON e.rid = docs.rowid JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
+            f"WHERE docs MATCH ? AND e.scope = ? AND e.change = 0 {where}",
+            [" OR ".join(match_phrases(tokens)), idx.key] + ([] if include_hidden else [today])):
+        own[rid], place[rid] = score, (date, seq)
+    final = with_neighbours(own, place)
+    ranked = sorted(final, key=lambda rid: order_key(final[rid], *place[rid]), reverse=True)
+    return [(f"{idx.key}/{place[rid][0]}#{place[rid][1]}", final[rid]) for rid in ranked[:limit]]
+
+
+def assert_one_statement_is_the_python_ranking(store, query, limits):
+    today = TODAY.isoformat()
+    for hidden in (False, True):
+        for limit in limits:
+            with memindex.opened(store, "user", ALICE) as idx:
+                assert idx is not None
+                want = python_ranking(idx, query, today, hidden, limit)
+                got = [(h.entry.id, h.score) for h in idx.search(query, today, hidden, limit)]
+            assert got == want, (query, hidden, limit)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(corpus=corpora(), limits=st.lists(st.one_of(st.none(), st.integers(1, 25)), min_size=1, max_size=4,
+                                         unique=True))
+def test_the_statement_ranks_as_python_did(corpus, limits):
+    rows, changes, supersede, query = corpus
+    base = Path(tempfile.mkdtemp(prefix="okfpro-recall-sql-"))
+    try:
+        store = MemoryStore(base / "mem", history=False)
+        ids, _c, err = store.write_many(ALICE, rows, "user", actor="t", what="corpus")
+        assert err is None
+        for what, k in changes:
+            change(store, ALICE, what, f"{ids[k]}", today=TODAY)
+        for text in supersede:
+            remember(store, ALICE, text, supersede=True, today=TODAY)
+        assert_one_statement_is_the_python_ranking(store, query, limits)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_ties_and_expiry_rank_as_python_did(tmp_path):
+    """Equal scores (same words, same length) order newest first; an entry whose validity ended
+    before today is hidden, and so is its share of its neighbours' scores."""
+    import datetime as dt
+
+    store = MemoryStore(tmp_path / "mem", history=False)
+    t0 = dt.datetime(2026, 5, 20, 9, tzinfo=dt.timezone.utc)
+    rows = [(f"same words here {'rare' if i % 7 == 3 else 'plain'}", t0 + dt.timedelta(days=i // 6, minutes=i))
+            for i in range(40)]
+    ids, _c, err = store.write_many(ALICE, rows, "user", actor="t", what="ties")
+    assert err is None
+    remember(store, ALICE, "rare words expire soon", valid_until="2026-05-30", today=dt.date(2026, 5, 1))
+    change(store, ALICE, "archive", ids[10], today=TODAY)
+    for query in ("same words", "rare words", "plain rare", "expire"):
+        assert_one_statement_is_the_python_ranking(store, query, (None, 1, 3, 10))
+
+
+def test_row_ids_order_as_day_and_place():
+    days = ["1999-12-31", "2026-01-09", "2026-01-10", "2026-10-01"]
+    keys = [(d, s) for d in days for s in (1, 2, 3, 99, (1 << 32) - 1)]
+    assert sorted(keys, key=lambda k: memindex.place(*k)) == sorted(keys)
+    assert memindex.place("2026-01-09", 5) + 1 == memindex.place("2026-01-09", 6)
+    for seq in (0, 1 << 32):
+        with pytest.raises(ValueError):
+            memindex.place("2026-01-09", seq)
