@@ -525,22 +525,21 @@ class ScopeIndex:
         plus NEIGHBOUR x its matched, shown neighbours' scores (ids +- 1: :func:`place`), ordered by
         that score then newest (the same order as :func:`order_key`: rounding is monotone), the
         limit applied in SQLite.  With ``essential`` (a MATCH expression) only the entries it
-        matches and their neighbours are ranked (s: the ids within two places of one, d: how
-        close; the neighbours' own neighbours are scored so that every rank is exact).
+        matches and the ids within one place of them are ranked, those within two are scored (the
+        neighbours' own neighbours: every rank is exact).
         ``tests/test_recall_sql.py`` compares it with that order computed in Python."""
         con = self.con
         assert con is not None
-        near = ("r AS (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential), s AS (SELECT r.rid + o.column1 AS rid,"
-                " min(abs(o.column1)) AS d FROM r, (VALUES (-2), (-1), (0), (1), (2)) AS o GROUP BY 1), "
-                if essential is not None else "")
+        near = "r AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential), " if essential else ""
+        within = " UNION ALL ".join(f"SELECT rid + {o} FROM r" for o in (0, -1, 1, -2, 2))  # IN: a set, no GROUP BY
         hidden = "" if include_hidden else (
             " AND +rowid NOT IN (SELECT e.rid FROM records c JOIN entries e ON e.memory = c.memory WHERE c.scope = :key"
             f" AND (c.status IN ({_HIDDEN_SQL}) OR (c.status IN ({_EXPIRING_SQL}) AND c.valid_until < :today)))")
         sql = (f"WITH {near}m AS MATERIALIZED (SELECT rowid AS rid, -bm25(docs, {WEIGHTS[0]!r}, {WEIGHTS[1]!r}) AS score "
-               "FROM docs WHERE docs MATCH :query" + (" AND +rowid IN (SELECT rid FROM s)" if near else "") + hidden + ") "
+               "FROM docs WHERE docs MATCH :query" + (f" AND +rowid IN ({within})" if near else "") + hidden + ") "
                f"SELECT m.rid, m.score + {NEIGHBOUR!r} * (coalesce(a.score, 0.0) + coalesce(b.score, 0.0)) AS final "
                "FROM m LEFT JOIN m a ON a.rid = m.rid - 1 LEFT JOIN m b ON b.rid = m.rid + 1"
-               + (" WHERE m.rid IN (SELECT rid FROM s WHERE d <= 1)" if near else "")
+               + (f" WHERE m.rid IN ({within.rsplit(' UNION ALL ', 2)[0]})" if near else "")
                + " ORDER BY final DESC, m.rid DESC LIMIT :limit")
         top = con.execute(sql, {"essential": essential, "query": " OR ".join(match_phrases(tokens)), "key": self.key,
                                 "today": today, "limit": -1 if limit is None else limit}).fetchall()
