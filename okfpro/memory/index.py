@@ -520,7 +520,7 @@ class ScopeIndex:
     def _ranked(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int | None,
                 essential: str | None = None) -> list[tuple]:
         """The ranked rows ``(rid, name, date, seq, clock, title, text, start, end, score, 0, rec)``,
-        in one statement: :mod:`okfpro.memory.ranking`'s order over FTS5's scores, the policy first
+        in SQL: :mod:`okfpro.memory.ranking`'s order over FTS5's scores, the policy first
         (the hidden memories' rows, from ``records_status``, are never scored), each matched entry
         plus NEIGHBOUR x its matched, shown neighbours' scores (ids +- 1: :func:`place`), ordered by
         that score then newest (the same order as :func:`order_key`: rounding is monotone), the
@@ -535,14 +535,20 @@ class ScopeIndex:
         hidden = "" if include_hidden else (
             " AND +rowid NOT IN (SELECT e.rid FROM records c JOIN entries e ON e.memory = c.memory WHERE c.scope = :key"
             f" AND (c.status IN ({_HIDDEN_SQL}) OR (c.status IN ({_EXPIRING_SQL}) AND c.valid_until < :today)))")
-        sql = (f"WITH {near}m AS MATERIALIZED (SELECT rowid AS rid, -bm25(docs, {WEIGHTS[0]!r}, {WEIGHTS[1]!r}) AS score "
-               "FROM docs WHERE docs MATCH :query" + (f" AND +rowid IN ({within})" if near else "") + hidden + ") "
-               f"SELECT m.rid, m.score + {NEIGHBOUR!r} * (coalesce(a.score, 0.0) + coalesce(b.score, 0.0)) AS final "
-               "FROM m LEFT JOIN m a ON a.rid = m.rid - 1 LEFT JOIN m b ON b.rid = m.rid + 1"
-               + (f" WHERE m.rid IN ({within.rsplit(' UNION ALL ', 2)[0]})" if near else "")
-               + " ORDER BY final DESC, m.rid DESC LIMIT :limit")
-        top = con.execute(sql, {"essential": essential, "query": " OR ".join(match_phrases(tokens)), "key": self.key,
-                                "today": today, "limit": -1 if limit is None else limit}).fetchall()
+        params = {"essential": essential, "query": " OR ".join(match_phrases(tokens)), "key": self.key, "today": today,
+                  "limit": -1 if limit is None else limit}
+        # the scores land in a temporary table keyed by rid (memory only, never a file): the neighbours
+        # are then two primary-key probes a row (a materialised CTE needs two automatic indexes)
+        con.execute("PRAGMA temp_store = MEMORY")
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS scored (rid INTEGER PRIMARY KEY, score REAL, ranked INTEGER)")
+        con.execute("DELETE FROM temp.scored")
+        con.execute(f"INSERT INTO temp.scored WITH {near[:-2] or 'x AS (SELECT 1)'} SELECT rowid, -bm25(docs, "
+                    f"{WEIGHTS[0]!r}, {WEIGHTS[1]!r}), " + (f"+rowid IN ({within.rsplit(' UNION ALL ', 2)[0]})" if near else "1")
+                    + " FROM docs WHERE docs MATCH :query" + (f" AND +rowid IN ({within})" if near else "") + hidden, params)
+        top = con.execute(
+            f"SELECT m.rid, m.score + {NEIGHBOUR!r} * (coalesce(a.score, 0.0) + coalesce(b.score, 0.0)) AS final FROM "
+            "temp.scored m LEFT JOIN temp.scored a ON a.rid = m.rid - 1 LEFT JOIN temp.scored b ON b.rid = m.rid + 1 "
+            "WHERE m.ranked ORDER BY final DESC, m.rid DESC LIMIT :limit", params).fetchall()
         details: dict[int, tuple] = {}
         for at in range(0, len(top), 500):
             rids = [rid for rid, _score in top[at:at + 500]]
