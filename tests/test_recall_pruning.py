@@ -4,6 +4,7 @@ what the unpruned ranking and the index-free scan answer: hidden and superseded 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import shutil
 import tempfile
@@ -80,12 +81,10 @@ def corpora(draw):
     return rows, changes, supersede, query
 
 
-@pytest.mark.parametrize("always_try", [False, True])
-@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
-@given(corpus=corpora(), limits=st.lists(st.integers(1, 25), min_size=1, max_size=4, unique=True))
-def test_pruned_equals_unpruned_equals_files(monkeypatch, always_try, corpus, limits):
-    rows, changes, supersede, query = corpus
+@contextlib.contextmanager
+def corpus_store(corpus):
+    """A throwaway store holding a drawn corpus: its entries, changes and superseding memories."""
+    rows, changes, supersede, _query = corpus
     base = Path(tempfile.mkdtemp(prefix="okfpro-prune-prop-"))
     try:
         store = MemoryStore(base / "mem", history=False)
@@ -95,6 +94,18 @@ def test_pruned_equals_unpruned_equals_files(monkeypatch, always_try, corpus, li
             change(store, ALICE, what, f"{ids[k]}", today=TODAY)
         for text in supersede:
             remember(store, ALICE, text, supersede=True, today=TODAY)
+        yield store
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.parametrize("always_try", [False, True])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(corpus=corpora(), limits=st.lists(st.integers(1, 25), min_size=1, max_size=4, unique=True))
+def test_pruned_equals_unpruned_equals_files(monkeypatch, always_try, corpus, limits):
+    query = corpus[3]
+    with corpus_store(corpus) as store:
         for hidden in (False, True):
             for limit in limits:
                 with monkeypatch.context() as m:
@@ -105,8 +116,6 @@ def test_pruned_equals_unpruned_equals_files(monkeypatch, always_try, corpus, li
                 files, _ = memindex.scan_recall(store, ALICE, query, TODAY.isoformat(), hidden, limit)
                 assert shown(got) == shown(full), (query, hidden, limit)
                 assert [h[:3] for h in shown(got)] == [h[:3] for h in shown(files)], (query, hidden, limit)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_a_rare_word_next_to_common_ones_is_pruned_and_exact(tmp_path, monkeypatch):

@@ -7,10 +7,6 @@ that make the neighbours ``rid +- 1`` (:func:`okfpro.memory.index.place`)."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,7 +16,7 @@ from okfpro.memory.policy import change, remember
 from okfpro.memory.ranking import WEIGHTS, match_phrases, order_key, recall_terms, with_neighbours
 from okfpro.memory.store import MemoryStore
 from tests.helpers import examples
-from tests.test_recall_pruning import ALICE, TODAY, corpora
+from tests.test_recall_pruning import ALICE, TODAY, corpora, corpus_store
 
 
 def python_ranking(idx, query: str, today: str, include_hidden: bool, limit: int | None) -> list[tuple[str, float]]:
@@ -57,19 +53,8 @@ def assert_one_statement_is_the_python_ranking(store, query, limits):
 @given(corpus=corpora(), limits=st.lists(st.one_of(st.none(), st.integers(1, 25)), min_size=1, max_size=4,
                                          unique=True))
 def test_the_statement_ranks_as_python_did(corpus, limits):
-    rows, changes, supersede, query = corpus
-    base = Path(tempfile.mkdtemp(prefix="okfpro-recall-sql-"))
-    try:
-        store = MemoryStore(base / "mem", history=False)
-        ids, _c, err = store.write_many(ALICE, rows, "user", actor="t", what="corpus")
-        assert err is None
-        for what, k in changes:
-            change(store, ALICE, what, f"{ids[k]}", today=TODAY)
-        for text in supersede:
-            remember(store, ALICE, text, supersede=True, today=TODAY)
-        assert_one_statement_is_the_python_ranking(store, query, limits)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    with corpus_store(corpus) as store:
+        assert_one_statement_is_the_python_ranking(store, corpus[3], limits)
 
 
 def test_ties_and_expiry_rank_as_python_did(tmp_path):
