@@ -500,3 +500,43 @@ def test_a_failing_child_leaves_its_half_to_the_walk(deep, monkeypatch):
     monkeypatch.setattr(analysis, "_look", dies_in_the_child)
     serial, split = _trees(deep, stored)
     assert serial == split and list(serial) == list(split)
+
+
+@pytest.fixture
+def wide(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setattr(cache, "RACY_NS", -10**12)  # every file keyed (the cut 1,000 s ahead)
+    root = tmp_path / "w"
+    for d in ["", *(f"d{i:02}" for i in range(24))]:
+        (root / d).mkdir(parents=True, exist_ok=True)
+        for i in range(3):
+            (root / d / f"n{i}.md").write_text(f"{d} {i}\n")
+    return root
+
+
+@pytest.mark.parametrize("slow", ["child", "parent"])
+def test_the_split_is_cut_where_the_two_walkers_meet(wide, monkeypatch, slow):
+    """The directories are shared as they are taken, not halved beforehand: when one side is slowed
+    (the child forks later, either may lose its core), the other takes more than half — and the
+    tree is still the walk's."""
+    import time
+
+    stored = _stored(wide)
+    parent = os.getpid()
+    look = analysis._look
+    here: list[str] = []
+
+    def timed(root, head, old, cut):
+        if (os.getpid() == parent) == (slow == "parent"):
+            time.sleep(0.05)
+        if os.getpid() == parent:
+            here.append(head)
+        return look(root, head, old, cut)
+
+    monkeypatch.setattr(analysis, "_look", timed)
+    serial, split = _trees(wide, stored)
+    assert serial == split and list(serial) == list(split)
+    split_here = [h for h in here[len(serial):]]  # the serial walk's calls come first
+    if slow == "child":
+        assert len(split_here) > 3 * len(stored) // 4, split_here
+    else:
+        assert len(split_here) < len(stored) // 4, split_here

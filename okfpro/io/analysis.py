@@ -196,10 +196,17 @@ def _look(root_real: str, head: str, old: tuple[int | None, bytes] | None, cut: 
 
 
 def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int, at: int) -> dict[str, list[Any]]:
-    """The entries (:func:`_look`) of the stored directories, half of them looked at by a forked
-    child meanwhile; ``{}`` below ``at`` stored files, with another thread running (a fork copies
-    none of its locks' owners), or where there is no ``fork``.  A child that fails, or says
-    anything but a marshalled dict, leaves its half to the caller."""
+    """The entries (:func:`_look`) of the stored directories, shared with a forked child that looks at
+    them meanwhile; ``{}`` below ``at`` stored files, with another thread running (a fork copies
+    none of its locks' owners), or where there is no ``fork``.
+
+    The directories are one list, the larger ones at its two ends: this process takes them from the
+    front, the child from the back, each first marking the one it takes in a shared byte per
+    directory, and each stops at the first one the other marked.  So the two halves are cut where
+    the two meet, whichever is slowed (the child starts a fork later and marshals its answer; either
+    may lose its core to another process), not at a size fixed before.  A byte marked by the other
+    side is looked at by that side (a directory may be looked at by both, never by neither), and a
+    child that fails, or says anything but a marshalled dict, leaves its directories to the caller."""
     if not stored or not hasattr(os, "fork"):
         return {}
     threading = sys.modules.get("threading")
@@ -208,14 +215,17 @@ def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int
     sizes = sorted(((len(listing), head) for head, (_key, listing) in stored.items()), reverse=True)
     if sum(size for size, _head in sizes) < at * 8:  # a listing's marshal holds ~8+ bytes a name
         return {}
-    halves: tuple[list[str], list[str]] = ([], [])
+    ends: tuple[list[str], list[str]] = ([], [])
     load = [0, 0]
-    for size, head in sizes:  # the larger listings first, each to the lighter half
+    for size, head in sizes:  # the larger listings first, each to the lighter end: the small ones meet
         side = 0 if load[0] <= load[1] else 1
-        halves[side].append(head)
+        ends[side].append(head)
         load[side] += size
+    order = ends[0] + ends[1][::-1]
     import gc
+    import mmap
 
+    marks = mmap.mmap(-1, len(order))  # shared with the child, zeroed: 1 taken here, 2 taken by the child
     read_end, write_end = os.pipe()
     gc.freeze()  # the heap as it is now is not scanned by either side's collector: fewer pages copied on write
     try:
@@ -224,13 +234,20 @@ def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int
         gc.unfreeze()
         os.close(read_end)
         os.close(write_end)
+        marks.close()
         return {}
-    if pid == 0:  # the child: its half, marshalled down the pipe, then gone without running any cleanup
+    if pid == 0:  # the child: from the back, marshalled down the pipe, then gone without running any cleanup
         code = 1
         try:
             gc.disable()  # short-lived: a collection would only touch pages and copy them
             os.close(read_end)
-            data = memoryview(marshal.dumps({head: _look(root_real, head, stored[head], cut) for head in halves[1]}))
+            mine = {}
+            for i in range(len(order) - 1, -1, -1):
+                if marks[i]:
+                    break
+                marks[i] = 2
+                mine[order[i]] = _look(root_real, order[i], stored[order[i]], cut)
+            data = memoryview(marshal.dumps(mine))
             while data:
                 data = data[os.write(write_end, data):]
             code = 0
@@ -240,7 +257,10 @@ def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int
     out: dict[str, list[Any]] = {}
     theirs: Any = None
     try:
-        for head in halves[0]:
+        for i, head in enumerate(order):
+            if marks[i]:
+                break
+            marks[i] = 1
             entry = _look(root_real, head, stored[head], cut)
             if entry is not None:
                 out[head] = entry
@@ -252,13 +272,14 @@ def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int
         os.close(read_end)  # a child still writing (this process was interrupted) gets EPIPE and ends
         _pid, status = os.waitpid(pid, 0)
         gc.unfreeze()
+        marks.close()
     if status == 0:
         try:
             theirs = marshal.loads(theirs)
         except (EOFError, ValueError, TypeError):
             theirs = None
         if isinstance(theirs, dict):
-            out.update((head, entry) for head, entry in theirs.items() if entry is not None)
+            out.update((head, entry) for head, entry in theirs.items() if entry is not None and head not in out)
     return out
 
 
