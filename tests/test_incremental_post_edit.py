@@ -432,9 +432,31 @@ def test_identity_keys_follow_the_rule_file_by_file(tmp_path, monkeypatch):
 
 
 def _trees(root: Path, stored: dict) -> tuple[dict, dict]:
-    """The identity walk alone and split across a child, from the same stored listings."""
-    serial = analysis.identities(str(root), stored, split_at=10**9).dirs
-    return serial, analysis.identities(str(root), stored, split_at=0).dirs
+    """The identity walk alone and split across a child, from the same stored listings (every
+    directory's names read: the child does not send back the names of one listed as stored)."""
+    serial = analysis.identities(str(root), stored, split_at=10**9)
+    split = analysis.identities(str(root), stored, split_at=0)
+    return ({head: serial.entry(head) for head in serial.dirs}, {head: split.entry(head) for head in split.dirs})
+
+
+def _slowed(monkeypatch, side: str) -> list[str]:
+    """Slow the child's or this process's looks at directories (50 ms each), so that the other
+    side takes nearly all of them; the directories this process looked at, in order."""
+    import time
+
+    parent = os.getpid()
+    look = analysis._look
+    here: list[str] = []
+
+    def timed(root, head, old, cut):
+        if (os.getpid() == parent) == (side == "parent"):
+            time.sleep(0.05)
+        if os.getpid() == parent:
+            here.append(head)
+        return look(root, head, old, cut)
+
+    monkeypatch.setattr(analysis, "_look", timed)
+    return here
 
 
 def _stored(root: Path) -> dict:
@@ -467,9 +489,11 @@ def test_the_split_walk_leaves_out_what_the_walk_no_longer_reaches(deep):
     assert "a/x" not in split and "c" not in split and "b" in split
 
 
-def test_the_split_walk_sees_every_change_behind_the_hooks_back(deep):
+@pytest.mark.parametrize("slow", [None, "parent", "child"])
+def test_the_split_walk_sees_every_change_behind_the_hooks_back(deep, monkeypatch, slow):
     """Same-size rewrites with the mtime put back, a touch into the past, a new directory the state
-    never listed: the split walk's keys are the walk's, and differ from the stored ones."""
+    never listed: the split walk's keys are the walk's, and differ from the stored ones — whichever
+    side looks at the changed directories (the other one slowed)."""
     stored = _stored(deep)
     before = analysis.identities(str(deep), stored, split_at=10**9).dirs
     f = deep / "a" / "x" / "n1.md"
@@ -479,11 +503,16 @@ def test_the_split_walk_sees_every_change_behind_the_hooks_back(deep):
     os.utime(deep / "b" / "n0.md", ns=(0, 1_600_000_000 * 10**9))
     (deep / "a" / "x" / "new").mkdir()
     (deep / "a" / "x" / "new" / "z.md").write_text("z\n")
+    (deep / "b" / "n2.md").unlink()
+    (deep / "b" / "n9.md").write_text("b 9\n")
+    if slow:
+        _slowed(monkeypatch, slow)
     serial, split = _trees(deep, stored)
     assert serial == split and list(serial) == list(split)
     assert split["a/x"][3][split["a/x"][1].index("n1.md")] != before["a/x"][3][before["a/x"][1].index("n1.md")]
     n0 = split["b"][1].index("n0.md")  # a listing keeps the directory's order (tmpfs: newest first)
     assert split["b"][3][n0] != before["b"][3][before["b"][1].index("n0.md")] and "a/x/new" in split
+    assert "n9.md" in split["b"][1] and "n2.md" not in split["b"][1] and "new" in split["a/x"][2]
 
 
 def test_a_failing_child_leaves_its_half_to_the_walk(deep, monkeypatch):
@@ -518,24 +547,11 @@ def test_the_split_is_cut_where_the_two_walkers_meet(wide, monkeypatch, slow):
     """The directories are shared as they are taken, not halved beforehand: when one side is slowed
     (the child forks later, either may lose its core), the other takes more than half — and the
     tree is still the walk's."""
-    import time
-
     stored = _stored(wide)
-    parent = os.getpid()
-    look = analysis._look
-    here: list[str] = []
-
-    def timed(root, head, old, cut):
-        if (os.getpid() == parent) == (slow == "parent"):
-            time.sleep(0.05)
-        if os.getpid() == parent:
-            here.append(head)
-        return look(root, head, old, cut)
-
-    monkeypatch.setattr(analysis, "_look", timed)
+    here = _slowed(monkeypatch, slow)
     serial, split = _trees(wide, stored)
     assert serial == split and list(serial) == list(split)
-    split_here = [h for h in here[len(serial):]]  # the serial walk's calls come first
+    split_here = here[len(serial):]  # the serial walk's calls come first
     if slow == "child":
         assert len(split_here) > 3 * len(stored) // 4, split_here
     else:

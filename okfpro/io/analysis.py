@@ -82,11 +82,25 @@ class Tree:
     A key is the hash of ``(size, mtime_ns, ctime_ns, inode)`` (deterministic for integers; the
     Python version is part of the state's fingerprint), or None when the file must be re-read
     next time (not a regular file, or modified too recently to tell a same-tick rewrite apart).
-    ``dirs``: directory (``""`` for the root) -> ``[listing key, names, subdirectories, keys]``."""
+    ``dirs``: directory (``""`` for the root) -> ``[listing key, names, subdirectories, keys]``; names
+    None: the state's stored listing of that directory (``stored``), read by :meth:`names` when needed
+    (a directory the forked child looked at, unchanged: its names are not sent back)."""
 
-    def __init__(self) -> None:
+    def __init__(self, stored: dict[str, tuple[int | None, bytes]] | None = None) -> None:
         self.dirs: dict[str, list[Any]] = {}
         self._names: dict[str, dict[str, int | None]] = {}
+        self._stored = stored or {}
+
+    def names(self, head: str) -> tuple[str, ...]:
+        entry = self.dirs[head]
+        if entry[1] is None:
+            entry[1] = marshal.loads(self._stored[head][1])[0]
+        return entry[1]
+
+    def entry(self, head: str) -> list[Any]:
+        """``dirs[head]`` with its names read."""
+        self.names(head)
+        return self.dirs[head]
 
     def _of(self, head: str) -> dict[str, int | None] | None:
         got = self._names.get(head)
@@ -94,7 +108,7 @@ class Tree:
             entry = self.dirs.get(head)
             if entry is None:
                 return None
-            got = self._names[head] = dict(zip(entry[1], entry[3]))
+            got = self._names[head] = dict(zip(self.names(head), entry[3]))
         return got
 
     def __contains__(self, rel: object) -> bool:
@@ -107,13 +121,13 @@ class Tree:
     def paths(self) -> Iterable[str]:
         for head, entry in self.dirs.items():
             prefix = f"{head}/" if head else ""
-            yield from (prefix + name for name in entry[1])
+            yield from (prefix + name for name in self.names(head))
 
     def forget(self, rel: str) -> None:
         """Make ``rel`` be re-read next time (the state did not take it in)."""
         head, _, name = rel.rpartition("/")
         entry = self.dirs[head]
-        entry[3] = [None if n == name else k for n, k in zip(entry[1], entry[3])]
+        entry[3] = [None if n == name else k for n, k in zip(self.names(head), entry[3])]
         self._names.pop(head, None)
 
 
@@ -142,7 +156,7 @@ def identities(root_real: str, stored: dict[str, tuple[int | None, bytes]] | Non
     cut = time.time_ns() - RACY_NS
     stored = stored or {}
     ahead = _split(root_real, stored, cut, SPLIT_AT if split_at is None else split_at)
-    tree = Tree()
+    tree = Tree(stored)
     stack = [""]
     while stack:
         head = stack.pop()
@@ -246,7 +260,10 @@ def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int
                 if marks[i]:
                     break
                 marks[i] = 2
-                mine[order[i]] = _look(root_real, order[i], stored[order[i]], cut)
+                head = order[i]
+                entry = mine[head] = _look(root_real, head, stored[head], cut)
+                if entry is not None and entry[0] is not None and entry[0] == stored[head][0]:
+                    entry[1] = None  # listed as stored: the caller reads the names there if it needs them
             data = memoryview(marshal.dumps(mine))
             while data:
                 data = data[os.write(write_end, data):]
@@ -340,12 +357,13 @@ class State:
         changed: list[str] = []
         gone: list[str] = []
         dirty: list[str] = []
-        for head, (key, names, _subs, keys) in tree.dirs.items():
+        for head, (key, _names, _subs, keys) in tree.dirs.items():
             row = rows.pop(head, None)
             digest = _digest(keys)
             if row is not None and row[0] == key and key is not None and digest is not None and row[2] == digest:
                 continue  # listed from the state, every file's key as stored
             dirty.append(head)
+            names = tree.names(head)
             old = self._stored(head, row)
             if row is not None and digest is not None and row[2] == digest and tuple(old) == names:
                 continue  # listed again (the directory's key changed): the same files, unchanged
@@ -370,11 +388,11 @@ class State:
         return dict(zip(names, keys))
 
     def _save(self, heads: Iterable[str]) -> None:
-        dirs = self.present.dirs
+        entry = self.present.entry
         self.db.executemany(
             "INSERT OR REPLACE INTO dirs(dir, key, listing, keys, digest) VALUES(?,?,?,?,?)",
-            [(head, dirs[head][0], marshal.dumps((dirs[head][1], dirs[head][2])), marshal.dumps(dirs[head][3]),
-              _digest(dirs[head][3])) for head in heads])
+            [(head, e[0], marshal.dumps((e[1], e[2])), marshal.dumps(e[3]), _digest(e[3]))
+             for head in heads for e in (entry(head),)])
 
     def apply(self, items: dict[str, Any], gone: Iterable[str], bulk: bool = False) -> None:
         from okfpro.core import delta
