@@ -82,7 +82,8 @@ class Tree:
     A key is the hash of ``(size, mtime_ns, ctime_ns, inode)`` (deterministic for integers; the
     Python version is part of the state's fingerprint), or None when the file must be re-read
     next time (not a regular file, or modified too recently to tell a same-tick rewrite apart).
-    ``dirs``: directory (``""`` for the root) -> ``[listing key, names, subdirectories, keys]``; names
+    ``dirs``: directory (``""`` for the root) -> ``[listing key, names, subdirectories, keys, digest]``
+    (digest: :func:`_digest` of the keys, taken by whichever process looked at the directory); names
     None: the state's stored listing of that directory (``stored``), read by :meth:`names` when needed
     (a directory the forked child looked at, unchanged: its names are not sent back)."""
 
@@ -128,6 +129,7 @@ class Tree:
         head, _, name = rel.rpartition("/")
         entry = self.dirs[head]
         entry[3] = [None if n == name else k for n, k in zip(self.names(head), entry[3])]
+        entry[4] = _digest(entry[3])
         self._names.pop(head, None)
 
 
@@ -170,7 +172,7 @@ def identities(root_real: str, stored: dict[str, tuple[int | None, bytes]] | Non
 
 
 def _look(root_real: str, head: str, old: tuple[int | None, bytes] | None, cut: int) -> list[Any] | None:
-    """One directory's ``[listing key, names, subdirectories, keys]`` (:class:`Tree`), None when it
+    """One directory's ``[listing key, names, subdirectories, keys, digest]`` (:class:`Tree`), None when it
     cannot be opened or listed (not a directory any more, a symlink, gone)."""
     from okfpro.io import reader
 
@@ -206,7 +208,7 @@ def _look(root_real: str, head: str, old: tuple[int | None, bytes] | None, cut: 
     # time).  Written without a call per file (max(), attribute reads twice): ~30% of this loop at 50,000
     keys = [hash((s.st_size, m, c, s.st_ino)) if s is not None and s.st_mode & 0o170000 == 0o100000
             and (m := s.st_mtime_ns) < cut and (c := s.st_ctime_ns) < cut else None for s in sts]
-    return [key, tuple(names), tuple(subs), keys]
+    return [key, tuple(names), tuple(subs), keys, _digest(keys)]
 
 
 def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int, at: int) -> dict[str, list[Any]]:
@@ -357,9 +359,8 @@ class State:
         changed: list[str] = []
         gone: list[str] = []
         dirty: list[str] = []
-        for head, (key, _names, _subs, keys) in tree.dirs.items():
+        for head, (key, _names, _subs, keys, digest) in tree.dirs.items():
             row = rows.pop(head, None)
-            digest = _digest(keys)
             if row is not None and row[0] == key and key is not None and digest is not None and row[2] == digest:
                 continue  # listed from the state, every file's key as stored
             dirty.append(head)
