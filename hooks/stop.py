@@ -26,9 +26,34 @@ GATE = True
 PINNED = os.environ.pop("OKFPRO_LAUNCH_PINNED", "") == "1"  # run by the sh part: answer 10 or 12
 
 sys.dont_write_bytecode = True  # no __pycache__ left in the workspace beside the launchers
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def installed_launch():
+    # The pinned okfpro's own copy of _launch (compiled when okfpro was installed) when it is the
+    # _launch.py beside this file byte for byte, as okfpro init and upgrade write it: compiling that
+    # file here cost a hook a third as much again as okfpro's answer.  None otherwise (the copy
+    # beside this file is used).  Imported as okfpro is in run_in_process: never from this folder.
+    saved = sys.path[:]
+    here = os.path.realpath(HERE)  # python put the script's real folder first: match it however spelled
+    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != here]
+    try:
+        import okfpro._launchers._launch as module
+
+        with open(module.__file__, "rb") as ours, open(os.path.join(HERE, "_launch.py"), "rb") as beside:
+            return module if ours.read() == beside.read() else None
+    except BaseException:  # noqa: BLE001 - any doubt: the copy beside this file
+        return None
+    finally:
+        sys.path[:] = saved
+
+
 try:
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from _launch import launch, leave
+    _found = installed_launch() if PINNED else None
+    if _found is None:
+        sys.path.insert(0, HERE)
+        import _launch as _found
+    launch, leave = _found.launch, _found.leave
 except BaseException as exc:  # noqa: BLE001 - a broken launcher must not read as "carry on"
     sys.stderr.write(
         "ENFORCEMENT DEGRADED — the okfpro launcher (_launch.py) beside %s could not be loaded (%s: %s).\n"

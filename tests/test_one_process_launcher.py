@@ -220,3 +220,53 @@ def test_init_pins_one_process_and_the_settings_commands_use_it(tmp_path):
     ask = subprocess.run(["sh", "-c", cmd], input=json.dumps(event).encode(), capture_output=True,
                          env=hookkit.env({"CLAUDE_PROJECT_DIR": str(ws)}), cwd=str(ws))
     assert ask.returncode == 0 and json.loads(ask.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
+def installed_layout(tmp_path: Path) -> dict[str, str]:
+    """PYTHONPATH for an okfpro laid out as pip installs it: the package, with the launchers as
+    ``okfpro/_launchers`` (an editable install has no such package, so the launcher falls back)."""
+    site = tmp_path / "site"
+    pkg = site / "okfpro"
+    pkg.mkdir(parents=True)
+    for entry in (hookkit.REPO / "okfpro").iterdir():
+        if entry.name != "__pycache__":
+            (pkg / entry.name).symlink_to(entry)
+    (pkg / "_launchers").symlink_to(hookkit.REPO / "hooks")
+    return {"PYTHONPATH": str(site), "PYTHONPROFILEIMPORTTIME": "1"}
+
+
+def _imported(proc: subprocess.CompletedProcess) -> set[str]:
+    text = proc.stderr.decode("utf-8", "replace")
+    return {line.rsplit("|", 1)[1].strip() for line in text.splitlines() if line.startswith("import time:")}
+
+
+def test_the_installed_copy_of_the_launcher_is_used_when_it_is_the_one_beside_it(fresh, tmp_path):
+    env = installed_layout(tmp_path)
+    event = hookkit.edit_event(fresh, f"journal/{hookkit.PAST}.md", "x")
+    same = hookkit.run_launcher(fresh, "pre_tool_use.py", event, extra_env=env)
+    assert same.returncode == 2 and hookkit.MARKER not in hookkit.err_text(same).splitlines()
+    assert "okfpro._launchers._launch" in _imported(same) and "_launch" not in _imported(same)
+    beside = fresh / ".claude" / "hooks" / "_launch.py"
+    beside.write_text(beside.read_text() + "\n# edited here\n")  # not the installed one any more
+    other = hookkit.run_launcher(fresh, "pre_tool_use.py", event, extra_env=env)
+    assert other.returncode == 2 and "_launch" in _imported(other)
+    said = [[ln for ln in hookkit.err_text(p).splitlines() if not ln.startswith("import time:")] for p in (same, other)]
+    assert said[0] == said[1] and said[0]  # the same refusal either way
+
+
+def test_a_package_planted_beside_a_linked_launcher_folder_is_never_imported(tmp_path):
+    ws = hookkit.make_workspace(tmp_path / "w")
+    hooks = ws / ".claude" / "hooks"
+    real = tmp_path / "elsewhere"
+    hooks.rename(real)
+    hooks.symlink_to(real)  # python puts the real folder on sys.path; the launcher sees the link
+    pin(ws, sys.executable)
+    planted = real / "okfpro"
+    planted.mkdir()
+    marker = tmp_path / "planted-ran"
+    (planted / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    for env in ({}, installed_layout(tmp_path)):
+        proc = hookkit.run_launcher(ws, "pre_tool_use.py", hookkit.edit_event(ws, f"journal/{hookkit.PAST}.md", "x"),
+                                    extra_env=env)
+        assert proc.returncode == 2, hookkit.err_text(proc)
+        assert not marker.exists()
