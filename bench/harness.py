@@ -23,6 +23,22 @@ PYTHON = sys.executable
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def _private_cache() -> None:
+    """Every bench (and every process it starts) keeps okfpro's caches in a directory of its own,
+    removed when it ends: the workspaces are temporary, so their parse caches, analysis states
+    and indexes in ``~/.cache/okfpro`` would be orphans (~390 MB a ``bench_hooks`` run)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    cache = tempfile.mkdtemp(prefix="okfpro-bench-cache-")
+    os.environ["XDG_CACHE_HOME"] = cache
+    atexit.register(shutil.rmtree, cache, True)
+
+
+_private_cache()
+
+
 @dataclass
 class Timing:
     label: str
