@@ -226,10 +226,12 @@ class LooseRepo:
             raise
         for fd, _tmp, _path in pending:
             os.close(fd)
-        fds = [os.open(d, os.O_RDONLY) for d in self._dirty]
-        self._dirty.clear()
+        fds: list[int] = []
         try:
+            for d in self._dirty:
+                fds.append(os.open(d, os.O_RDONLY))
             fsync_all(fds)
+            self._dirty.clear()
         finally:
             for fd in fds:
                 os.close(fd)
