@@ -113,3 +113,4 @@ def test_git_fence_and_repo_of(repo, tmp_path):
     assert roots.repo_of(repo / ".okf") == str(repo)
     assert roots.repo_of(str(repo / ".okf") + os.sep) == str(repo)
     assert roots.repo_of(repo / "docs") == str(repo / "docs")
+    assert roots.repo_of(".okf") == "." and roots.repo_of(Path(".okf")) == "."  # as Path(".okf").parent

@@ -127,4 +127,4 @@ def containing(file_path: str | os.PathLike) -> str | None:
 def repo_of(bundle_root: str | os.PathLike) -> str:
     """The workspace a bundle belongs to: the parent of ``.okf``, else the root itself."""
     root = os.fspath(bundle_root).rstrip(os.sep) or os.sep
-    return os.path.dirname(root) if os.path.basename(root) == ".okf" else root
+    return (os.path.dirname(root) or ".") if os.path.basename(root) == ".okf" else root
