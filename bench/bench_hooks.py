@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Hook benchmarks: p50 per event on generated bundles of several sizes, next to ``python3 -c pass``.
 
-    python bench/bench_hooks.py [--sizes 1000,10000,50000] [--runs 9] [--check]
+    python bench/bench_hooks.py [--sizes 1000,10000,50000] [--runs 9] [--check] [--editable]
 
 Each event is timed at the hook door (``python -m okfpro hook EVENT``) and through the installed
 launcher (``.claude/hooks/*.py`` with a one-process pin, as ``okfpro init`` writes it), sampled
 round-robin so a change in machine load hits every command alike.  "post-edit new concept" writes a
 fresh concept before every run (a Write, so reconciliation runs too) and removes it after.  The
 in-process CPU time of that post-edit (median of ``--runs``) is printed per size: it is what a loaded
-machine distorts least.  The incremental state is warmed once per bundle before timing.
+machine distorts least.  The incremental state is warmed once per bundle before timing.  The hooks (and
+``python3 -c pass``) run in a throwaway venv holding a non-editable install of this tree, as users
+install it (the launchers then load the install's compiled ``_launch``); ``--editable`` times the
+running interpreter's own install instead.
 
 Targets (issue 17; ratios are to the same run's ``python3 -c pass``):
   * post-edit new concept: 10,000 concepts <= 2x its cost at 1,000; 50,000 <= 3x;
@@ -36,7 +39,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from gen_bundle import generate  # noqa: E402
-from harness import PYTHON  # noqa: E402
+import harness  # noqa: E402
+from harness import install_arg, installed  # noqa: E402
 
 NEW = "learnings/g00/ledger-cache-warming-{n}.md"
 NEW_TEXT = ("---\ntype: Learning\ntitle: Ledger cache warming\ndescription: Warm the ledger cache before the close.\n"
@@ -54,7 +58,7 @@ def workspace(base: Path, n: int) -> tuple[Path, Path]:
     hooks.mkdir(parents=True, exist_ok=True)
     for f in (REPO / "hooks").glob("*.py"):
         shutil.copy2(f, hooks / f.name)
-    (hooks / "okfpro-python").write_text(PYTHON + "\none-process\n")
+    (hooks / "okfpro-python").write_text(harness.PYTHON + "\none-process\n")
     return ws, root
 
 
@@ -136,7 +140,7 @@ for i in range({runs} + 1):
     os.unlink(path)
 print(statistics.median(out))
 """
-    proc = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, check=True, cwd=str(ws))
+    proc = subprocess.run([harness.PYTHON, "-c", code], capture_output=True, text=True, check=True, cwd=str(ws))
     return float(proc.stdout.strip().splitlines()[-1])
 
 
@@ -145,16 +149,22 @@ def main() -> int:
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    install_arg(ap)
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     os.environ["OKFPRO_TODAY"] = "2026-11-30"
-    os.environ["PYTHONPATH"] = str(REPO)
-    # No PYTHONPYCACHEPREFIX: a private bytecode prefix makes every interpreter start recompile site-packages'
-    # startup modules, which inflates the baseline and flatters every ratio.  Bytecode is compiled in place.
-    subprocess.run([PYTHON, "-m", "compileall", "-q", str(REPO / "okfpro")], check=True)
     results: dict[int, tuple[dict[str, float], dict[str, float], float]] = {}
     loads = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory() as tmp:
+        if args.editable:
+            os.environ["PYTHONPATH"] = str(REPO)
+            # No PYTHONPYCACHEPREFIX: a private bytecode prefix makes every interpreter start recompile
+            # site-packages' startup modules, which inflates the baseline and flatters every ratio.
+            subprocess.run([harness.PYTHON, "-m", "compileall", "-q", str(REPO / "okfpro")], check=True)
+            print("timed: this interpreter's okfpro (editable)", flush=True)
+        else:  # as users install it; its bytecode is compiled by the install
+            print(f"timed: non-editable, {installed(tmp)}", flush=True)
+        PYTHON = harness.PYTHON
         outside = Path(tmp) / "elsewhere"
         outside.mkdir()
         cmds: dict[str, Cmd] = {"python3 -c pass": Cmd([PYTHON, "-c", "pass"], b"")}
