@@ -82,7 +82,7 @@ def build_history(store: MemoryStore, scope: Scope, commits: int) -> None:
         files[f"{day}.md"] = (old + b"\n" if old else (frontmatter(day, when, TOOL) + "\n").encode()) + section.encode()
         h.record_files("user", scope, {f"{day}.md": files[f"{day}.md"]}, f"remember {day}#{i % PER_DAY + 1}", 1,
                        scope.user, when)
-    directory = store.scope_dir("user", scope)
+    directory = Path(store.scope_dir("user", scope))
     directory.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():
         (directory / name).write_bytes(data)

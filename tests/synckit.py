@@ -101,7 +101,7 @@ class Clone:
         assert result.written, result.error
 
     def files(self, tier: str = "user") -> dict[str, bytes]:
-        directory = self.store().scope_dir(tier, self.scope)
+        directory = Path(self.store().scope_dir(tier, self.scope))
         if not directory.is_dir():
             return {}
         return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}

@@ -181,8 +181,9 @@ def test_no_fresh_path_makes_dataclasses_or_imports_typing_or_tomllib(tmp_path):
         assert proc.returncode in (0, 2), (args, proc.stderr[-500:])
         heavy = names & {"dataclasses", "inspect", "typing", "tomllib", "_hashlib"}
         assert not heavy, (args, sorted(heavy))
-        if args[:2] in (("hook", "pre-tool-use"), ("hook", "session-start")):  # roots and friction speak os.path:
-            # pathlib (with urllib.parse, ipaddress) is ~16 M of a ~100 M PreToolUse
-            assert not loads_pathlib(ws, env, args, stdin)
+        if args[:2] in (("hook", "pre-tool-use"), ("hook", "session-start"), ("hook", "stop"), ("memory", "remember"),
+                        ("memory", "recall")):  # roots, friction, the config, the door and the store speak os.path:
+            # pathlib (with urllib.parse, ipaddress) is ~16 M of a ~100 M PreToolUse, ~17 M of a capturing Stop
+            assert not loads_pathlib(ws, env, args, stdin), args
         if args[:2] == ("hook", "stop"):  # its git status through io/spawn (~17 M instructions less)
             assert "subprocess" not in names and "git status" not in proc.stderr.decode(), proc.stderr[-500:]

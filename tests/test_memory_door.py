@@ -64,16 +64,16 @@ def test_the_hook_and_the_cli_open_the_same_memory_from_the_same_directory(tmp_p
 
 def test_the_workspace_rule(tmp_path: Path) -> None:
     repo, project, cwd = _nested(tmp_path)
-    assert workspace_for(cwd) == project  # the nearest okfpro.toml
+    assert workspace_for(cwd) == str(project)  # the nearest okfpro.toml
     plain = repo / "docs" / "deep"
     plain.mkdir(parents=True)
-    assert workspace_for(plain) == repo  # no okfpro.toml above: the Git repository
+    assert workspace_for(plain) == str(repo)  # no okfpro.toml above: the Git repository
     ws = hookkit.make_workspace(tmp_path / "w", commit=False)
     inside = ws / ".okf" / "reference"
-    assert workspace_for(inside) == ws  # inside a bundle: the bundle's workspace
+    assert workspace_for(inside) == str(ws)  # inside a bundle: the bundle's workspace
     loose = tmp_path / "loose"
     loose.mkdir()
-    assert workspace_for(loose) == loose  # nothing at all: the directory itself
+    assert workspace_for(loose) == str(loose)  # nothing at all: the directory itself (paths are strings)
 
 
 def test_the_door_reads_the_configuration_once_and_binds_only_when_asked(tmp_path: Path,
@@ -89,10 +89,10 @@ def test_the_door_reads_the_configuration_once_and_binds_only_when_asked(tmp_pat
     for name, value in ALICE.items():
         monkeypatch.setenv(name, value)
     door = open_door(ws, {"session_id": "s-2", "cwd": str(ws)})
-    assert door.workspace == ws and reads == [ws]
+    assert door.workspace == str(ws) and reads == [str(ws)]
     assert not (ws / ".tmp").exists()  # nothing resolved yet: no session binding written
     assert door.identity.scope.user == "alice" and door.store is not None and door.identity is door.identity
-    assert reads == [ws]  # identity and store took the door's configuration
+    assert reads == [str(ws)]  # identity and store took the door's configuration
     assert (ws / ".tmp" / "okfpro-identity").is_dir()  # an agent session binds when asked
     unbound = tmp_path / "cli"
     unbound.mkdir()

@@ -114,7 +114,7 @@ def test_index_equals_files(steps):
             elif kind == "drop-index":
                 indexfiles.remove(indexfiles.index_path(store.root, "user", ALICE))
             elif kind == "corrupt-index":
-                path = indexfiles.index_path(store.root, "user", ALICE)
+                path = Path(indexfiles.index_path(store.root, "user", ALICE))
                 if path.exists():
                     data = bytearray(path.read_bytes())
                     data[100:4000] = os.urandom(min(3900, max(0, len(data) - 100)))
@@ -139,7 +139,7 @@ def store(tmp_path):
 
 
 def _index(store, scope):
-    return indexfiles.index_path(store.root, "user", scope)
+    return Path(indexfiles.index_path(store.root, "user", scope))
 
 
 def test_index_lives_under_the_memory_root_ignored_and_keyed(store):
@@ -150,7 +150,7 @@ def test_index_lives_under_the_memory_root_ignored_and_keyed(store):
     con = sqlite3.connect(path)
     for table in ("files", "entries", "records"):
         keys = {k for (k,) in con.execute(f"SELECT DISTINCT scope FROM {table}")}
-        assert keys == {"memory-user/" + store.scope_dir("user", ALICE).relative_to(store.root / "memory-user").as_posix()}
+        assert keys == {"memory-user/" + Path(store.scope_dir("user", ALICE)).relative_to(store.root / "memory-user").as_posix()}
 
 
 def test_another_scopes_index_copied_in_is_never_read(store):
@@ -293,7 +293,7 @@ def test_policy_applies_before_the_limit(store):
 
 def test_appends_in_place(store):
     store.write(ALICE, "first entry", "user", now=T0)
-    day = store.scope_dir("user", ALICE) / "2026-05-20.md"
+    day = Path(store.scope_dir("user", ALICE)) / "2026-05-20.md"
     ino = day.stat().st_ino
     res = store.write(ALICE, "second entry", "user", now=T0 + dt.timedelta(seconds=1))
     assert res.id.endswith("#2") and day.stat().st_ino == ino

@@ -338,7 +338,7 @@ def _workspace(tmp_path: Path, toml: str) -> Path:
 def test_default_memory_root_beside_bundle(tmp_path):
     ws = _workspace(tmp_path, "")
     root, err = resolve_memory_root(ws)
-    assert err is None and root == (ws / ".okf-memory").resolve()
+    assert err is None and root == str((ws / ".okf-memory").resolve())
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import os
 import subprocess
+from pathlib import Path
 
 import pygit2
 import pytest
@@ -124,7 +125,7 @@ def test_symlinked_scope_directory_is_refused_and_outside_untouched(server, tmp_
     assert a.okfpro("memory", "sync").returncode == 0
     outside = tmp_path / "outside"
     outside.mkdir()
-    scope_dir = b.store().scope_dir("user", b.scope)
+    scope_dir = Path(b.store().scope_dir("user", b.scope))
     scope_dir.parent.mkdir(parents=True)
     scope_dir.symlink_to(outside, target_is_directory=True)
     proc = b.okfpro("memory", "sync", "--json")

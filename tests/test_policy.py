@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from pathlib import Path
 
 import pytest
 
@@ -173,7 +174,7 @@ def test_audit_events_are_content_free_and_summarised(store):
              audit_root=store.root)
     remember(store, scope, "we ship on Fridays", kind="decision", today=TODAY, audit_root=store.root)
     remember(store, scope, "we ship on Fridays", kind="decision", today=TODAY, audit_root=store.root)
-    path = _telemetry.audit_path(store.root)
+    path = Path(_telemetry.audit_path(store.root))
     raw = path.read_text()
     for needle in ("alice", "acme", "Fridays", "ghp_", "token"):
         assert needle not in raw

@@ -114,3 +114,17 @@ def test_git_fence_and_repo_of(repo, tmp_path):
     assert roots.repo_of(str(repo / ".okf") + os.sep) == str(repo)
     assert roots.repo_of(repo / "docs") == str(repo / "docs")
     assert roots.repo_of(".okf") == "." and roots.repo_of(Path(".okf")) == "."  # as Path(".okf").parent
+
+
+@pytest.mark.parametrize(("path", "base", "inside"), [
+    ("/a/b", "/a/b", True),
+    ("/a/b/c", "/a/b", True),
+    ("/a/b/c", "/a/b/", True),
+    ("/a/bc", "/a/b", False),  # a sibling sharing the prefix is not inside
+    ("/a", "/a/b", False),
+    ("/anything", "/", True),
+    ("/", "/", True),
+])
+def test_within_compares_components_not_prefixes(path, base, inside):
+    assert roots.within(path, base) is inside
+    assert Path(path).is_relative_to(base) is inside  # what it stands in for

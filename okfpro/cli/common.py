@@ -35,13 +35,13 @@ directory was meant are refused — exit 2 with the reason, nothing read.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from okfpro.core.record import Frozen, set_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path; json is imported by dumps
     import datetime as _dt
+    from pathlib import Path  # imported where a bundle is located: the memory verbs need none (~18 M)
     from typing import Any, Callable, Iterable, Literal, Mapping, NoReturn, TypeVar
 
     from okfpro.core.concept import Bundle
@@ -167,6 +167,8 @@ def registered(dir_arg: str) -> tuple[str, str | None]:
 
 def given_dir(dir_arg: str) -> Path:
     """``DIR`` as a directory, or exit 2: a missing path and a file are refused."""
+    from pathlib import Path
+
     dir_arg, _ = registered(dir_arg)
     given = Path(dir_arg)
     if not given.is_dir():
@@ -186,6 +188,8 @@ def bundle_for(
     ``default``: what no DIR means; ``named_is_bundle``: a named directory without
     ``index.md`` is still read as a bundle; ``env``: ``$OKFPRO_BUNDLE`` names it when no DIR.
     """
+    from pathlib import Path
+
     from okfpro.io import roots
 
     if dir_arg is None and default == "here":
@@ -286,6 +290,8 @@ def memory_scope(workspace: Path | None,
 
 
 def _as_path(found: str | None) -> Path | None:
+    from pathlib import Path
+
     return Path(found) if found is not None else None
 
 

@@ -99,7 +99,7 @@ def change_cmd(obj: _Ctx, what: str, memory_id: str, tier: str, as_json: bool) -
     from okfpro.memory.policy import change
 
     store, scope = obj.open()
-    result = change(store, scope, what, memory_id, tier=tier, today=today(), audit_root=store.root)
+    result = change(store, scope, what, memory_id, tier=tier, today=today(), audit_root=store.base)
     if as_json:
         click.echo(dumps(result.to_json()))
     if result.decision.decision == "reject" or not result.written:
@@ -178,7 +178,7 @@ def import_cmd(obj: _Ctx, source: str, tier: str, kind: str, source_: str, as_js
     except BadImport as exc:
         fail(f"{source}: {exc}; nothing was imported")
     store, scope = obj.open()
-    result = run(store, scope, items, actor=_actor(scope), today=today(), audit_root=store.root)
+    result = run(store, scope, items, actor=_actor(scope), today=today(), audit_root=store.base)
     if as_json:
         click.echo(dumps(result.to_json()))
     else:

@@ -133,7 +133,7 @@ def erased_targets(store, scope, tier: str | None) -> list:
     return [Target(s.tier, s.prefix, s.key, s.ref, history_ids(gitdir, s.ref)) for s in subs]
 
 
-def erase_on_remote(workspace: Path, cfg, store, res, remote: str | None, targets: list, tier: str | None = None) -> None:
+def erase_on_remote(workspace: str | os.PathLike[str], cfg, store, res, remote: str | None, targets: list, tier: str | None = None) -> None:
     """The remote half of a purge: delete the refs there, push tombstones, say what is left.
     ``tier``: what was purged (``None``: the whole subject, so every session of the user on
     the remote too)."""

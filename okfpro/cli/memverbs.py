@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.scope import TIERS, Scope
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from pathlib import Path
     from typing import Any, Callable, NoReturn
 
 
@@ -132,7 +132,7 @@ def remember(obj: MemoryCtx, text: str, tier: str, kind: str, source: str, confi
         valid_until=valid_until, review_at=review_at,
         supersede=(True if supersede == "auto" else supersede or False),
         contradicts=(True if contradicts == "auto" else contradicts or False),
-        today=obj.today(), audit_root=store.root, actor=actor(scope),
+        today=obj.today(), audit_root=store.base, actor=actor(scope),
     )
     decision = result.decision
     if as_json:

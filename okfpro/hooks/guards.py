@@ -7,6 +7,7 @@ import re
 
 from okfpro.hooks.answer import Answer, strongest
 from okfpro.hooks.context import Ctx
+from okfpro.io.roots import within
 
 JOURNAL_DAY = re.compile(r"\Ajournal/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z", re.I)
 OKF_WORD = re.compile(r"\.okf\b")
@@ -121,10 +122,6 @@ OPAQUE = re.compile(r"[$`*?\[{~]")  # a name the shell computes: the target is n
 TOKEN_LIMIT = 64
 
 
-def _inside(path: str, real_root: str) -> bool:
-    return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
-
-
 def _names_bundle(text: str, cwd: str, real_root: str | None) -> bool:
     """``text`` names ``.okf``, a relative Markdown path, or a path that resolves into a bundle.
 
@@ -134,7 +131,7 @@ def _names_bundle(text: str, cwd: str, real_root: str | None) -> bool:
     """
     if OKF_WORD.search(text):
         return True
-    if real_root is not None and _inside(os.path.realpath(cwd), real_root):
+    if real_root is not None and within(os.path.realpath(cwd), real_root):
         return True
     from okfpro.io.roots import containing
 
@@ -148,7 +145,7 @@ def _names_bundle(text: str, cwd: str, real_root: str | None) -> bool:
         if "/" not in token and not is_md and not os.path.islink(os.path.join(cwd, token)):
             continue  # a bare word: only a symlink beside cwd (``cp x jlink``) can lead into a bundle
         real = os.path.realpath(os.path.join(cwd, token))
-        if real_root is not None and _inside(real, real_root):
+        if real_root is not None and within(real, real_root):
             return True
         probe = os.path.join(real, "index.md") if os.path.isdir(real) else real
         if containing(probe) is not None and (is_md or os.path.isdir(real)):

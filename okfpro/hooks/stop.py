@@ -11,6 +11,7 @@ import os
 
 from okfpro.hooks.answer import Answer
 from okfpro.hooks.context import Ctx
+from okfpro.io.roots import within
 
 GIT_TIMEOUT = 20.0  # seconds, from the start of the child
 
@@ -102,11 +103,7 @@ def _capture_writes_outside(ctx: Ctx, root: str) -> bool:
     if memory is None:
         return True
     mem, bundle = os.path.realpath(memory), os.path.realpath(root)
-    return not (_within(mem, bundle) or _within(bundle, mem))
-
-
-def _within(path: str, base: str) -> bool:
-    return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
+    return not (within(mem, bundle) or within(bundle, mem))
 
 
 def snapshot_messages(ctx: Ctx, root: str, briefings: list | None = None) -> list[str]:

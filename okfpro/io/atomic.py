@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
@@ -32,16 +31,21 @@ if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
 _TEMP_MARK = ".okfpro-"
 
 
-def _temp_dir(target: Path, scratch: str | os.PathLike | None) -> Path:
+def parent_of(path: str) -> str:
+    """The directory holding ``path`` (``.`` for a bare name), as ``Path(path).parent`` says it."""
+    return os.path.dirname(path.rstrip("/") or "/") or "."
+
+
+def _temp_dir(target: str, scratch: str | os.PathLike | None) -> str:
     """``scratch`` when it is a writable directory on the target's filesystem, else the target's."""
     if scratch is not None:
         try:
             os.makedirs(scratch, exist_ok=True)
-            if os.stat(scratch).st_dev == os.stat(target.parent).st_dev and os.access(scratch, os.W_OK | os.X_OK):
-                return Path(scratch)
+            if os.stat(scratch).st_dev == os.stat(parent_of(target)).st_dev and os.access(scratch, os.W_OK | os.X_OK):
+                return os.fspath(scratch)
         except OSError:
             pass
-    return target.parent
+    return parent_of(target)
 
 
 def sweep(directory: str | os.PathLike) -> int:
@@ -83,15 +87,16 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = 
     file keeps its bits and a new one gets 0o644.  ``scratch``: where the temp file
     should live (used only when on the target's filesystem).
     """
-    target = Path(path)
+    target = os.fspath(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
     if mode is None:
         try:
-            mode = target.stat().st_mode & 0o7777
+            mode = os.stat(target).st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
-    fd, tmp = _create_temp(str(_temp_dir(target, scratch)), f".{target.name}{_TEMP_MARK}{os.getpid()}.", ".tmp")
+    name = os.path.basename(target.rstrip("/"))
+    fd, tmp = _create_temp(_temp_dir(target, scratch), f".{name}{_TEMP_MARK}{os.getpid()}.", ".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -103,7 +108,7 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = 
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    _fsync_dir(target.parent)
+    fsync_dir(parent_of(target))
 
 
 _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -122,15 +127,21 @@ def _create_temp(directory: str, prefix: str, suffix: str) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name in {directory}")
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: str | os.PathLike, *, strict: bool = False) -> None:
+    """Flush ``directory``'s entries (a rename or a create in it) to disk.  ``strict``: an
+    error is raised (what must be durable before a ref moves); else quietly nothing where
+    the directory cannot be opened or synced."""
     try:
-        fd = os.open(str(directory), os.O_RDONLY)
+        fd = os.open(directory, os.O_RDONLY)
     except OSError:
+        if strict:
+            raise
         return
     try:
         os.fsync(fd)
     except OSError:
-        pass
+        if strict:
+            raise
     finally:
         os.close(fd)
 
@@ -141,18 +152,18 @@ def locked(lock_path: str | os.PathLike, *, shared: bool = False) -> Iterator[No
     no exclusive one) with ``shared=True``.  A directory is locked as it is; any other path
     is a lock file, created if missing.  The lock is granted only on the file the path names
     once the lock is held (see the module notes)."""
-    lock = Path(lock_path)
-    directory = lock.is_dir()
+    lock = os.fspath(lock_path)
+    directory = os.path.isdir(lock)
     if not directory:
-        lock.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(parent_of(lock), exist_ok=True)
     for _ in range(1000):
-        fd = os.open(str(lock), os.O_RDONLY | os.O_DIRECTORY) if directory else os.open(
-            str(lock), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock, os.O_RDONLY | os.O_DIRECTORY) if directory else os.open(
+            lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
             held = os.fstat(fd)
             try:
-                now = os.stat(str(lock))
+                now = os.stat(lock)
             except FileNotFoundError:
                 now = None
         except BaseException:
@@ -176,9 +187,8 @@ def locked(lock_path: str | os.PathLike, *, shared: bool = False) -> Iterator[No
 
 def append_line(path: str | os.PathLike, line: str) -> None:
     """Append one line to ``path`` under an exclusive lock (O_APPEND, single write)."""
-    target = Path(path)
     payload = (line.rstrip("\n") + "\n").encode("utf-8")
-    fd = os.open(str(target), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:

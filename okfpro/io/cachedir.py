@@ -39,7 +39,9 @@ def _encloses_cwd(workspace: Path) -> bool:
     except OSError:  # the working directory was deleted
         return False
     top = os.path.realpath(workspace)
-    return here == top or here.startswith(top.rstrip(os.sep) + os.sep)
+    from okfpro.io.roots import within
+
+    return within(here, top)
 
 
 def path_key(path: str | os.PathLike) -> str:

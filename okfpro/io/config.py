@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from okfpro.core import plaintoml
 
@@ -37,12 +36,15 @@ class ConfigError(ValueError):
 
 
 class Config:
-    """The workspace, its merged settings (``data``) and the file they came from (None: the defaults)."""
+    """The workspace, its merged settings (``data``) and the file they came from (None: the
+    defaults).  Paths are strings: the hooks read this on every event, and ``pathlib`` costs a
+    tenth of a capturing Stop (.okf/design/lean-memory-verbs.md)."""
 
     __slots__ = ("workspace", "data", "source")
 
-    def __init__(self, workspace: Path, data: dict[str, Any] | None = None, source: Path | None = None) -> None:
-        self.workspace = workspace
+    def __init__(self, workspace: str | os.PathLike[str], data: dict[str, Any] | None = None,
+                 source: str | None = None) -> None:
+        self.workspace: str = os.fspath(workspace)
         self.data: dict[str, Any] = data if data is not None else _copied(DEFAULTS)
         self.source = source
 
@@ -77,18 +79,21 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def find_workspace(start: str | os.PathLike) -> Path | None:
-    """Walk up from ``start`` to the first directory holding ``okfpro.toml``."""
-    here = Path(start).resolve()
-    if here.is_file():
-        here = here.parent
-    for level in (here, *here.parents):
-        if (level / CONFIG_NAME).is_file():
-            return level
-    return None
+def find_workspace(start: str | os.PathLike) -> str | None:
+    """Walk up from ``start`` (its real path) to the first directory holding ``okfpro.toml``."""
+    here = os.path.realpath(start)
+    if os.path.isfile(here):
+        here = os.path.dirname(here)
+    while True:
+        if os.path.isfile(os.path.join(here, CONFIG_NAME)):
+            return here
+        up = os.path.dirname(here)
+        if up == here:
+            return None
+        here = up
 
 
-def workspace_for(start: str | os.PathLike[str]) -> Path:
+def workspace_for(start: str | os.PathLike[str]) -> str:
     """The workspace of ``start``, by the one rule every door uses (hooks from the event's
     ``cwd``, the CLI from the working directory, MCP from the served bundle): the nearest
     directory at or above ``start`` holding ``okfpro.toml``; else the workspace of the bundle
@@ -96,7 +101,7 @@ def workspace_for(start: str | os.PathLike[str]) -> Path:
     ``start`` itself."""
     from okfpro.io.roots import enclosing, git_fence, repo_of
 
-    here = Path(os.path.abspath(start))
+    here = os.path.abspath(start)
     try:
         found = find_workspace(here)
     except OSError:
@@ -105,19 +110,20 @@ def workspace_for(start: str | os.PathLike[str]) -> Path:
         return found
     root = enclosing(here)
     if root is not None:
-        return Path(repo_of(root))
+        return repo_of(root)
     fence = git_fence(here)
-    return Path(fence) if fence is not None else here
+    return fence if fence is not None else here
 
 
 def load(workspace: str | os.PathLike) -> Config:
     """Read ``<workspace>/okfpro.toml`` over the defaults; a missing file means defaults."""
-    root = Path(workspace)
-    path = root / CONFIG_NAME
-    if not path.is_file():
+    root = os.fspath(workspace)
+    path = os.path.join(root, CONFIG_NAME)
+    if not os.path.isfile(path):
         return Config(workspace=root)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
     raw = plaintoml.load(text)

@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from okfpro.core.digest import sha256
 from okfpro.core.record import Value
@@ -189,14 +188,15 @@ def host_resolvers() -> list[tuple[str, Any]]:
     return sorted(((ep.name, ep) for ep in found), key=lambda pair: pair[0])
 
 
-def _binding_path(workspace: Path, session_id: str) -> Path:
+def _binding_path(workspace: str, session_id: str) -> str:
     digest = sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return workspace.joinpath(*BINDING_DIR, f"{digest}.json")
+    return os.path.join(workspace, *BINDING_DIR, f"{digest}.json")
 
 
-def _read_binding(path: Path) -> dict[str, Any] | None:
+def _read_binding(path: str) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            data = json.loads(handle.read())
     except (FileNotFoundError, NotADirectoryError):  # .tmp/ missing or not a directory: no binding was ever kept
         return None
     except (OSError, ValueError):
@@ -219,7 +219,7 @@ def resolve(
     """Resolve the identity for ``event`` in ``workspace``.  Never raises for data problems."""
     from okfpro.io import config as config_mod
 
-    ws = Path(workspace)
+    ws = os.fspath(workspace)
     env = os.environ if env is None else env
     from okfpro.hooks.event import as_event
 
@@ -360,13 +360,17 @@ def _authoritative(from_resolver: bool, fallback: bool, prov: Mapping[str, str],
     return bool(differ) and all(prov.get(p, ABSENT).startswith(f"{CONFIG}:") for p in differ)
 
 
-def _write_binding(path: Path, parts: Mapping[str, str | None], prov: Mapping[str, str], fallback: bool) -> None:
+def _lock_of(binding: str) -> str:
+    return os.path.splitext(binding)[0] + ".lock"
+
+
+def _write_binding(path: str, parts: Mapping[str, str | None], prov: Mapping[str, str], fallback: bool) -> None:
     from okfpro.io.atomic import atomic_write, locked
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with locked(path.with_suffix(".lock")):
-            if path.exists():  # another process bound it first: keep theirs (it will be compared next time)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with locked(_lock_of(path)):
+            if os.path.exists(path):  # another process bound it first: keep theirs (it will be compared next time)
                 return
             data: dict[str, Any] = {p: parts.get(p) for p in PARTS}
             data.update(
@@ -380,11 +384,11 @@ def _write_binding(path: Path, parts: Mapping[str, str | None], prov: Mapping[st
         pass  # an unwritable .tmp/ costs change detection for this session, not the answer
 
 
-def _poison(path: Path, binding: Mapping[str, Any]) -> None:
+def _poison(path: str, binding: Mapping[str, Any]) -> None:
     from okfpro.io.atomic import atomic_write, locked
 
     try:
-        with locked(path.with_suffix(".lock")):
+        with locked(_lock_of(path)):
             data = dict(binding)
             data["poisoned"] = True
             data["poisoned_at"] = utcnow().strftime("%Y-%m-%dT%H:%M:%SZ")

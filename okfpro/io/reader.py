@@ -11,7 +11,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from pathlib import Path
+
+from okfpro.io.roots import within
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def read_bytes(root_real: str, rel: str) -> bytes:
         if exc.errno != errno.ELOOP:
             raise
         real = os.path.realpath(full)
-        if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+        if not within(real, root_real):
             raise PermissionError(ESCAPES) from None
         fd = os.open(real, os.O_RDONLY)
     with os.fdopen(fd, "rb") as handle:
@@ -116,10 +117,6 @@ def read_bundle(root: str | os.PathLike) -> Bundle:
 
 def add(bundle: Bundle, item: Concept | Entry) -> None:
     bundle.add(item)
-
-
-def is_bundle_dir(path: Path) -> bool:
-    return (path / "index.md").is_file()
 
 
 # --------------------------------------------------------------------------- one concept by id

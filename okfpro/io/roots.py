@@ -124,6 +124,12 @@ def containing(file_path: str | os.PathLike) -> str | None:
     return _walk(os.path.dirname(os.path.abspath(file_path)), probe_nested=False)
 
 
+def within(path: str, base: str) -> bool:
+    """Is ``path`` ``base`` or below it?  Both spelled alike (both real, or both absolute and
+    normalised): a string comparison, component-wise (``/a/bc`` is not below ``/a/b``)."""
+    return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
+
+
 def repo_of(bundle_root: str | os.PathLike) -> str:
     """The workspace a bundle belongs to: the parent of ``.okf``, else the root itself."""
     root = os.fspath(bundle_root).rstrip(os.sep) or os.sep

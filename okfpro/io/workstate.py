@@ -25,6 +25,7 @@ from okfpro.core import pairing as _pairing
 from okfpro.core import snapshot as _snapshot
 from okfpro.core.record import Value
 from okfpro.core.refused import Refused
+from okfpro.io.roots import within
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the readers stay light: no YAML, no writer machinery, no pathlib unless needed
@@ -344,7 +345,7 @@ def contained(root: Path, path: Path) -> Path:
     """The realpath of ``path``, refusing one that leaves the bundle root."""
     root_real = os.path.realpath(root)
     real = os.path.realpath(path)
-    if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+    if not within(real, root_real):
         rel = os.path.relpath(path, root)
         raise Refused(f"{rel} resolves outside the bundle ({real}); a writer will not follow it.", rel)
     from pathlib import Path

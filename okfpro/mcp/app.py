@@ -19,7 +19,7 @@ def workspace_of(root: Path) -> Path:
     """The served bundle's workspace, by the rule every door uses (okfpro.io.config.workspace_for)."""
     from okfpro.io.config import workspace_for
 
-    return workspace_for(root)
+    return Path(workspace_for(root))
 
 
 def bundle_name(workspace: Path) -> str:

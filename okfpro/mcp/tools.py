@@ -438,7 +438,7 @@ def _remember(host: Host, args: dict[str, Any]) -> dict[str, Any]:
         source="agent", confidence=args.get("confidence", "medium"), visibility="private",
         valid_until=args.get("valid_until"), review_at=args.get("review_at"),
         supersede=(True if sup == "auto" else sup or False), contradicts=(True if con == "auto" else con or False),
-        today=_today(), audit_root=store.root, actor=_actor(scope),
+        today=_today(), audit_root=store.base, actor=_actor(scope),
     )
     out = result.to_json()
     if result.decision.decision == "reject":

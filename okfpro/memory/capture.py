@@ -217,7 +217,7 @@ def _capture(door: MemoryDoor, start: float) -> CaptureResult:
     tier = door.setting("memory", "capture_tier", "user")
 
     store, problem = door.store, door.problem
-    audit_root = store.root if store is not None else None
+    audit_root = store.base if store is not None else None
 
     ident = door.identity
     if not ident.capture_allowed:
@@ -227,7 +227,7 @@ def _capture(door: MemoryDoor, start: float) -> CaptureResult:
         return CaptureResult(False, f"memory capture refused: {ident.reason}", tier=str(tier))
     if store is None:
         return CaptureResult(False, f"memory capture skipped: {problem}", tier=str(tier))
-    audit_root = store.root
+    audit_root = store.base
     scope = ident.scope
     assert scope is not None
     who = identity_hash(scope)
@@ -319,11 +319,11 @@ def end_session(event: Event | Mapping[str, Any], start: str | os.PathLike[str])
             return CaptureResult(False, f"session memory not deleted: {problem}")
         if "session" not in store.tiers:
             return CaptureResult(False, "no session tier is configured")
-        if not store.scope_dir("session", ident.scope).exists():
+        if not os.path.exists(store.scope_dir("session", ident.scope)):
             return CaptureResult(False, "no session memory to delete", tier="session")
         begun = time.perf_counter()
         res = store.delete_scope(ident.scope, "session", actor="okfpro session-end")
-        telemetry.record(store.root, "delete", identity_hash=identity_hash(ident.scope), tier="session",
+        telemetry.record(store.base, "delete", identity_hash=identity_hash(ident.scope), tier="session",
                      outcome="error" if res.error else "ok", accepted_count=res.tiers_deleted,
                      latency_ms=(time.perf_counter() - begun) * 1000)
         if res.error:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 from functools import cached_property
-from pathlib import Path
 
 from okfpro.hooks.event import Event, as_event
 
@@ -36,9 +35,10 @@ class DoorError(Exception):
 
 
 class MemoryDoor:
-    """The memory of one workspace, for the identity its configuration and the event resolve."""
+    """The memory of one workspace, for the identity its configuration and the event resolve.
+    ``workspace`` is a path string (as :class:`okfpro.io.config.Config` keeps it)."""
 
-    def __init__(self, workspace: Path, config: Config, event: Event, *, bind: bool = True,
+    def __init__(self, workspace: str, config: Config, event: Event, *, bind: bool = True,
                  env: Mapping[str, str] | None = None) -> None:
         self.workspace = workspace
         self.config = config
@@ -79,9 +79,9 @@ def open_door(start: str | os.PathLike[str] | None = None, event: Event | Mappin
     from okfpro.io import config as config_mod
 
     if workspace is not None:
-        ws = Path(workspace)
+        ws = os.fspath(workspace)
     else:
-        ws = config_mod.workspace_for(start if start is not None else Path.cwd())
+        ws = config_mod.workspace_for(start if start is not None else os.getcwd())
     try:
         cfg = config_mod.load(ws)
     except (config_mod.ConfigError, OSError) as exc:

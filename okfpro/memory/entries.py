@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
 
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.record import Frozen, Value, set_field
@@ -230,16 +229,16 @@ def excerpt(text: str, query: str) -> str:
 # ---------------------------------------------------------------------------- reading
 
 
-def tier_entries(root: Path, tier: str, scope: Scope, diags: list[Diagnostic]) -> list[StoredEntry]:
+def tier_entries(root: str | os.PathLike[str], tier: str, scope: Scope, diags: list[Diagnostic]) -> list[StoredEntry]:
     """Every entry of one (tier, scope), read from its day files, oldest first: the index-free
     reading the index is built from and checked against.  Problems come back in ``diags``."""
     return prefix_entries(root, tier, memory_path(tier, scope), diags)
 
 
-def prefix_entries(root: Path, tier: str, prefix: str, diags: list[Diagnostic]) -> list[StoredEntry]:
+def prefix_entries(root: str | os.PathLike[str], tier: str, prefix: str, diags: list[Diagnostic]) -> list[StoredEntry]:
     """:func:`tier_entries` of the scope whose directory (== scope key) is ``prefix``: what a
     :class:`Subtree` names when only its hashed directory is known (another session of the user)."""
-    directory = root.joinpath(*prefix.split("/"))
+    directory = os.path.join(root, *prefix.split("/"))
     source = f"memory:{tier}"
     problem = link_problem(root, directory)
     if problem:
@@ -259,9 +258,8 @@ def prefix_entries(root: Path, tier: str, prefix: str, diags: list[Diagnostic]) 
         if not m:
             continue
         day = m.group(1)
-        path = directory / name
         try:
-            raw, _ = read_day_file(path)
+            raw, _ = read_day_file(os.path.join(directory, name))
             _, body = split_concept(raw)
         except (OSError, MalformedConcept) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -294,7 +292,7 @@ def fingerprint(st: os.stat_result) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{st.st_nlink}"
 
 
-def day_listing(directory: Path) -> dict[str, str]:
+def day_listing(directory: str | os.PathLike[str]) -> dict[str, str]:
     """name -> fingerprint of the day files of one scope directory (regular files only)."""
     out: dict[str, str] = {}
     match = DAY_RE.match

@@ -20,7 +20,6 @@ import os
 import stat
 import time
 from contextlib import AbstractContextManager
-from pathlib import Path
 
 from okfpro.core.dayfile import sections, stored_sections
 from okfpro.core.scope import Scope, applicable_tiers, history_ref, memory_path, scope_key, write_problem
@@ -30,6 +29,7 @@ from okfpro.memory.indexfiles import erase_key, remove, scan_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from pathlib import Path  # erasure is rare: it walks ``root`` (the store's Path) as it is
     from typing import Any
 
 
@@ -37,18 +37,21 @@ class Erasure:
     """Forget and purge, for :class:`~okfpro.memory.store.MemoryStore`."""
 
     # what the store provides (declared for the type checker; MemoryStore defines them)
-    root: Path
+    base: str
     tiers: tuple[str, ...]
 
     if TYPE_CHECKING:
         @property
+        def root(self) -> Path: ...
+
+        @property
         def history(self) -> Any: ...
 
-        def _link_problem(self, target: Path) -> str | None: ...
+        def _link_problem(self, target: str | os.PathLike[str]) -> str | None: ...
 
-        def _lock_for(self, prefix: str) -> Path: ...
+        def _lock_for(self, prefix: str) -> str: ...
 
-        def _locked(self, path: Path, shared: bool = False) -> AbstractContextManager[None]: ...
+        def _locked(self, path: str, shared: bool = False) -> AbstractContextManager[None]: ...
 
         def _repo_lock(self, exclusive: bool) -> AbstractContextManager[None]: ...
 
@@ -265,12 +268,12 @@ class Erasure:
                 if text.strip():
                     texts.add(text.encode("utf-8"))
         for path in scan_for(self.root, texts):
-            base = str(path)
+            base = path
             for suffix in ("-journal", "-wal", "-shm"):
                 if base.endswith(suffix):
                     base = base[: -len(suffix)]
-            remove(Path(base))
-        return [p.name for p in scan_for(self.root, texts)]
+            remove(base)
+        return [os.path.basename(p) for p in scan_for(self.root, texts)]
 
     def _prune_empty_parents(self, directory: Path) -> None:
         here = directory.parent

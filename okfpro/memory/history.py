@@ -20,9 +20,9 @@ object left for the erased text.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import os
-from pathlib import Path
 
 from okfpro.core.record import Frozen, Value, set_field
 from okfpro.core.scope import Scope, history_ref, memory_path, scope_key
@@ -124,14 +124,14 @@ class History:
     hold that scope's lock (and the shared repository lock, see the store)."""
 
     def __init__(self, root: str | os.PathLike) -> None:
-        self.root = Path(root)
-        self.gitdir = self.root / HISTORY_DIR
+        self.root = os.fspath(root)  # strings: a capturing Stop commits here (no pathlib)
+        self.gitdir = os.path.join(self.root, HISTORY_DIR)
         self._repo: pygit2.Repository | None = None
 
     # -- repository -------------------------------------------------------------------
 
     def exists(self) -> bool:
-        return (self.gitdir / "HEAD").is_file()
+        return os.path.isfile(os.path.join(self.gitdir, "HEAD"))
 
     def repo(self, create: bool = True) -> pygit2.Repository:
         """Open the repository, creating it (bare, no search upwards) on first use."""
@@ -146,26 +146,26 @@ class History:
         if not self.exists():
             if not create:
                 raise HistoryError(f"no memory history at {self.gitdir}")
-            with contained_lock(self.root, self.root / LOCK_DIR / "init.lock"):
+            with contained_lock(self.root, os.path.join(self.root, LOCK_DIR, "init.lock")):
                 if not self.exists():
                     self._init()
         flags = RepositoryOpenFlag.NO_SEARCH | RepositoryOpenFlag.BARE
         try:
-            self._repo = pygit2.Repository(str(self.gitdir), flags)
+            self._repo = pygit2.Repository(self.gitdir, flags)
         except pygit2.GitError as exc:
             raise HistoryError(f"cannot open memory history {self.gitdir}: {exc}") from exc
         return self._repo
 
     def _init(self) -> None:
         ensure_ignored(self.root)
-        tmp = self.root / f".okf-history.{os.getpid()}.tmp"
-        if tmp.exists():
+        tmp = os.path.join(self.root, f".okf-history.{os.getpid()}.tmp")
+        if os.path.exists(tmp):
             import shutil
 
             shutil.rmtree(tmp)
         import pygit2
 
-        repo = pygit2.init_repository(str(tmp), bare=True)
+        repo = pygit2.init_repository(tmp, bare=True)
         cfg = repo.config
         cfg["gc.auto"] = 0  # never an implicit gc: erasure is explicit (purge)
         cfg["core.logAllRefUpdates"] = False
@@ -199,9 +199,8 @@ class History:
         # A writer killed between libgit2 locking the ref file and renaming it leaves
         # "<ref>.lock" behind.  We hold the scope's lock, so nobody else is updating
         # this ref: the file is stale.
-        stale = self.gitdir / (name + ".lock")
         try:
-            stale.unlink()
+            os.unlink(os.path.join(self.gitdir, name + ".lock"))
         except FileNotFoundError:
             pass
 
@@ -581,15 +580,13 @@ class History:
             return False
         repo = self.repo()
         self._clear_stale_ref_lock(name)
-        stale_packed = self.gitdir / "packed-refs.lock"
-        if stale_packed.exists():
-            stale_packed.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(self.gitdir, "packed-refs.lock"))
         ref = repo.references.get(name)
         if ref is not None:
             ref.delete()
-        reflog = self.gitdir / "logs" / name
-        if reflog.exists():
-            reflog.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(self.gitdir, "logs", name))
         return ref is not None
 
     def collect(self, needles: list[bytes]) -> PurgeReport:

@@ -35,7 +35,6 @@ import math
 import os
 import sqlite3
 import stat
-from pathlib import Path
 
 from okfpro.core import bm25
 from okfpro.core import maxscore
@@ -84,7 +83,7 @@ class _Empty:
     """The index of a scope that holds nothing (no file is created for it)."""
 
     key = ""
-    path = Path(os.devnull)
+    path = os.devnull
 
     def search(self, *a: Any, **k: Any) -> list:
         return []
@@ -134,15 +133,15 @@ class ScopeIndex:
         self.tier = tier
         self.scope = scope
         self.key = scope_key(tier, scope)
-        self.path = index_path(store.root, tier, scope)
+        self.path = index_path(store.base, tier, scope)
         self.directory = store.scope_dir(tier, scope)
         self.con: sqlite3.Connection | None = None
 
     # -- connection -------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = sqlite3.connect(str(self.path), timeout=10, isolation_level=None, check_same_thread=False)
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        con = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
         con.execute("PRAGMA secure_delete = ON")  # a deleted row's text is overwritten in place
         con.execute("PRAGMA synchronous = OFF")  # rebuildable: the day files are the truth
         return con
@@ -179,7 +178,7 @@ class ScopeIndex:
             problem = store._link_problem(path)
             if problem:
                 raise IndexUnavailable(problem)
-        if held and create and self.path.exists():
+        if held and create and os.path.exists(self.path):
             # the writer, under the lock: the files it appends to are checked one by one
             # (note_appends); any other drift is found by the next reader's full check
             try:
@@ -190,7 +189,7 @@ class ScopeIndex:
                 pass
             self.close()
         listing = day_listing(self.directory)
-        if not listing and not create and not self.path.exists():
+        if not listing and not create and not os.path.exists(self.path):
             raise NothingStored("nothing stored in this scope")
         for attempt in (1, 2):
             try:
@@ -202,7 +201,7 @@ class ScopeIndex:
             except (sqlite3.DatabaseError, OSError, ValueError, KeyError, TypeError) as exc:
                 self.close()
                 if attempt == 2:
-                    raise IndexUnavailable(f"memory index {self.path.name}: {exc}") from exc
+                    raise IndexUnavailable(f"memory index {os.path.basename(self.path)}: {exc}") from exc
                 remove(self.path)
                 listing = day_listing(self.directory)
         raise IndexUnavailable("unreachable")  # pragma: no cover
@@ -237,7 +236,7 @@ class ScopeIndex:
                 fp = listing[name]
                 day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]  # day_listing names match DAY_RE
                 try:
-                    raw, st = read_day_file(self.directory / name)
+                    raw, st = read_day_file(os.path.join(self.directory, name))
                     fp = fingerprint(st)
                     secs = file_sections(raw)
                 except (OSError, MalformedConcept) as exc:
@@ -565,7 +564,7 @@ class ScopeIndex:
             by_file.setdefault(row[1], []).append(row)
         for name, items in by_file.items():
             try:
-                fd = os.open(str(self.directory / name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                fd = os.open(os.path.join(self.directory, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             except OSError as exc:
                 raise IndexUnavailable(f"{name}: {exc.strerror}") from exc
             try:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
 
 from okfpro.core.digest import sha256
 from okfpro.core.scope import Scope, scope_key
@@ -20,25 +19,25 @@ if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
 INDEX_DIR = ".okf-index"
 
 
-def index_dir(root: str | os.PathLike) -> Path:
-    return Path(root) / INDEX_DIR
+def index_dir(root: str | os.PathLike) -> str:
+    return os.path.join(root, INDEX_DIR)
 
 
-def index_path(root: str | os.PathLike, tier: str, scope: Scope) -> Path:
+def index_path(root: str | os.PathLike, tier: str, scope: Scope) -> str:
     return key_path(root, scope_key(tier, scope))
 
 
-def key_path(root: str | os.PathLike, key: str) -> Path:
+def key_path(root: str | os.PathLike, key: str) -> str:
     digest = sha256(key.encode("utf-8")).hexdigest()[:32]
-    return index_dir(root) / f"{digest}.sqlite"
+    return os.path.join(index_dir(root), f"{digest}.sqlite")
 
 
-def index_files(path: Path) -> list[Path]:
+def index_files(path: str | os.PathLike) -> list[str]:
     """The database and every side file SQLite may keep next to it."""
-    return [Path(str(path) + suffix) for suffix in ("", "-journal", "-wal", "-shm")]
+    return [os.fspath(path) + suffix for suffix in ("", "-journal", "-wal", "-shm")]
 
 
-def remove(path: Path) -> None:
+def remove(path: str | os.PathLike) -> None:
     for p in index_files(path):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(p)
@@ -47,23 +46,24 @@ def remove(path: Path) -> None:
 def erase_key(root: str | os.PathLike, key: str) -> None:
     """Forget / purge: the index of scope key ``key`` goes with its files — never through a link
     out of the root (the index refuses to live there: what the link leads to is not ours)."""
-    if not link_problem(Path(root), index_dir(root)):
+    if not link_problem(root, index_dir(root)):
         remove(key_path(root, key))
 
 
-def scan_for(root: str | os.PathLike, needles: Iterable[bytes]) -> list[Path]:
+def scan_for(root: str | os.PathLike, needles: Iterable[bytes]) -> list[str]:
     """Index files (database, journal, WAL) holding any of ``needles``."""
     wanted = [n for n in needles if n]
-    out: list[Path] = []
+    out: list[str] = []
     directory = index_dir(root)
     try:
         names = sorted(os.listdir(directory))
     except FileNotFoundError:
         return out
     for name in names:
-        path = directory / name
+        path = os.path.join(directory, name)
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as handle:
+                data = handle.read()
         except OSError:
             continue
         if any(n in data for n in wanted):

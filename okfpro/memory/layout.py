@@ -6,7 +6,8 @@ the per-scope history ``.okf-history.git`` (:mod:`okfpro.memory.history`), the l
 ``.okf-locks`` and the memory index ``.okf-index`` (:mod:`okfpro.memory.index`).
 
 Both the store and the history import from here, so neither imports the other's module
-to learn the layout (that was a cycle).
+to learn the layout (that was a cycle).  Paths are strings (``os.path``) on every writer's
+path: ``pathlib`` was a tenth of a capturing Stop (.okf/design/lean-memory-verbs.md).
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from pathlib import Path
 
 from okfpro import __version__
 from okfpro.core.dayfile import MalformedConcept
 from okfpro.io.atomic import locked
+from okfpro.io.roots import within
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
@@ -30,16 +31,16 @@ HISTORY_DIR = ".okf-history.git"  # the per-scope history (okfpro/memory/history
 _IGNORE = b"# okfpro memory root (history: .okf-history.git); no enclosing repository tracks it\n*\n"
 
 
-def ensure_ignored(root: Path) -> None:
+def ensure_ignored(root: str | os.PathLike) -> None:
     """Create ``root`` with a ``.gitignore`` of ``*`` before anything else goes in it.
 
     A workspace repository around the memory root then never lists it, even when the
     workspace's own .gitignore does not name it.  An empty directory is invisible to
     Git, and the file is created exclusively and filled by one write.
     """
-    root.mkdir(parents=True, exist_ok=True)
+    os.makedirs(root, exist_ok=True)
     try:
-        fd = os.open(str(root / ".gitignore"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = os.open(os.path.join(root, ".gitignore"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
         return
     try:
@@ -47,14 +48,19 @@ def ensure_ignored(root: Path) -> None:
     finally:
         os.close(fd)
 
-def link_problem(root: Path, target: Path) -> str | None:
+def link_problem(root: str | os.PathLike, target: str | os.PathLike) -> str | None:
     """Why ``target`` is not safely inside ``root``: a symbolic link on the way down, a
     regular file with other hard links (its content is shared with a place outside the
-    scope), or an entry we cannot inspect.  ``None`` when it is fine or does not exist."""
-    rel = Path(os.path.abspath(target)).relative_to(root)
-    here = root
-    for part in rel.parts:
-        here = here / part
+    scope), or an entry we cannot inspect.  ``None`` when it is fine or does not exist.
+    ValueError when ``target`` is not below ``root`` at all (a caller's mistake)."""
+    here = os.path.abspath(root)
+    full = os.path.abspath(target)
+    if not within(full, here):
+        raise ValueError(f"{full} is not inside {here}")
+    for part in full[len(here):].split(os.sep):
+        if not part:
+            continue
+        here = os.path.join(here, part)
         try:
             st = os.lstat(here)
         except (FileNotFoundError, NotADirectoryError):
@@ -73,7 +79,7 @@ class ContainmentError(OSError):
 
 
 @contextlib.contextmanager
-def contained_lock(root: Path, path: Path, shared: bool = False) -> Iterator[None]:
+def contained_lock(root: str | os.PathLike, path: str | os.PathLike, shared: bool = False) -> Iterator[None]:
     """:func:`locked` on ``path`` under ``root``, refused (:class:`ContainmentError`) when
     a component of it is a link: before taking it, and again once held."""
     problem = link_problem(root, path)
@@ -86,7 +92,7 @@ def contained_lock(root: Path, path: Path, shared: bool = False) -> Iterator[Non
         yield
 
 
-def resolve_memory_root(workspace: str | os.PathLike, config=None) -> tuple[Path | None, str | None]:
+def resolve_memory_root(workspace: str | os.PathLike, config=None) -> tuple[str | None, str | None]:
     """The memory root of ``workspace`` and, when unusable, why (``(None, message)``).
 
     ``[memory] root`` in okfpro.toml (default ``.okf-memory``), relative to the
@@ -95,7 +101,7 @@ def resolve_memory_root(workspace: str | os.PathLike, config=None) -> tuple[Path
     """
     from okfpro.io import config as config_mod
 
-    ws = Path(workspace).resolve()
+    ws = os.path.realpath(workspace)
     try:
         cfg = config if config is not None else config_mod.load(ws)
     except (config_mod.ConfigError, OSError) as exc:
@@ -106,23 +112,23 @@ def resolve_memory_root(workspace: str | os.PathLike, config=None) -> tuple[Path
         return None, "okfpro.toml: [memory] root must be a non-empty path"
     if not isinstance(raw_bundle, str) or not raw_bundle.strip():
         return None, "okfpro.toml: [bundle] path must be a non-empty path"
-    root = Path(os.path.realpath(ws / os.path.expanduser(raw_root)))
-    bundle = Path(os.path.realpath(ws / os.path.expanduser(raw_bundle)))
-    if root == bundle or root.is_relative_to(bundle) or bundle.is_relative_to(root):
+    root = os.path.realpath(os.path.join(ws, os.path.expanduser(raw_root)))
+    bundle = os.path.realpath(os.path.join(ws, os.path.expanduser(raw_bundle)))
+    if within(root, bundle) or within(bundle, root):
         return None, (
             f"memory root {root} overlaps the knowledge bundle {bundle}: memory must live "
-            f"outside the bundle (set [memory] root in {ws / 'okfpro.toml'})"
+            f"outside the bundle (set [memory] root in {os.path.join(ws, 'okfpro.toml')})"
         )
-    if ws.is_relative_to(root):
+    if within(ws, root):
         return None, f"memory root {root} contains the workspace {ws}: choose a directory of its own"
     return root, None
 
 
-def read_day_file(path: Path) -> tuple[bytes, os.stat_result]:
+def read_day_file(path: str | os.PathLike) -> tuple[bytes, os.stat_result]:
     """A day file's bytes and the stat of what was read: never through a symbolic link, never a
     FIFO or device (opened non-blocking), never a file with other hard links (its content is
     shared with a place outside the scope).  Raises OSError or MalformedConcept."""
-    fd = os.open(str(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     with os.fdopen(fd, "rb") as handle:
         st = os.fstat(handle.fileno())
         if not stat.S_ISREG(st.st_mode):

@@ -29,6 +29,7 @@ import os
 import zlib
 
 from okfpro.core.digest import sha1
+from okfpro.io.atomic import fsync_dir
 
 OBJECT_MODE = 0o444  # git's and libgit2's mode for loose object files
 _TREE = b"40000"
@@ -63,14 +64,6 @@ def _oid(text: str) -> str:
     if len(text) != 40 or not _HEX.issuperset(text):
         raise Unusual(f"not an object id: {text[:60]!r}")
     return text
-
-
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def fsync_all(fds: list[int]) -> None:
@@ -372,6 +365,6 @@ class LooseRepo:
             raise
         os.close(fd)
         os.replace(lock, path)
-        _fsync_dir(parent)
+        fsync_dir(parent, strict=True)
         for d in created:  # new directories: their entries in their parents are durable too
-            _fsync_dir(os.path.dirname(d))
+            fsync_dir(os.path.dirname(d), strict=True)

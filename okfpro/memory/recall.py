@@ -85,11 +85,12 @@ def query_of(prompt: str) -> str:
     return " ".join(seen)
 
 
-def bundle_search(workspace: Path, cfg: Any, degraded: list[str] | None = None) -> KnowledgeSearch | None:
+def bundle_search(workspace: str | os.PathLike[str], cfg: Any, degraded: list[str] | None = None) -> KnowledgeSearch | None:
     """The default knowledge surface: the ranked engine over the workspace bundle — and, when
     ``[knowledge] bundles`` lists registered bundles (``@slug``, ``@group``, ``@all``), over those
     too, as one corpus with one ranking (:mod:`okfpro.io.across`); their rows carry ``bundle``
     (the slug).  A listed bundle that cannot be read is left out and named in ``degraded``."""
+    workspace = Path(workspace)
     raw = cfg.get("bundle", "path", ".okf")
     root = workspace / raw if isinstance(raw, str) and raw.strip() else None
     if root is not None and not root.is_dir():
@@ -284,7 +285,7 @@ def _recall(door: MemoryDoor, prompt: str, knowledge_search: KnowledgeSearch | N
     if store is not None:
         from okfpro.memory import telemetry
 
-        telemetry.record(store.root, "recall", identity_hash=identity_hash(scope), outcome="ok" if out.text else "empty",
+        telemetry.record(store.base, "recall", identity_hash=identity_hash(scope), outcome="ok" if out.text else "empty",
                      knowledge_count=len(out.knowledge), memory_count=len(out.memory),
                      candidate_count=len(kblocks) + len(mblocks), truncated_count=out.truncated, tokens=out.tokens,
                      chars=len(out.text), latency_ms=(time.perf_counter() - start) * 1000, mode=ident.mode,

@@ -162,9 +162,10 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def resolve_remote(workspace: Path, config, given: str | None) -> tuple[str | None, str | None]:
+def resolve_remote(workspace: str | os.PathLike[str], config, given: str | None) -> tuple[str | None, str | None]:
     """(URL, None) or (None, why).  ``given`` (the command line) over ``[memory] remote``;
     a bare name is a remote of the workspace's own Git repository (``origin``)."""
+    workspace = Path(workspace)
     raw = given if given is not None else config.get("memory", "remote", None)
     if raw is None or raw == "":
         return None, "no memory remote: pass REMOTE or set [memory] remote in okfpro.toml"
@@ -202,8 +203,8 @@ def _run(args: list[str], check: bool = True, stdin: bytes | None = None) -> sub
 class Remote:
     """git against ``url`` from the memory history ``gitdir``."""
 
-    def __init__(self, gitdir: Path, url: str) -> None:
-        self.gitdir = gitdir
+    def __init__(self, gitdir: str | os.PathLike[str], url: str) -> None:
+        self.gitdir = Path(gitdir)
         self.url = url
         self.staged = False
 

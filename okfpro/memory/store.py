@@ -25,8 +25,6 @@ import contextlib
 import datetime as _dt
 import os
 import stat
-from pathlib import Path
-
 from okfpro.core.digest import sha256
 from okfpro.core.scope import (
     TIERS,
@@ -68,6 +66,7 @@ from okfpro.memory.layout import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from pathlib import Path
     from typing import Iterator
 
 MAX_ENTRY_CHARS = 64 * 1024
@@ -77,14 +76,28 @@ MAX_ENTRY_CHARS = 64 * 1024
 
 
 class MemoryStore(Erasure):
-    """Scoped memory under ``root``; ``tiers`` = the configured tiers (default all four)."""
+    """Scoped memory under ``root``; ``tiers`` = the configured tiers (default all four).
+
+    ``base`` is the memory root as an absolute path string, what every write and read path
+    uses; :attr:`root` is the same as a ``Path``, built on first use (``pathlib`` with the
+    ``urllib.parse`` and ``ipaddress`` it imports is ~18 M instructions, a tenth of a
+    capturing Stop: .okf/design/lean-memory-verbs.md)."""
 
     def __init__(self, root: str | os.PathLike, tiers: tuple[str, ...] | list[str] = TIERS, history: bool = True) -> None:
-        self.root = Path(os.path.abspath(root))
+        self.base = os.path.abspath(root)
+        self._root: Path | None = None
         self.tiers = tuple(check_tier(t) for t in tiers)
         self._with_history = history
         self._history = None
         self._root_ready = False
+
+    @property
+    def root(self) -> Path:
+        if self._root is None:
+            from pathlib import Path
+
+            self._root = Path(self.base)
+        return self._root
 
     @property
     def history(self):
@@ -96,7 +109,7 @@ class MemoryStore(Erasure):
         if self._history is None:
             from .history import History
 
-            self._history = History(self.root)
+            self._history = History(self.base)
         return self._history
 
     @classmethod
@@ -105,7 +118,7 @@ class MemoryStore(Erasure):
         from okfpro.io import config as config_mod
 
         try:
-            cfg = config if config is not None else config_mod.load(Path(workspace))
+            cfg = config if config is not None else config_mod.load(workspace)
         except (config_mod.ConfigError, OSError) as exc:
             return None, str(exc)
         root, err = resolve_memory_root(workspace, cfg)
@@ -118,31 +131,31 @@ class MemoryStore(Erasure):
 
     # -- paths and locks --------------------------------------------------------------
 
-    def scope_dir(self, tier: str, scope: Scope) -> Path:
-        return self.root.joinpath(*memory_path(tier, scope).split("/"))
+    def scope_dir(self, tier: str, scope: Scope) -> str:
+        return os.path.join(self.base, *memory_path(tier, scope).split("/"))
 
-    def _link_problem(self, target: Path) -> str | None:
-        return link_problem(self.root, target)
+    def _link_problem(self, target: str | os.PathLike[str]) -> str | None:
+        return link_problem(self.base, target)
 
-    def _lock_for(self, prefix: str) -> Path:
+    def _lock_for(self, prefix: str) -> str:
         digest = sha256(prefix.encode()).hexdigest()[:32]
-        return self.root / LOCK_DIR / f"{digest}.lock"
+        return os.path.join(self.base, LOCK_DIR, f"{digest}.lock")
 
     @contextlib.contextmanager
-    def _locked(self, path: Path, shared: bool = False) -> Iterator[None]:
+    def _locked(self, path: str, shared: bool = False) -> Iterator[None]:
         """``locked(path)`` once no component from the root down (the lock directory, the
         lock file) is a symbolic link: a lock is never taken, nor a file created, outside
         the memory root."""
-        with contained_lock(self.root, path, shared=shared):
+        with contained_lock(self.base, path, shared=shared):
             yield
 
     @contextlib.contextmanager
     def _repo_lock(self, exclusive: bool) -> Iterator[None]:
         """Writers share it; a purge (which prunes objects) takes it alone."""
         if not self._root_ready:
-            ensure_ignored(self.root)
+            ensure_ignored(self.base)
             self._root_ready = True
-        with self._locked(self.root / LOCK_DIR / "repository.lock", shared=not exclusive):
+        with self._locked(os.path.join(self.base, LOCK_DIR, "repository.lock"), shared=not exclusive):
             yield
 
     @contextlib.contextmanager
@@ -236,17 +249,17 @@ class MemoryStore(Erasure):
             by_day.setdefault(day, []).append((text, when))
             order.setdefault(day, []).append(pos)
         for day in by_day:
-            problem = self._link_problem(directory / f"{day}.md")
+            problem = self._link_problem(os.path.join(directory, f"{day}.md"))
             if problem:
                 return [], None, f"refusing to write memory: {problem}"
         with self._scope_lock(tier, scope):
             for day in by_day:  # again, now that we hold the lock
-                problem = self._link_problem(directory / f"{day}.md")
+                problem = self._link_problem(os.path.join(directory, f"{day}.md"))
                 if problem:
                     return [], None, f"refusing to write memory: {problem}"
-            directory.mkdir(parents=True, exist_ok=True)
+            os.makedirs(directory, exist_ok=True)
             for day in by_day:
-                problem = self._link_problem(directory / f"{day}.md")
+                problem = self._link_problem(os.path.join(directory, f"{day}.md"))
                 if problem:
                     return [], None, f"refusing to write memory: {problem}"
             idx = self._index_for_write(tier, scope)
@@ -301,14 +314,15 @@ class MemoryStore(Erasure):
         except IndexUnavailable:
             return None
 
-    def _append_day(self, directory: Path, key: str, day: str, items: list[tuple[str, _dt.datetime]]):
+    def _append_day(self, directory: str, key: str, day: str, items: list[tuple[str, _dt.datetime]]):
         """Append ``items`` to one day file; the data for the index and the commit, or why not."""
-        target = directory / f"{day}.md"
+        name = f"{day}.md"
+        target = os.path.join(directory, name)
         rel = f"{key}/{day}.md"
         rendered = [render_section(text, when) for text, when in items]
         secs_text = [sections(r)[0] for r in rendered]
         try:
-            fd = os.open(str(target), os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK)
+            fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK)
         except IsADirectoryError:
             return f"refusing to write memory: {rel} is not a regular file"
         except FileNotFoundError:
@@ -320,7 +334,7 @@ class MemoryStore(Erasure):
             for (clock, text), chunk in zip(secs_text, chunks):
                 secs.append(Section(clock, text, at, at + len(chunk)))
                 at += len(chunk) + 1
-            return target.name, None, fingerprint(os.lstat(target)), 0, secs, data
+            return name, None, fingerprint(os.lstat(target)), 0, secs, data
         with os.fdopen(fd, "r+b") as handle:
             st = os.fstat(handle.fileno())
             if not stat.S_ISREG(st.st_mode):
@@ -351,12 +365,12 @@ class MemoryStore(Erasure):
                 os.ftruncate(handle.fileno(), st.st_size)  # nothing half-written stays
                 raise
             after = fingerprint(os.fstat(handle.fileno()))
-        return target.name, fingerprint(st), after, count, secs, raw + bytes(payload)
+        return name, fingerprint(st), after, count, secs, raw + bytes(payload)
 
     # -- read / enumerate ---------------------------------------------------------------
 
     def _tier_entries(self, tier: str, scope: Scope, diags: list[Diagnostic]) -> list[StoredEntry]:
-        return tier_entries(self.root, tier, scope, diags)
+        return tier_entries(self.base, tier, scope, diags)
 
     def read(self, scope: Scope, query: str, limit: int | None = None) -> ReadResult:
         """Recall as every door does it (:func:`okfpro.memory.index.recall`: the applicable
@@ -394,7 +408,7 @@ class MemoryStore(Erasure):
         """Every entry of :meth:`readable_subtrees`, oldest first per subtree (``memory list``)."""
         result = EnumerateResult()
         for sub in self.readable_subtrees(scope, session):
-            result.entries.extend(prefix_entries(self.root, sub.tier, sub.prefix, result.diagnostics))
+            result.entries.extend(prefix_entries(self.base, sub.tier, sub.prefix, result.diagnostics))
         return result
 
     def log(self, scope: Scope, tier: str | None = None, limit: int | None = None,

@@ -18,7 +18,6 @@ import math
 import os
 import re
 from collections import Counter, defaultdict
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
@@ -45,8 +44,8 @@ _ID_FIELDS = ("identity_hash", "session_hash", "tier", "kind", "outcome", "reaso
               "decision", "surface")
 
 
-def audit_path(memory_root: str | os.PathLike) -> Path:
-    return Path(memory_root) / AUDIT_DIR / AUDIT_FILE
+def audit_path(memory_root: str | os.PathLike) -> str:
+    return os.path.join(memory_root, AUDIT_DIR, AUDIT_FILE)
 
 
 def _now() -> str:
@@ -89,11 +88,11 @@ def record(memory_root: str | os.PathLike, event_type: str, **fields: Any) -> bo
 
     try:
         line = json.dumps(event(event_type, **fields), sort_keys=True, separators=(",", ":"))
-        root = Path(os.path.abspath(memory_root))
+        root = os.path.abspath(memory_root)
         path = audit_path(root)
         if link_problem(root, path):  # .audit/ or the file leads outside the memory root
             return False
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         if link_problem(root, path):
             return False
         append_line(path, line)

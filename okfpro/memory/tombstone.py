@@ -37,11 +37,11 @@ until its own ``git gc`` prunes them (nothing refers to them once the refs are g
 from __future__ import annotations
 
 import datetime as _dt
+import os
 
 import pygit2
 
 import re
-from pathlib import Path
 
 from okfpro.core.daymerge import MergeConflict, entry_count, written_after
 from okfpro.core.scope import Scope
@@ -74,12 +74,12 @@ def purged_ids(fields: dict[str, str]) -> set[str]:
     return {x for x in fields.get("Purged", "").split() if _OID.fullmatch(x)}
 
 
-def history_ids(gitdir: Path, ref: str) -> tuple[str, ...]:
+def history_ids(gitdir: str | os.PathLike[str], ref: str) -> tuple[str, ...]:
     """The ids a tombstone of ``ref`` lists from this clone: its tip and every root commit
     of its history (any later history that reaches one carries erased text)."""
     from okfpro.memory.remote import _run
 
-    if not (gitdir / "HEAD").is_file():
+    if not os.path.isfile(os.path.join(gitdir, "HEAD")):
         return ()
     proc = _run(["git", f"--git-dir={gitdir}", "rev-list", "--max-parents=0", ref, "--"], check=False)
     tip = _run(["git", f"--git-dir={gitdir}", "rev-parse", "--verify", "-q", ref + "^{commit}"], check=False)
