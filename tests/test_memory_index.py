@@ -15,9 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from okfpro.core import mempolicy as _mempolicy
+from okfpro.core.record import replace
 from okfpro.core.scope import Scope
 from okfpro.memory import index as memindex
 from okfpro.memory import indexfiles
+from okfpro.memory.entries import records_by_entry
 from okfpro.memory.policy import change, load_records, remember
 from okfpro.memory.store import MemoryStore
 
@@ -63,6 +65,9 @@ ops = st.one_of(
               st.sampled_from(["user", "agent"]), st.booleans()),
     st.tuples(st.just("capture"), texts),
     st.tuples(st.just("past"), texts, st.integers(min_value=1, max_value=30)),
+    # a record written into an earlier day: the index replays it at the end only when that folds the same
+    st.tuples(st.just("past-record"), texts, st.integers(min_value=1, max_value=30),
+              st.sampled_from(["plain", "supersede", "change", "forward"]), st.integers(0, 20)),
     st.tuples(st.just("change"), st.sampled_from(["archive", "expire", "confirm"]), st.integers(0, 20)),
     st.tuples(st.just("expiring"), texts),
     st.tuples(st.just("crash"), texts),
@@ -99,6 +104,18 @@ def test_index_equals_files(steps):
                 store.write(ALICE, f"**User:**\n> {step[1]}\n\n**Agent:**\n> ok", "user", now=now())
             elif kind == "past":
                 store.write(ALICE, step[1], "user", now=T0 - dt.timedelta(days=step[2]))
+            elif kind == "past-record":
+                _, text, days, how, k = step
+                when = T0 - dt.timedelta(days=days)
+                rec = _mempolicy.make(text, created=when.date())
+                if how == "supersede" and ids:
+                    rec = replace(rec, supersedes=(ids[k % len(ids)],))
+                elif how == "change" and ids:
+                    rec = _mempolicy.change_record("archive", ids[k % len(ids)], created=when.date())
+                elif how == "forward":  # a record of today names the one the past write makes
+                    ahead = replace(_mempolicy.make(text + " later", created=TODAY), supersedes=(rec.id,))
+                    store.write(ALICE, _mempolicy.render(ahead), "user", now=now())
+                store.write(ALICE, _mempolicy.render(rec), "user", now=when)
             elif kind == "change":
                 if ids:
                     change(store, ALICE, step[1], ids[step[2] % len(ids)], today=TODAY)
@@ -345,3 +362,34 @@ def test_rare_and_very_common_words_answer_what_the_files_answer(store):
                 got, _ = memindex.recall(store, ALICE, q, TODAY.isoformat(), hidden, limit)
                 want, _ = memindex.scan_recall(store, ALICE, q, TODAY.isoformat(), hidden, limit)
                 assert got and shown(got) == shown(want), (q, hidden, limit)
+
+
+@pytest.mark.parametrize("how", ["plain", "forward", "twin", "supersede", "change"])
+def test_a_write_into_an_earlier_day_folds_as_if_replayed_in_place(tmp_path, how):
+    """A record written into a past day is replayed at the end only when that cannot change the
+    fold (``ScopeIndex._commute``); a later record naming it, a twin of it (the same id), a
+    supersede or a change record make the index replay the scope in order."""
+    store = MemoryStore(tmp_path / "mem", history=False)
+    earlier = _mempolicy.make("nightly postgres backup", created=T0.date())
+    store.write(ALICE, _mempolicy.render(earlier), "user", now=T0)
+    past = T0 - dt.timedelta(days=3)
+    rec = _mempolicy.make("deploy staging cluster", created=past.date())
+    if how == "forward":  # written first, today: it supersedes the memory the past write makes
+        ahead = replace(_mempolicy.make("deploy staging cluster on friday", created=T0.date()), supersedes=(rec.id,))
+        store.write(ALICE, _mempolicy.render(ahead), "user", now=T0 + dt.timedelta(seconds=5))
+    elif how == "twin":  # the same memory, written today first: the earlier one stands once replayed
+        store.write(ALICE, _mempolicy.render(replace(rec, confidence="high", created=T0.date())), "user",
+                    now=T0 + dt.timedelta(seconds=5))
+    elif how == "supersede":
+        rec = replace(rec, supersedes=(earlier.id,))
+    elif how == "change":
+        rec = _mempolicy.change_record("archive", earlier.id, created=past.date())
+    assert_same(store, ALICE)  # the index exists and is fresh
+    store.write(ALICE, _mempolicy.render(rec), "user", now=past)
+    with memindex.opened(store, "user", ALICE) as idx:
+        assert idx is not None
+        folded = _mempolicy.fold(rec for _e, rec in records_by_entry(store.enumerate(ALICE).entries))  # the files
+        assert rec.id in folded or rec.change
+        for mid, want in folded.items():
+            assert idx.record(mid) == want, mid
+    assert_same(store, ALICE)
