@@ -5,8 +5,11 @@
     python bench/bench_memory_hooks.py [--n 2000] [--runs 9] [--memories 10000] [--check] [--editable]
 
 The workspace is a generated N-concept bundle (``bench/gen_bundle.py``), committed so the Stop
-gate passes, with ``[memory] capture = true``.  Each Stop run captures one new turn (its own
-session id); each prompt recalls over the bundle (ranked engine) and the captured memory.
+gate passes, with ``[memory] capture = true``.  Each Stop run captures one new turn; each prompt
+recalls over the bundle (ranked engine) and the captured memory.  The target rows are a session's
+later turns (one session id: its identity was bound by the untimed first run, as a session's first
+prompt binds it); the "first event" rows give every run a new session, which binds its identity
+(a locked, fsync'd write of ``.tmp/okfpro-identity/<session>.json``) once.
 ``--memories`` entries are in alice's user tier first (one ``write_many``, one commit), so both
 hooks run against a long-lived user (issue #13: prompt ≤ 4×; issue #18: Stop ≤ 5× at 10,000).
 The load average is printed with the figures; ``--check`` exits 1 when a target is missed.
@@ -67,7 +70,7 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_")}
         env.update(OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_TODAY="2026-11-30")
 
-        def timed(event_name: str, make_event, runs: int) -> Timing:
+        def timed(event_name: str, make_event, runs: int, what: str) -> Timing:
             import resource
 
             samples, cpus = [], []
@@ -82,31 +85,40 @@ def main() -> None:
                 if i:
                     samples.append(time.perf_counter() - t0)
                     cpus.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
-            return Timing(f"okfpro hook {event_name} ({args.n} concepts, {args.memories} memories)",
+            return Timing(f"okfpro hook {event_name}, {what} ({args.n} concepts, {args.memories} memories)",
                           statistics.median(samples), runs, statistics.median(cpus))
 
         transcript = Path(tmp) / "t.jsonl"
 
-        def stop_event(i: int) -> dict:
-            # a synthetic secret; the bench checks it never reaches disk  (okfpro:allow-secret on the next line)
-            said = f"remember that release {i} ships on Friday, password hunter2-{i}"  # okfpro:allow-secret
-            transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": said}}) + "\n")
-            return {"hook_event_name": "Stop", "session_id": f"s{i}", "cwd": str(ws),
-                    "transcript_path": str(transcript), "last_assistant_message": f"Noted: release {i} ships Friday."}
+        def stop_event(session: str):
+            def make(i: int) -> dict:
+                # a synthetic secret; the bench checks it never reaches disk  (okfpro:allow-secret on the next line)
+                said = f"remember that release {session}{i} ships on Friday, password hunter2-{i}"  # okfpro:allow-secret
+                transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": said}}) + "\n")
+                return {"hook_event_name": "Stop", "session_id": session.format(i), "cwd": str(ws),
+                        "transcript_path": str(transcript),
+                        "last_assistant_message": f"Noted: release {session}{i} ships Friday."}
+            return make
 
-        def prompt_event(i: int) -> dict:
-            return {"hook_event_name": "UserPromptSubmit", "session_id": f"p{i}", "cwd": str(ws),
-                    "prompt": "when does the next release ship, and what did we decide about the ledger cache?"}
+        def prompt_event(session: str):
+            def make(i: int) -> dict:
+                return {"hook_event_name": "UserPromptSubmit", "session_id": session.format(i), "cwd": str(ws),
+                        "prompt": "when does the next release ship, and what did we decide about the ledger cache?"}
+            return make
 
         base = baseline()
-        rows = [timed("stop", stop_event, args.runs), timed("user-prompt-submit", prompt_event, args.runs)]
+        later, first = "a session's later turn", "a session's first event"
+        rows = [timed("stop", stop_event("s-long"), args.runs, later),
+                timed("user-prompt-submit", prompt_event("p-long"), args.runs, later),
+                timed("stop", stop_event("s-{}"), args.runs, first),
+                timed("user-prompt-submit", prompt_event("p-{}"), args.runs, first)]
         report("memory hooks (capture on Stop, recall on UserPromptSubmit)", rows, base)
         captured = list((ws / ".okf-memory").rglob("*.md"))
         leaked = sum(b"hunter2-" in p.read_bytes() for p in captured)
         print(f"captured files: {len(captured)}; secrets on disk: {leaked}")
         print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         missed = [f"{t.label}: {t.p50 / base.p50:.1f}x > {limit}x"
-                  for t, limit in zip(rows, (5, 4)) if t.p50 > limit * base.p50]
+                  for t, limit in zip(rows, (5, 4)) if t.p50 > limit * base.p50]  # the later turns
         missed += [f"{leaked} captured file(s) hold the synthetic secret"] if leaked else []
         for m in missed:
             print(f"MISSED: {m}")
