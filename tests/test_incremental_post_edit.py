@@ -556,3 +556,43 @@ def test_the_split_is_cut_where_the_two_walkers_meet(wide, monkeypatch, slow):
         assert len(split_here) > 3 * len(stored) // 4, split_here
     else:
         assert len(split_here) < len(stored) // 4, split_here
+
+
+def test_work_done_meanwhile_runs_while_the_child_walks_and_changes_nothing(wide, monkeypatch):
+    """``meanwhile`` (what post-edit's answer imports) runs in this process after the fork and before
+    it takes a directory: the child, walking meanwhile, takes more — and the tree is still the walk's.
+    Without a child it is not called (it would be no cheaper), and if it fails the child is reaped."""
+    import time
+
+    stored = _stored(wide)
+    parent = os.getpid()
+    look = analysis._look
+    here: list[str] = []
+
+    def recorded(root, head, old, cut):
+        if os.getpid() == parent:
+            here.append(head)
+        return look(root, head, old, cut)
+
+    monkeypatch.setattr(analysis, "_look", recorded)
+    calls: list[int] = []
+
+    def slow_work() -> None:
+        calls.append(os.getpid())
+        time.sleep(0.3)  # far longer than the child needs for 25 small directories
+
+    serial = analysis.identities(str(wide), stored, split_at=10**9, meanwhile=slow_work)
+    assert calls == []
+    split = analysis.identities(str(wide), stored, split_at=0, meanwhile=slow_work)
+    assert calls == [os.getpid()]
+    assert {h: serial.entry(h) for h in serial.dirs} == {h: split.entry(h) for h in split.dirs}
+    split_here = here[len(serial.dirs):]
+    assert len(split_here) < len(stored) // 4, split_here
+
+    def fails() -> None:
+        raise RuntimeError("meanwhile failed")
+
+    with pytest.raises(RuntimeError, match="meanwhile failed"):
+        analysis.identities(str(wide), stored, split_at=0, meanwhile=fails)
+    with pytest.raises(ChildProcessError):  # no child left behind, not even a zombie
+        os.waitpid(-1, os.WNOHANG)
