@@ -213,12 +213,6 @@ def _tables() -> None:
     _RESOLVERS.update(Resolver.yaml_implicit_resolvers)
 
 
-def tables() -> None:
-    """Read PyYAML's boolean words and implicit resolvers once (importing yaml: ~11 ms)."""
-    if not _RESOLVERS:
-        _tables()
-
-
 def load(text: str) -> dict[str, object] | None:
     """The parsed mapping, or None when the text is outside the fast subset."""
     if not _RESOLVERS:

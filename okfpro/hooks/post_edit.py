@@ -110,7 +110,7 @@ def _incremental(ctx: Ctx, root: str, rel: str, today: Any) -> dict[str, Any] | 
             state.build([*bundle.concepts, *bundle.reserved, *bundle.unparseable], present)
             ctx.notes.append(f"post-edit ran in full: {reason}; the incremental state is rebuilt for the next edit")
         else:
-            state.refresh(meanwhile=_answer_modules)
+            state.refresh()
             out = {"summary": state.summary(delta.stem(rel), SHOWN), "skipped": []}
             answered, message = state.reconcile(ctx.event.tool_name, rel)
             if answered:
@@ -120,17 +120,6 @@ def _incremental(ctx: Ctx, root: str, rel: str, today: Any) -> dict[str, Any] | 
         analysis.abandon(state.db)
         raise
     return out
-
-
-def _answer_modules() -> None:
-    """Import what an incremental answer needs after the identity walk, whatever the walk finds: the
-    edited file's parse (yaml's tables: ~11 ms of the ~15) and Rule 1's search.  On a large bundle
-    :func:`okfpro.io.analysis.identities` calls this while its forked child walks, so these imports
-    no longer wait for the walk's end."""
-    from okfpro.core import frames, reconcile, scanindex, search, yamlfast  # noqa: F401
-    from okfpro.io import rule1state  # noqa: F401
-
-    yamlfast.tables()
 
 
 def conformance(ctx: Ctx, root: str, rel: str) -> list[str]:

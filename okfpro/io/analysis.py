@@ -29,7 +29,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
-    from typing import Any, Callable, Iterable
+    from typing import Any, Iterable
 
 SCHEMA = 7
 # the code whose answers the state holds: other code means a foreign state
@@ -137,7 +137,7 @@ SPLIT_AT = 5000  # files (as the state last listed them): from here half the dir
 
 
 def identities(root_real: str, stored: dict[str, tuple[int | None, bytes]] | None = None,
-               split_at: int | None = None, meanwhile: Callable[[], object] | None = None) -> Tree:
+               split_at: int | None = None) -> Tree:
     """Every bundle file (the reader's walk) and its identity key.
 
     ``stored``: directory -> (its key when it was listed, its listing) from the state.  A
@@ -152,16 +152,12 @@ def identities(root_real: str, stored: dict[str, tuple[int | None, bytes]] | Non
     process looks at the rest; the walk from the root then takes each directory's entry from those
     answers, or looks at it now (a directory the state did not know, or a child that failed), and
     leaves out what the walk does not reach: the same tree as a walk alone.
-
-    ``meanwhile``: work the caller would do after the walk whatever it finds (importing what its
-    answer needs), done by this process once the child runs and before it takes its share; the
-    child then takes more.  Not called when there is no child (it is then no cheaper here).
     """
     from okfpro.io.cache import RACY_NS
 
     cut = time.time_ns() - RACY_NS
     stored = stored or {}
-    ahead = _split(root_real, stored, cut, SPLIT_AT if split_at is None else split_at, meanwhile)
+    ahead = _split(root_real, stored, cut, SPLIT_AT if split_at is None else split_at)
     tree = Tree(stored)
     stack = [""]
     while stack:
@@ -215,8 +211,7 @@ def _look(root_real: str, head: str, old: tuple[int | None, bytes] | None, cut: 
     return [key, tuple(names), tuple(subs), keys, _digest(keys)]
 
 
-def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int, at: int,
-           meanwhile: Callable[[], object] | None = None) -> dict[str, list[Any]]:
+def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int, at: int) -> dict[str, list[Any]]:
     """The entries (:func:`_look`) of the stored directories, shared with a forked child that looks at
     them meanwhile; ``{}`` below ``at`` stored files, with another thread running (a fork copies
     none of its locks' owners), or where there is no ``fork``.
@@ -281,8 +276,6 @@ def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int
     out: dict[str, list[Any]] = {}
     theirs: Any = None
     try:
-        if meanwhile is not None:  # the child walks from the back meanwhile: the two still meet
-            meanwhile()
         for i, head in enumerate(order):
             if marks[i]:
                 break
@@ -355,16 +348,14 @@ class State:
         self.apply(taken, (), bulk=True)
         self._save(list(present.dirs))
 
-    def refresh(self, load_item=None, meanwhile: Callable[[], object] | None = None) -> set[str]:
-        """Bring the state up to the disk; return the bundle paths whose facts were re-read.
-        ``meanwhile``: as :func:`identities`."""
+    def refresh(self, load_item=None) -> set[str]:
+        """Bring the state up to the disk; return the bundle paths whose facts were re-read."""
         from okfpro.io import reader
 
         load = load_item or (lambda rel: reader.load_entry(self.root_real, rel))
         db = self.db
         rows = {head: (key, listing, digest) for head, key, listing, digest in db.execute("SELECT dir, key, listing, digest FROM dirs")}
-        tree = self.present = identities(self.root_real, {head: row[:2] for head, row in rows.items()},
-                                         meanwhile=meanwhile)
+        tree = self.present = identities(self.root_real, {head: row[:2] for head, row in rows.items()})
         changed: list[str] = []
         gone: list[str] = []
         dirty: list[str] = []
