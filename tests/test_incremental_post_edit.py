@@ -357,6 +357,27 @@ def test_a_damaged_or_foreign_state_runs_in_full_says_so_once_and_is_rebuilt(rea
     assert _notes(_same_as_full(ready)) == []  # rebuilt: the next edit is incremental again
 
 
+@pytest.mark.parametrize("part", ["dirs", "files", "files_cid", "found"])
+def test_a_state_damaged_past_its_header_runs_in_full_says_so_and_is_rebuilt(ready, part):
+    """A page the header and the meta table do not reach is garbage (a torn write, a bad disk): the
+    query that meets it fails inside the run, not when the state is opened.  The answer is still a
+    full run's, one stderr line says so, the state is removed and the next edit rebuilds it."""
+    db = _db(ready)
+    con = sqlite3.connect(db)
+    page_size = con.execute("PRAGMA page_size").fetchone()[0]
+    root = con.execute("SELECT rootpage FROM sqlite_master WHERE name=?", (part,)).fetchone()[0]
+    con.close()
+    with open(db, "r+b") as f:
+        f.seek((root - 1) * page_size)
+        f.write(b"\xa5" * page_size)
+    notes = _notes(_same_as_full(ready))
+    assert len(notes) == 1 and "unreadable" in notes[0], notes
+    assert not db.exists()  # removed: it is only a cache
+    notes = _notes(_same_as_full(ready))
+    assert len(notes) == 1 and "no incremental state yet" in notes[0], notes
+    assert _notes(_same_as_full(ready)) == []  # rebuilt: the next edit is incremental again
+
+
 def test_a_change_made_outside_any_hook_is_seen(ready):
     # a shell command creates the missing link target: a.md's broken link must go away
     assert "link target does not exist: /learnings/b.md" in hookkit.err_text(_post(ready, "learnings/a.md", "Edit"))

@@ -116,9 +116,13 @@ def _incremental(ctx: Ctx, root: str, rel: str, today: Any) -> dict[str, Any] | 
             if answered:
                 out["reconcile"] = message
         analysis.commit(state.db)
-    except BaseException:
+    except BaseException as exc:
         analysis.abandon(state.db)
-        raise
+        if not analysis.damaged(exc):
+            raise
+        analysis.discard(state.root_real)
+        ctx.notes.append(f"post-edit ran in full: the state was unreadable ({exc}); it is rebuilt at the next edit")
+        return None
     return out
 
 

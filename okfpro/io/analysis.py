@@ -548,8 +548,7 @@ def open_state(root: str) -> tuple[State, str | None]:
                 reason = reason or ("no incremental state yet" if fresh or not tables else "the state was incomplete")
             elif meta != want:
                 reason = _foreign(meta, want)
-            else:
-                db.execute("SELECT count(*) FROM files").fetchone()
+            else:  # a page damaged past the header is met by the query that reads it: :func:`damaged`
                 return State(db, root_real), None
             _reset(db, root_real)
             return State(db, root_real), reason
@@ -561,6 +560,19 @@ def open_state(root: str) -> tuple[State, str | None]:
         _remove(path)  # corrupt: it is only a cache
         reason = f"the state was unreadable ({failure}) and was rebuilt"
     raise Unusable(reason or "the state could not be opened")
+
+
+def damaged(exc: BaseException) -> bool:
+    """Whether ``exc``, raised while a state answered, says its file is damaged (SQLite found a page it
+    cannot read: a torn write, a bad disk, a file that is not a database), not busy or out of space."""
+    sqlite3 = sys.modules.get("sqlite3")
+    return (sqlite3 is not None and isinstance(exc, sqlite3.DatabaseError)
+            and not isinstance(exc, sqlite3.OperationalError))
+
+
+def discard(root_real: str) -> None:
+    """Remove a damaged state (after :func:`abandon`): the next post-edit builds a new one."""
+    _remove(db_path(root_real))
 
 
 def _foreign(meta: dict[str, str], want: dict[str, str]) -> str:
