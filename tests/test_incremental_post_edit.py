@@ -536,6 +536,35 @@ def test_the_split_walk_sees_every_change_behind_the_hooks_back(deep, monkeypatc
     assert "n9.md" in split["b"][1] and "n2.md" not in split["b"][1] and "new" in split["a/x"][2]
 
 
+def test_the_child_sends_no_keys_for_a_directory_it_found_as_stored(deep, monkeypatch):
+    """Given the stored digests (as ``State.refresh`` passes them), the child sends no keys for a
+    directory whose listing key and digest are as stored — nothing reads them, and ``refresh``
+    passes over it — and sends them for one with a file rewritten in place (same size, mtime put
+    back: its digest differs).  Every other part of each entry is the walk's, and membership
+    answers from the names alone."""
+    import marshal
+
+    walked = analysis.identities(str(deep), None, split_at=10**9)
+    stored = {h: (e[0], marshal.dumps((e[1], e[2])), e[4]) for h, e in walked.dirs.items()}
+    f = deep / "a" / "x" / "n1.md"
+    st = os.stat(f)
+    f.write_text(f.read_text().replace("1", "7"))
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    here = _slowed(monkeypatch, "parent")  # the child takes nearly every directory
+    serial = analysis.identities(str(deep), stored, split_at=10**9)
+    split = analysis.identities(str(deep), stored, split_at=0)
+    by_child = [h for h in split.dirs if h not in here[len(serial.dirs):]]
+    assert "a/x" in by_child and len(by_child) >= 3, by_child
+    for head in serial.dirs:
+        want, got = serial.entry(head), split.entry(head)
+        if head in by_child and head != "a/x":
+            assert got[3] is None and got[:3] + got[4:] == want[:3] + want[4:], head
+        else:
+            assert got == want, head
+    assert split.dirs["a/x"][4] != stored["a/x"][2]
+    assert "a/x/n1.md" in split and "b/n0.md" in split and "c/n2.md" in split and "b/n7.md" not in split
+
+
 def test_a_failing_child_leaves_its_half_to_the_walk(deep, monkeypatch):
     """The child dies on its first directory: the tree is still the whole walk's."""
     stored = _stored(deep)

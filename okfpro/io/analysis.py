@@ -29,7 +29,10 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
-    from typing import Any, Iterable
+    from typing import Any, Iterable, Union
+
+    # a stored directory: (its key when listed, its listing) and, from the state, its keys' digest
+    Listed = Union[tuple[int | None, bytes], tuple[int | None, bytes, int | None]]
 
 SCHEMA = 7
 # the code whose answers the state holds: other code means a foreign state
@@ -85,11 +88,13 @@ class Tree:
     ``dirs``: directory (``""`` for the root) -> ``[listing key, names, subdirectories, keys, digest]``
     (digest: :func:`_digest` of the keys, taken by whichever process looked at the directory); names
     None: the state's stored listing of that directory (``stored``), read by :meth:`names` when needed
-    (a directory the forked child looked at, unchanged: its names are not sent back)."""
+    (a directory the forked child looked at, unchanged: its names are not sent back); keys None: the
+    child found the listing key and the digest as stored, so every key is the state's and nothing
+    reads them (:meth:`State.refresh` passes over such a directory; it is never saved)."""
 
-    def __init__(self, stored: dict[str, tuple[int | None, bytes]] | None = None) -> None:
+    def __init__(self, stored: dict[str, Listed] | None = None) -> None:
         self.dirs: dict[str, list[Any]] = {}
-        self._names: dict[str, dict[str, int | None]] = {}
+        self._names: dict[str, set[str]] = {}
         self._stored = stored or {}
 
     def names(self, head: str) -> tuple[str, ...]:
@@ -103,13 +108,12 @@ class Tree:
         self.names(head)
         return self.dirs[head]
 
-    def _of(self, head: str) -> dict[str, int | None] | None:
+    def _of(self, head: str) -> set[str] | None:
         got = self._names.get(head)
         if got is None:
-            entry = self.dirs.get(head)
-            if entry is None:
+            if head not in self.dirs:
                 return None
-            got = self._names[head] = dict(zip(self.names(head), entry[3]))
+            got = self._names[head] = set(self.names(head))
         return got
 
     def __contains__(self, rel: object) -> bool:
@@ -128,6 +132,7 @@ class Tree:
         """Make ``rel`` be re-read next time (the state did not take it in)."""
         head, _, name = rel.rpartition("/")
         entry = self.dirs[head]
+        assert entry[3] is not None, "forget() follows a walk that kept every key (State.build's)"
         entry[3] = [None if n == name else k for n, k in zip(self.names(head), entry[3])]
         entry[4] = _digest(entry[3])
         self._names.pop(head, None)
@@ -136,11 +141,12 @@ class Tree:
 SPLIT_AT = 5000  # files (as the state last listed them): from here half the directories are looked at by a child
 
 
-def identities(root_real: str, stored: dict[str, tuple[int | None, bytes]] | None = None,
+def identities(root_real: str, stored: dict[str, Listed] | None = None,
                split_at: int | None = None) -> Tree:
     """Every bundle file (the reader's walk) and its identity key.
 
-    ``stored``: directory -> (its key when it was listed, its listing) from the state.  A
+    ``stored``: directory -> (its key when it was listed, its listing[, its keys' digest]) from the
+    state.  A
     directory's entries change only with its own size/mtime/ctime/inode, so one whose key is
     unchanged is not listed again (its files are still each looked at: an edit in place changes
     no directory); one modified too recently to tell is stored without a key and listed next time.
@@ -171,7 +177,7 @@ def identities(root_real: str, stored: dict[str, tuple[int | None, bytes]] | Non
     return tree
 
 
-def _look(root_real: str, head: str, old: tuple[int | None, bytes] | None, cut: int) -> list[Any] | None:
+def _look(root_real: str, head: str, old: Listed | None, cut: int) -> list[Any] | None:
     """One directory's ``[listing key, names, subdirectories, keys, digest]`` (:class:`Tree`), None when it
     cannot be opened or listed (not a directory any more, a symlink, gone)."""
     from okfpro.io import reader
@@ -211,7 +217,7 @@ def _look(root_real: str, head: str, old: tuple[int | None, bytes] | None, cut: 
     return [key, tuple(names), tuple(subs), keys, _digest(keys)]
 
 
-def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int, at: int) -> dict[str, list[Any]]:
+def _split(root_real: str, stored: dict[str, Listed], cut: int, at: int) -> dict[str, list[Any]]:
     """The entries (:func:`_look`) of the stored directories, shared with a forked child that looks at
     them meanwhile; ``{}`` below ``at`` stored files, with another thread running (a fork copies
     none of its locks' owners), or where there is no ``fork``.
@@ -228,7 +234,7 @@ def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int
     threading = sys.modules.get("threading")
     if threading is not None and threading.active_count() > 1:
         return {}
-    sizes = sorted(((len(listing), head) for head, (_key, listing) in stored.items()), reverse=True)
+    sizes = sorted(((len(old[1]), head) for head, old in stored.items()), reverse=True)
     if sum(size for size, _head in sizes) < at * 8:  # a listing's marshal holds ~8+ bytes a name
         return {}
     ends: tuple[list[str], list[str]] = ([], [])
@@ -263,9 +269,12 @@ def _split(root_real: str, stored: dict[str, tuple[int | None, bytes]], cut: int
                     break
                 marks[i] = 2
                 head = order[i]
-                entry = mine[head] = _look(root_real, head, stored[head], cut)
-                if entry is not None and entry[0] is not None and entry[0] == stored[head][0]:
+                old = stored[head]
+                entry = mine[head] = _look(root_real, head, old, cut)
+                if entry is not None and entry[0] is not None and entry[0] == old[0]:
                     entry[1] = None  # listed as stored: the caller reads the names there if it needs them
+                    if len(old) > 2 and entry[4] is not None and entry[4] == old[2]:
+                        entry[3] = None  # and every key as stored: nothing reads them (Tree)
             data = memoryview(marshal.dumps(mine))
             while data:
                 data = data[os.write(write_end, data):]
@@ -355,7 +364,7 @@ class State:
         load = load_item or (lambda rel: reader.load_entry(self.root_real, rel))
         db = self.db
         rows = {head: (key, listing, digest) for head, key, listing, digest in db.execute("SELECT dir, key, listing, digest FROM dirs")}
-        tree = self.present = identities(self.root_real, {head: row[:2] for head, row in rows.items()})
+        tree = self.present = identities(self.root_real, dict(rows))  # the loop below pops rows
         changed: list[str] = []
         gone: list[str] = []
         dirty: list[str] = []
