@@ -15,7 +15,9 @@ One database per bundle beside the parse cache (``analysis-<hash of root>.sqlite
   for an ``index.md``, the concepts of its directory (``.okf/design/incremental-post-edit.md``
   says why that set is complete);
 * a missing, foreign (another bundle, another okfpro version or code, another Python) or corrupt
-  database raises :class:`Unusable`; the caller runs in full, says so, and rebuilds it;
+  database raises :class:`Unusable`; the caller runs in full, says so, and rebuilds it; a page
+  damaged past the header fails the query that reads it (:func:`damaged`): the caller runs in
+  full, says so, and removes it (:func:`discard`);
 * writers are serialised by SQLite's lock (``BEGIN IMMEDIATE``): a second post-edit waits, then
   sees the first one's state.
 """
@@ -146,9 +148,8 @@ def identities(root_real: str, stored: dict[str, Listed] | None = None,
     """Every bundle file (the reader's walk) and its identity key.
 
     ``stored``: directory -> (its key when it was listed, its listing[, its keys' digest]) from the
-    state.  A
-    directory's entries change only with its own size/mtime/ctime/inode, so one whose key is
-    unchanged is not listed again (its files are still each looked at: an edit in place changes
+    state.  A directory's entries change only with its own size/mtime/ctime/inode, so one whose key
+    is unchanged is not listed again (its files are still each looked at: an edit in place changes
     no directory); one modified too recently to tell is stored without a key and listed next time.
 
     The ``stat`` of every file is most of a post-edit on a large bundle, and ``os.stat`` in threads
