@@ -133,6 +133,7 @@ def main() -> None:
         fill(store, Scope(tenant="bench", user="u10"), 10, "u10")
         fill(store, Scope(tenant="bench", user="big"), args.entries, "big")
         print(f"built u10 + big ({args.entries:,} entries) in {time.perf_counter() - t0:.1f} s", flush=True)
+        os.sync()
         base_t = baseline()
         rows = []
         query = ("memory", "recall", "kilo", "note", "4242", "--limit", "10")
@@ -144,6 +145,7 @@ def main() -> None:
         for k in range(args.others):
             fill(store, Scope(tenant="bench", user=f"other{k}"), args.per_other, f"other{k}")
         print(f"built {args.others:,} other users x {args.per_other} in {time.perf_counter() - t0:.1f} s", flush=True)
+        os.sync()  # their ~100,000 entries' dirty pages are written back now, not during the timed runs
         rows.append(measure(okfpro(*query), runs=args.runs, cwd=str(ws), env=env_for("big"), expect=(0,),
                             label=f"recall: {args.entries:,} entries, {args.others:,} other users"))
         rows.append(measure(okfpro("memory", "remember", "benchmark note about lima"), runs=args.runs, cwd=str(ws),
