@@ -121,3 +121,39 @@ def test_installed_wheel_finds_the_template_and_runs_init(wheel_path: Path, tmp_
                             text=True, cwd=ws, env={**_env(), "CLAUDE_PROJECT_DIR": str(ws)}, timeout=120)
     assert banner.returncode == 0, banner.stderr
     assert "in flight 0/5" in banner.stdout
+
+
+def test_the_caches_code_stamp_survives_a_reinstall_of_the_same_files_and_not_an_edit(wheel_path: Path,
+                                                                                     tmp_path: Path) -> None:
+    """okfpro.io.cachedir.code_stamp names an installed file by the digest its install recorded:
+    a reinstall (new mtimes, same files) keeps every cache built with them; a file edited after
+    the install, even to the same size, does not."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
+    py = venv / "bin" / "python"
+
+    def install(*extra: str) -> None:
+        proc = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", *extra,
+                               str(wheel_path)], capture_output=True, text=True, env=_env(), timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+    def stamps() -> list[str]:
+        probe = subprocess.run([str(py), "-c", "import json, okfpro.io.cachedir as c, okfpro.io.analysis as a;"
+                                "print(json.dumps([c.code_stamp(), c.code_stamp(a.CODE), c.__file__]))"],
+                               capture_output=True, text=True, cwd=tmp_path, env=_env(), timeout=60)
+        assert probe.returncode == 0, probe.stderr
+        return json.loads(probe.stdout)
+
+    install()
+    first = stamps()
+    assert first[2].startswith(str(venv))
+    install("--force-reinstall")
+    again = stamps()
+    assert again == first  # new files, new mtimes, the same content
+    reader = Path(first[2]).parent / "reader.py"
+    text = reader.read_text()
+    reader.write_text(text.replace("def ", "def  ", 1)[:-1])  # another content of the same size
+    assert len(reader.read_bytes()) == len(text.encode())
+    assert stamps()[0] != first[0]
+    install("--force-reinstall")
+    assert stamps() == first
