@@ -682,3 +682,58 @@ def test_the_seven_shapes_never_reach_disk_or_git_through_memory_remember(tmp_pa
     for text, piece in _seven_shapes():
         assert piece not in stored, text
         assert piece.encode() not in objects, text
+
+
+# ---------------------------------------------------------------------------------------
+# The rule pre-filter for every rule at once (_candidates) lets through exactly the rules whose own
+# may_match is true: the hint table is only a faster spelling of it.
+
+_HINT_BITS = sorted({h for hints in _redact._HINTS.values() for h in hints} | {"Aws", "AWS", "Bearer", "AccountKey"})
+
+
+def _one_by_one(text: str) -> list[int]:
+    lowered = text.lower()
+    return [i for i, rule in enumerate(_redact.TIER_A) if rule.may_match(text, lowered)]
+
+
+def test_candidates_are_the_rules_may_match_lets_through_on_the_corpus():
+    texts = PROSE + [t.format(s=s) for _, s, t in CORPUS] + ["", "plain words only", *_HINT_BITS]
+    for text in texts:
+        assert _redact._candidates(text, text.lower()) == _one_by_one(text), text
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_HINT_BITS), st.text(max_size=6)), max_size=8))
+def test_candidates_are_the_rules_may_match_lets_through(parts):
+    text = "".join(parts)
+    assert _redact._candidates(text, text.lower()) == _one_by_one(text)
+
+
+def _raw_hits_rule_by_rule(text: str) -> list[tuple]:
+    """_raw_hits' tier A as it was: every rule in TIER_A order, each asked may_match; a hit's order
+    is its rule's place (overlaps are resolved by it)."""
+    lowered = text.lower()
+    out = []
+    for order, rule in enumerate(_redact.TIER_A):
+        if not rule.may_match(text, lowered):
+            continue
+        for m in rule.pattern.finditer(text):
+            start, end = m.span(rule.group)
+            secret = m.group(rule.group)
+            if start < 0 or end <= start or secret.startswith(_redact.PLACEHOLDER_PREFIX):
+                continue
+            if rule.id == "url-credentials" and _redact._url_placeholder(secret):
+                continue
+            out.append((start, end, rule.id, secret, order, "A"))
+    return out
+
+
+def _tier_a(text: str) -> list[tuple]:
+    return [(h.start, h.end, h.rule, h.secret, h.order, h.tier) for h in _redact._raw_hits(text, text.lower())
+            if h.tier == "A" and h.order < len(_redact.TIER_A)]
+
+
+def test_raw_hits_find_what_every_rule_asked_in_turn_finds():
+    doc = "\n".join(t.format(s=s) for _, s, t in CORPUS)
+    for text in [doc, *PROSE, *(t.format(s=s) for _, s, t in CORPUS)]:
+        assert _tier_a(text) == _raw_hits_rule_by_rule(text), text[:80]

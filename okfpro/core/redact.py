@@ -226,6 +226,39 @@ _HINTS: dict[str, tuple[str, ...]] = {
 _CI_HINTS = frozenset({"aws-secret-access-key", "aws-session-token", "azure-storage-key", "auth-header", "bearer-token"})
 _KEYWORD_HINTS = ("pass", "secret", "token", "key", "credential")
 
+
+def _hint_table() -> tuple[tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...], tuple[tuple[str, tuple[int, ...]], ...]]:
+    """:meth:`Rule.may_match` for every rule at once: (the places in :data:`TIER_A` of the rules
+    without hints, then each case-sensitive and each case-folded hint with the places of the
+    rules it lets through).  One ``in`` a distinct hint instead of a generator a rule: the
+    pre-filter was most of the prompt hook's redaction (~60 % of 24 M instructions, 64 lines)."""
+    always: list[int] = []
+    tables: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
+    for place, rule in enumerate(TIER_A):
+        hints = _HINTS.get(rule.id)
+        if hints is None:
+            always.append(place)
+            continue
+        table = tables[rule.id in _CI_HINTS]
+        for hint in hints:
+            table.setdefault(hint, []).append(place)
+    return (tuple(always), *(tuple((h, tuple(places)) for h, places in t.items()) for t in tables))  # type: ignore[return-value]
+
+
+_ALWAYS, _CS_TABLE, _CI_TABLE = _hint_table()
+
+
+def _candidates(text: str, lowered: str) -> list[int]:
+    """The places in :data:`TIER_A`, ascending, of the rules whose :meth:`Rule.may_match` is true."""
+    places = set(_ALWAYS)
+    for hint, rules in _CS_TABLE:
+        if hint in text:
+            places.update(rules)
+    for hint, rules in _CI_TABLE:
+        if hint in lowered:
+            places.update(rules)
+    return sorted(places)
+
 # --------------------------------------------------------------------------------------
 # Tier B: keyword-gated assignments.
 PASSWORD_WORDS = r"password|passwd|passphrase|passcode|pass_?word"
@@ -453,11 +486,8 @@ def _raw_hits(text: str, lowered: str, keywords: bool = True) -> list[_Hit]:
     """Every rule's matches in ``text`` (overlaps unresolved, no allow-marker applied);
     ``keywords=False`` leaves out the keyword-gated tier B rules."""
     raw: list[_Hit] = []
-    order = 0
-    for rule in TIER_A:
-        if not rule.may_match(text, lowered):
-            order += 1
-            continue
+    for order in _candidates(text, lowered):  # a rule's place in TIER_A is its order
+        rule = TIER_A[order]
         for m in rule.pattern.finditer(text):
             start, end = m.span(rule.group)
             if start < 0 or end <= start:
@@ -468,7 +498,7 @@ def _raw_hits(text: str, lowered: str, keywords: bool = True) -> list[_Hit]:
             if secret.startswith(PLACEHOLDER_PREFIX):
                 continue
             raw.append(_Hit(start, end, rule.id, secret, order))
-        order += 1
+    order = len(TIER_A)
     for kw, value, start in _keyword_assignments(text, lowered) if keywords else ():
         value = value.rstrip(_TRAILING)
         if not tier_b_accepts(kw, value):
