@@ -88,3 +88,63 @@ def test_the_banner_neutralises_frames_in_bundle_text(ws):
     out = hookkit.out_text(proc)
     assert "Bundle state" in out and _live(out) == []
 
+
+
+# ---------------------------------------------------------------------------------------
+# neutralise compiles the tag shape without its non-ASCII spellings for a text that holds none of
+# them (the full shape cost ~10 M instructions to compile in every answering process): the answer
+# must be the one the full shape gives, on any text.
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests.helpers import examples  # noqa: E402
+
+_PIECES = [*VARIANTS, *INERT, "<", "</", "&lt;", "&#60", "&#x3c;", "\\u003c", "\\x3c", "%3C", " ", "\n", "_", "-",
+           "system", "reminder", "okf", "context", "hook", "user", "x", "Z9", "\u00e9", "\u00a0", "\u2028",
+           *"\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff",
+           *"\uff1c\ufe64\u2039\u27e8\u3008\u2329"]
+
+
+def _reference(text: str, host_only: bool) -> str:
+    """neutralise as it was: the full tag shape for every text, the format characters stripped by regex."""
+    import re
+
+    from okfpro.core import frames
+
+    frames_of = frames._HOST if host_only else frames._ALL
+
+    def one(m):
+        name = re.sub(f"[{frames._FORMAT}]", "", m.group("name"))
+        parts = re.sub(r"[_\s-]+", "-", name.lower()).strip("-").split("-")
+        live = any("-".join(parts[:i]) in frames_of for i in range(1, len(parts) + 1))
+        return "&lt;" + m.group("rest") if live else m.group(0)
+
+    return re.sub(frames._TAG_REGEX, one, text)
+
+
+def test_the_full_tag_shape_is_the_one_it_always_was():
+    from okfpro.core import frames
+
+    lt = (r"(?:<|\uff1c|\ufe64|\u2039|\u27e8|\u3008|\u2329|&[lL][tT];?|&#0*60;?|&#[xX]0*3[cC];?|\\[uU]003[cC]"
+          r"|\\[xX]3[cC]|%3[cC])")
+    fmt = "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
+    word = f"[A-Za-z0-9{fmt}]"
+    assert frames._TAG_REGEX == f"{lt}(?P<rest>[\\s{fmt}]*/?[\\s{fmt}]*(?P<name>[A-Za-z]{word}*(?:[_\\-\\s]{{1,3}}{word}+)*))"
+
+
+@pytest.mark.parametrize("host_only", [False, True])
+def test_neutralise_answers_as_the_full_tag_shape_on_the_variants(host_only):
+    from okfpro.core.frames import neutralise
+
+    for text in [*VARIANTS, *INERT, " ".join(VARIANTS), " ".join(v for v in VARIANTS if v.isascii())]:
+        assert neutralise(text, host_only) == _reference(text, host_only), text
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12), st.booleans())
+def test_neutralise_answers_as_the_full_tag_shape(parts, host_only):
+    from okfpro.core.frames import neutralise
+
+    text = "".join(parts)
+    assert neutralise(text, host_only) == _reference(text, host_only)

@@ -30,19 +30,49 @@ _HOST = frozenset(HOST_FRAMES)
 
 # a "<" as the model might read it
 _LT = r"(?:<|\uff1c|\ufe64|\u2039|\u27e8|\u3008|\u2329|&[lL][tT];?|&#0*60;?|&#[xX]0*3[cC];?|\\[uU]003[cC]|\\[xX]3[cC]|%3[cC])"
+_LT_ASCII = r"(?:<|&[lL][tT];?|&#0*60;?|&#[xX]0*3[cC];?|\\[uU]003[cC]|\\[xX]3[cC]|%3[cC])"  # the same less the next
+_LT_OTHER = "\uff1c\ufe64\u2039\u27e8\u3008\u2329"  # the lookalike "<"s
 _FORMAT = "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
-_WORD = f"[A-Za-z0-9{_FORMAT}]"
-# one generic tag shape, judged by its normalised name in Python (a regex of every spelling compiles slowly)
-_TAG = re.compile(
-    f"{_LT}(?P<rest>[\\s{_FORMAT}]*/?[\\s{_FORMAT}]*(?P<name>[A-Za-z]{_WORD}*(?:[_\\-\\s]{{1,3}}{_WORD}+)*))",
-)
-_STRIP = re.compile(f"[{_FORMAT}]")
-_SEPS = re.compile(r"[_\s-]+")
-_CANDIDATES = ("<", "\uff1c", "\ufe64", "\u2039", "\u27e8", "\u3008", "\u2329", "&", "\\", "%")
+
+
+def _tag_regex(lt: str, fmt: str) -> str:
+    """One generic tag shape, judged by its normalised name in Python (a regex of every spelling
+    compiles slowly)."""
+    word = f"[A-Za-z0-9{fmt}]"
+    return f"{lt}(?P<rest>[\\s{fmt}]*/?[\\s{fmt}]*(?P<name>[A-Za-z]{word}*(?:[_\\-\\s]{{1,3}}{word}+)*))"
+
+
+_TAG_REGEX = _tag_regex(_LT, _FORMAT)
+# The same shape without the non-ASCII spellings, for a text that holds none of them (nearly every
+# text): an alternative or a class member for a character the text does not hold matches nothing,
+# so both find the same tags there.  Compiling the full one was ~10 M instructions (each class with
+# the format characters is a 64K "big charset" built in Python), in every process that answers.
+_ASCII_TAG_REGEX = _tag_regex(_LT_ASCII, "")
+_NON_ASCII_SPELLINGS = _LT_OTHER + _FORMAT
+_SEPS_REGEX = r"[_\s-]+"
+_CANDIDATES = ("<", *_LT_OTHER, "&", "\\", "%")
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(regex: str) -> re.Pattern[str]:
+    """Compiled on first use: importing this module compiles nothing."""
+    pattern = _COMPILED.get(regex)
+    if pattern is None:
+        pattern = _COMPILED[regex] = re.compile(regex)
+    return pattern
+
+
+def _holds_any(text: str, chars: str) -> bool:
+    for ch in chars:
+        if ch in text:
+            return True
+    return False
 
 
 def _is_frame(name: str, frames: frozenset[str]) -> bool:
-    parts = _SEPS.sub("-", _STRIP.sub("", name).lower()).strip("-").split("-")
+    if _holds_any(name, _FORMAT):
+        name = "".join(ch for ch in name if ch not in _FORMAT)
+    parts = _compiled(_SEPS_REGEX).sub("-", name.lower()).strip("-").split("-")
     return any("-".join(parts[:i]) in frames for i in range(1, len(parts) + 1))
 
 
@@ -51,11 +81,12 @@ def neutralise(text: str, host_only: bool = False) -> str:
 
     ``host_only`` leaves our own frames alone: for a whole answer that carries our framing.
     """
-    if not text or not any(c in text for c in _CANDIDATES):
+    if not text or not _holds_any(text, _CANDIDATES):
         return text
     frames = _HOST if host_only else _ALL
 
     def one(m: re.Match[str]) -> str:
         return "&lt;" + m.group("rest") if _is_frame(m.group("name"), frames) else m.group(0)
 
-    return _TAG.sub(one, text)
+    full = not text.isascii() and _holds_any(text, _NON_ASCII_SPELLINGS)
+    return _compiled(_TAG_REGEX if full else _ASCII_TAG_REGEX).sub(one, text)
