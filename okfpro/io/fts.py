@@ -397,13 +397,23 @@ def rank_bundle(
 # is the file the index was synced from, the index answers alone (answer_fresh): same rows, no read.
 
 
-def _listing(lines: Iterable[str]) -> str:
-    """The digest of a bundle as the parse cache vouches for it: one :data:`_LINE` per file,
-    sorted by path, with its identity ``(size, mtime_ns, ctime_ns, inode)``."""
-    return blake2b("".join(lines).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+def _listing(rels: Sequence[str], times: list[int], inodes: list[int]) -> str | None:
+    """The digest of a bundle as the parse cache vouches for it: its files' relative paths, sorted,
+    and each one's identity ``(size, mtime_ns, ctime_ns, inode)`` as machine integers (``times``:
+    size, mtime, ctime a file; ``inodes``; in the paths' order); None when a number does not fit
+    one (never vouched).  Packed, not formatted: writing 2,051 identities in decimal cost ~15 M
+    instructions, a third of the prompt hook's freshness check."""
+    import struct
 
-
-_LINE = "{}\x00{},{},{},{}\n"
+    try:
+        packed = struct.pack(f"{len(times)}q{len(inodes)}Q", *times, *inodes)
+    except struct.error:
+        return None
+    h = blake2b(digest_size=16)
+    h.update(b"%d\x00" % len(rels))
+    h.update("\x00".join(rels).encode("utf-8", "surrogatepass"))
+    h.update(packed)
+    return h.hexdigest()
 
 
 def _vouched(bundle: Bundle, stamps: dict[str, Any] | None) -> str | None:
@@ -411,26 +421,30 @@ def _vouched(bundle: Bundle, stamps: dict[str, Any] | None) -> str | None:
     written in the last two seconds, no symlink), else None: the index then never answers alone."""
     if not stamps or stamps.keys() != bundle.all_paths:
         return None
-    return _listing(_LINE.format(rel, *key) for rel, key in sorted(stamps.items()))
+    rels = sorted(stamps)
+    return _listing(rels, [n for rel in rels for n in stamps[rel][:3]], [stamps[rel][3] for rel in rels])
 
 
 def _on_disk(root_real: str) -> str | None:
     """:func:`_listing` of the bundle on disk now (the reader's walk, one ``lstat`` per file), or
-    None when a file is not a regular file (a symlink is read afresh every time) or vanished."""
+    None when a file is not a regular file (a symlink is read afresh every time) or vanished.
+    Every per-file step is a ``map`` in C (a Python loop cost ~3 M instructions more at 2,051 files)."""
+    from itertools import chain
+    from operator import attrgetter
+    from stat import S_ISREG
+
     from okfpro.io.reader import walk
 
     prefix = root_real.rstrip(os.sep) + os.sep
-    lines = []
-    lstat, line = os.lstat, _LINE.format
-    for rel in walk(root_real):
-        try:
-            st = lstat(prefix + rel)
-        except OSError:
-            return None
-        if (st.st_mode & 0o170000) != 0o100000:
-            return None
-        lines.append(line(rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-    return _listing(lines)
+    rels = walk(root_real)
+    try:
+        stats = list(map(os.lstat, map(prefix.__add__, rels)))
+    except OSError:
+        return None
+    if not all(map(S_ISREG, map(attrgetter("st_mode"), stats))):
+        return None
+    times = list(chain.from_iterable(map(attrgetter("st_size", "st_mtime_ns", "st_ctime_ns"), stats)))
+    return _listing(rels, times, list(map(attrgetter("st_ino"), stats)))
 
 
 _META = ("title", "type", "dir", "top_dir", "tags")
