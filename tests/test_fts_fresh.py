@@ -121,10 +121,20 @@ def edit_index(root: Path, sql: str, *args) -> None:
     con.close()
 
 
+_SHOWN = "(SELECT rid FROM answers WHERE path = 'n01.md')"  # a row "note" shows
+_HIDDEN = "(SELECT rid FROM answers WHERE path = 'a-dup.md')"  # a row "note" does not match
+
+
 @pytest.mark.parametrize("sql", [
-    "DELETE FROM answers WHERE rid = (SELECT min(rid) FROM answers)",
-    "UPDATE answers SET path = 'elsewhere.md' WHERE rid = (SELECT min(rid) FROM answers)",
+    f"DELETE FROM answers WHERE rid = {_SHOWN}",
+    f"UPDATE answers SET path = 'elsewhere.md' WHERE rid = {_SHOWN}",
+    f"UPDATE files SET path = 'elsewhere.md' WHERE rid = {_SHOWN}",
     "UPDATE meta SET value = 'x' || value WHERE key = 'listing'",
+    # the tie order stored after the listing's digest, not one any more
+    "UPDATE meta SET value = substr(value, 1, 33) || 'not json' WHERE key = 'listing'",
+    "UPDATE meta SET value = substr(value, 1, 33) || '[1, 2]' WHERE key = 'listing'",
+    "UPDATE meta SET value = substr(value, 1, 33) || '{\"a\": 1}' WHERE key = 'listing'",
+    "UPDATE meta SET value = substr(value, 1, 33) || '[[[1]], []]' WHERE key = 'listing'",
     "UPDATE meta SET value = '/elsewhere' WHERE key = 'root'",
     "UPDATE meta SET value = '5/' || value WHERE key = 'schema'",
     "DROP TABLE answers",
@@ -135,6 +145,22 @@ def test_a_hand_edited_index_answers_none_and_the_next_reading_repairs_it(tree, 
     assert fts.answer_fresh(tree, "note", 50) is None
     assert fresh_reading(tree, "note", 50) == want
     assert fts.answer_fresh(tree, "note", 50) == want
+
+
+@pytest.mark.parametrize("sql", [f"DELETE FROM answers WHERE rid = {_HIDDEN}",
+                                 f"UPDATE answers SET path = 'elsewhere.md' WHERE rid = {_HIDDEN}"])
+def test_damage_to_a_row_not_shown_leaves_the_answer_exact_and_the_next_reading_repairs_it(tree, sql):
+    """Only the rows an answer shows are read back (their answer, paired with their file): a row
+    that is not shown cannot change the answer, so the index still answers, and rightly."""
+    want = fresh_reading(tree, "note", 50)
+    assert "a-dup" not in [r["id"] for r in want]
+    edit_index(tree, sql)
+    assert fts.answer_fresh(tree, "note", 50) == want
+    assert fresh_reading(tree, "note", 50) == want
+    con = sqlite3.connect(fts.db_path(tree))
+    assert con.execute("SELECT count(*) FROM answers a JOIN files f ON f.rid = a.rid AND f.path = a.path").fetchone()[0] \
+        == con.execute("SELECT count(*) FROM files").fetchone()[0]  # repaired
+    con.close()
 
 
 @pytest.mark.parametrize("data", ["not json", "[1]", "[{}, {}, null, null]", "[[], [], 1, 2]"])

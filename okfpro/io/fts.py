@@ -154,7 +154,12 @@ def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None
     relist = listing if answer is not None else None
     answered = dict(con.execute("SELECT rid, path FROM answers")) if answer is not None else {}
     unanswered = answer is not None and any(answered.get(stored[p][1]) != p for p in want if p in stored)
-    if stale or fresh or restamp or unanswered or (had[0] if had else None) != relist:
+    same = not (stale or fresh or restamp or unanswered)
+    if same and relist is not None:  # the listing as it would be written now, tie order included
+        relist_now: str | None = relist + "\n" + _tie_order({p: (views[i].id, stored[p][1]) for p, (i, _d, _s) in want.items()})
+    else:
+        relist_now = relist
+    if not same or (had[0] if had else None) != relist_now:
         marks = ",".join("?" * len(_COLS))
         con.execute("BEGIN IMMEDIATE")
         try:
@@ -186,7 +191,8 @@ def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None
                                 [(rid, p, views[want[p][0]].id, answer(want[p][0]))
                                  for p, rid in rids.items() if answered.get(rid) != p or p in renewed])
                 if relist is not None:
-                    con.execute("INSERT INTO meta VALUES ('listing', ?)", (relist,))
+                    ties = _tie_order({p: (views[want[p][0]].id, rid) for p, rid in rids.items()})
+                    con.execute("INSERT INTO meta VALUES ('listing', ?)", (relist + "\n" + ties,))
             progress.close()
             con.execute("COMMIT")
         except Exception:
@@ -416,6 +422,23 @@ def _listing(rels: Sequence[str], times: list[int], inodes: list[int]) -> str | 
     return h.hexdigest()
 
 
+def _tie_order(rows: dict[str, tuple[str, int]]) -> str:
+    """What :func:`answer_fresh` needs of every indexed concept (``rows``: path -> (id, rowid)), as
+    JSON stored after the listing's digest: the rowids in the engine's tie order (id, then path) and
+    ``[rowid, rowid of the first concept declaring its id]`` where those differ (a shared declared
+    id is dated as the first, by path: ``Bundle.by_id``).  Reading all 2,008 (rowid, id, path) rows
+    of the index instead cost the prompt hook ~22 M instructions."""
+    import json
+
+    order = sorted(rows, key=lambda p: (rows[p][0], p))
+    first: dict[str, str] = {}
+    for p in sorted(rows):
+        first.setdefault(rows[p][0], p)
+    return json.dumps([[rows[p][1] for p in order],
+                       [[rid, rows[first[ident]][1]] for p, (ident, rid) in sorted(rows.items()) if first[ident] != p]],
+                      separators=(",", ":"))
+
+
 def _vouched(bundle: Bundle, stamps: dict[str, Any] | None) -> str | None:
     """:func:`_listing` of this reading when the parse cache vouched for every file it read (none
     written in the last two seconds, no symlink), else None: the index then never answers alone."""
@@ -469,6 +492,7 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
     them — from the persistent index alone; None when it cannot vouch for them (no index, another
     schema, code or root, a file added, removed, edited or a symlink since it was synced, a row
     missing), and the caller reads the bundle.  Opens the index read-only; never raises for a bad one."""
+    import json
     import sqlite3
 
     from okfpro.io.bundle import cache_enabled
@@ -487,48 +511,49 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
         meta = dict(con.execute("SELECT key, value FROM meta"))
         if meta.get("schema") != _schema() or meta.get("root") != root_real or not meta.get("listing"):
             return None
-        if _on_disk(root_real) != meta["listing"]:
+        digest, _, ties = meta["listing"].partition("\n")
+        if _on_disk(root_real) != digest:
             return None
-        known = con.execute("SELECT f.rid, a.id, f.path FROM files f LEFT JOIN answers a "
-                            "ON a.rid = f.rid AND a.path = f.path").fetchall()
-        if any(ident is None for _r, ident, _p in known):
-            return None
-        if not tokens or not known:
+        ordered, shared = json.loads(ties)  # written by _tie_order in the sync that wrote the digest
+        rank = dict(zip(ordered, range(len(ordered))))  # rowid -> place in the engine's tie order (id, then path)
+        firsts = dict(shared)
+        if not tokens or not rank:
             return []
-        order = {rid: (ident, p) for rid, ident, p in known}  # the engine's tie order: id, then path
         weights = ", ".join(str(_search.WEIGHTS[c]) for c in _COLS)
         cur = con.execute(f"SELECT rowid, -bm25(docs, {weights}) AS s FROM docs WHERE docs MATCH ? ORDER BY s DESC",
                           (match_expression(tokens, _COLS),))
         found = cur.fetchmany(limit + _MARGIN)
-        if not _exact(found, limit, order):
+        if not _exact(found, limit, rank):
             found += cur.fetchall()
-        key = lambda t: (-round(t[1], 4), order.get(t[0], ("\U0010ffff",)))  # noqa: E731
-        if len(found) > limit and all(map(order.__contains__, (rid for rid, _ in found))):
-            found = _first(found, limit, key, order)
+        last = len(rank)
+        key = lambda t: (-round(t[1], 4), rank.get(t[0], last))  # noqa: E731
+        if len(found) > limit and all(map(rank.__contains__, (rid for rid, _ in found))):
+            found = _first(found, limit, key, rank)
         else:
             found.sort(key=key)
-        scored = [(rid, score) for rid, score in found if rid in order][:limit]
-        first: dict[str, int] = {}  # a declared id two concepts share: dated as the first one (Bundle.by_id)
-        for rid, (ident, _p) in sorted(order.items(), key=lambda kv: kv[1][1]):
-            first.setdefault(ident, rid)
-        wanted = {rid for rid, _ in scored} | {first[order[rid][0]] for rid, _ in scored}
+        scored = [(rid, score) for rid, score in found if rid in rank][:limit]
+        wanted = {rid for rid, _ in scored} | {firsts.get(rid, rid) for rid, _ in scored}
         marks = ",".join("?" * len(wanted))
-        data = dict(con.execute(f"SELECT rid, data FROM answers WHERE rid IN ({marks})", tuple(wanted)))
+        # each shown row's answer, and only where the index pairs it with the same file as the listing did
+        data = {rid: (ident, text) for rid, ident, text in con.execute(
+            f"SELECT a.rid, a.id, a.data FROM answers a JOIN files f ON f.path = a.path AND f.rid = a.rid "
+            f"WHERE a.rid IN ({marks})", tuple(wanted))}
         # each field's stemmed terms as indexed (joined by spaces; a term never holds one): not computed again
         texts = {row[0]: row[1:] for row in con.execute(
             f"SELECT rowid, {', '.join(_COLS)} FROM docs WHERE rowid IN ({','.join('?' * len(scored))})",
             tuple(rid for rid, _ in scored))}
         con.execute("COMMIT")
-    except (sqlite3.Error, ValueError):
+    except (sqlite3.Error, ValueError, TypeError):  # TypeError: a tie order that is not one (edited by hand)
         return None
     finally:
         con.close()
     rows: list[dict[str, Any]] = []
     try:
         for rid, score in scored:
-            fields, attrs, _day, _trust = _unpack(data[rid])
-            _f, _a, day, trust = _unpack(data[first[order[rid][0]]])
-            view = _search._View(_search.Doc(order[rid][0], fields, attrs))
+            ident, text = data[rid]
+            fields, attrs, _day, _trust = _unpack(text)
+            _f, _a, day, trust = _unpack(data[firsts.get(rid, rid)][1])
+            view = _search._View(_search.Doc(ident, fields, attrs))
             cols = dict(zip(_COLS, texts[rid]))
             names, hits = _matched(view, tokens, _COLS, lambda name: cols[name].split(" "))  # noqa: B023 - used here
             row = _search.row_for(view, names, score, _snippet(view, names, hits))
