@@ -448,18 +448,76 @@ def _vouched(bundle: Bundle, stamps: dict[str, Any] | None) -> str | None:
     return _listing(rels, [n for rel in rels for n in stamps[rel][:3]], [stamps[rel][3] for rel in rels])
 
 
-def _on_disk(root_real: str) -> str | None:
-    """:func:`_listing` of the bundle on disk now (the reader's walk, one ``lstat`` per file), or
-    None when a file is not a regular file (a symlink is read afresh every time) or vanished.
-    Every per-file step is a ``map`` in C (a Python loop cost ~3 M instructions more at 2,051 files)."""
-    from itertools import chain
-    from operator import attrgetter
-    from stat import S_ISREG
+# The walk remembered (_walked): a directory's entries change only with its mtime and ctime, so while
+# every directory the walk listed has the identity it had when it was listed, the walk's answer is
+# the one it gave.  Only directories older than this when they were listed are remembered: a change
+# within the timestamps' granularity of the listing would leave them as they were (the parse cache's rule).
+WALK_RACY_NS = 2_000_000_000
+_WALK_MAGIC = "okfpro-walk-1"
+
+
+def _walked(root_real: str, memo: str | None) -> list[str]:
+    """The reader's walk of ``root_real``, answered from ``memo`` (a file in the cache directory)
+    when every directory it lists is the directory the remembered walk listed (one ``lstat`` a
+    directory instead of listing it: 42 against 2,051 entries at 2,000 concepts); else walked, and
+    remembered when every directory is old enough.  A memo that does not read as one is walked over."""
+    from stat import S_ISDIR
 
     from okfpro.io.reader import walk
 
     prefix = root_real.rstrip(os.sep) + os.sep
-    rels = walk(root_real)
+    if memo is not None:
+        try:
+            with open(memo, encoding="utf-8", errors="surrogateescape") as fh:
+                parts = fh.read().split("\x00")
+            if parts[0] == _WALK_MAGIC:
+                ndirs, nfiles = int(parts[1]), int(parts[2])
+                stamps = parts[3:3 + 5 * ndirs]
+                rels = parts[3 + 5 * ndirs:]
+                if len(stamps) == 5 * ndirs and len(rels) == nfiles and ndirs:
+                    for i in range(0, len(stamps), 5):
+                        st = os.lstat(prefix + stamps[i] if stamps[i] else root_real)
+                        if not S_ISDIR(st.st_mode) or stamps[i + 1:i + 5] != [
+                                str(st.st_dev), str(st.st_ino), str(st.st_mtime_ns), str(st.st_ctime_ns)]:
+                            break
+                    else:
+                        return rels
+        except (OSError, ValueError, IndexError):
+            pass
+    import time
+
+    settled = time.time_ns() - WALK_RACY_NS
+    dirs: list[tuple[str, Any]] = []
+    rels = walk(root_real, dirs)
+    if memo is not None and all(st is not None and S_ISDIR(st.st_mode) and max(st.st_mtime_ns, st.st_ctime_ns) < settled
+                                for _rel, st in dirs):
+        out = [_WALK_MAGIC, str(len(dirs)), str(len(rels))]
+        for rel, st in dirs:
+            out += [rel, str(st.st_dev), str(st.st_ino), str(st.st_mtime_ns), str(st.st_ctime_ns)]
+        scratch = f"{memo}.{os.getpid()}.tmp"
+        try:
+            with open(scratch, "w", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write("\x00".join(out + rels))
+            os.replace(scratch, memo)
+        except OSError:  # an unwritable cache directory: walked every time
+            try:
+                os.unlink(scratch)
+            except OSError:
+                pass
+    return rels
+
+
+def _on_disk(root_real: str, memo: str | None = None) -> str | None:
+    """:func:`_listing` of the bundle on disk now (the reader's walk, one ``lstat`` per file), or
+    None when a file is not a regular file (a symlink is read afresh every time) or vanished.
+    ``memo``: where the walk is remembered (:func:`_walked`).  Every per-file step is a ``map`` in C
+    (a Python loop cost ~3 M instructions more at 2,051 files)."""
+    from itertools import chain
+    from operator import attrgetter
+    from stat import S_ISREG
+
+    prefix = root_real.rstrip(os.sep) + os.sep
+    rels = _walked(root_real, memo)
     try:
         stats = list(map(os.lstat, map(prefix.__add__, rels)))
     except OSError:
@@ -512,7 +570,7 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
         if meta.get("schema") != _schema() or meta.get("root") != root_real or not meta.get("listing"):
             return None
         digest, _, ties = meta["listing"].partition("\n")
-        if _on_disk(root_real) != digest:
+        if _on_disk(root_real, path + "-walk") != digest:
             return None
         ordered, shared = json.loads(ties)  # written by _tie_order in the sync that wrote the digest
         rank = dict(zip(ordered, range(len(ordered))))  # rowid -> place in the engine's tie order (id, then path)

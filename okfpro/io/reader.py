@@ -50,13 +50,21 @@ def listing(where: str | int) -> tuple[list[str], list[str]]:
     return files, subs
 
 
-def walk(root: str | os.PathLike) -> list[str]:
-    """Relative paths of the bundle's ``.md`` files (non-hidden, files or symlinks), sorted."""
+def walk(root: str | os.PathLike, dirs: list[tuple[str, os.stat_result | None]] | None = None) -> list[str]:
+    """Relative paths of the bundle's ``.md`` files (non-hidden, files or symlinks), sorted.
+
+    ``dirs``: receives each directory the walk lists, ``(relative path, its lstat taken before it
+    was listed)`` (None: it could not be stat'ed): what the answer depends on."""
     base = os.fspath(root)
     out: list[str] = []
     stack = [("", base)]
     while stack:
         rel_dir, abs_dir = stack.pop()
+        if dirs is not None:
+            try:
+                dirs.append((rel_dir, os.lstat(abs_dir)))
+            except OSError:
+                dirs.append((rel_dir, None))
         try:
             files, subs = listing(abs_dir)
         except OSError:
