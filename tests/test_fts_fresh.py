@@ -243,3 +243,27 @@ def test_the_prompt_hook_answers_alike_from_the_index_alone_and_from_a_reading(s
     parse_cache.write_bytes(b"garbage")
     edited = prompt()
     assert b"Staging moved" in edited and parse_cache.read_bytes() != b"garbage"  # read again
+
+
+def test_a_tie_run_longer_than_the_fetch_is_ranked_as_the_pure_engine_ranks_it(tmp_path, monkeypatch):
+    """Words in most concepts (their idf clamped, as at the bench's prompt) tie ~2,000 rows at a
+    score of 0 there; here 90 rows, more than limit + the fetch margin, so the index's answer picks
+    the lowest ids of the run (fts._first) — it must be the pure engine's answer."""
+    from okfpro.core import bm25
+
+    if not fts.available():
+        pytest.skip("SQLite without FTS5")
+    monkeypatch.setattr(cache, "RACY_NS", -1)
+    (tmp_path / "okfpro.toml").write_text("")
+    root = tmp_path / ".okf"
+    root.mkdir()
+    for i in range(90):  # ids in another order than paths, and one id declared twice
+        ident = "twin" if i in (7, 60) else f"c{(i * 37) % 90:02d}"
+        extra = " rare" if i % 30 == 0 else ""
+        (root / f"p{i:02d}.md").write_text(f"---\nid: {ident}\ntitle: Common {i}\n---\n\ncommon words{extra} body {i}\n")
+    bundle = cache.load_bundle(root)
+    for q in ("common", "common rare", "words body", "common zzz"):
+        for limit in (1, 2, 5, 8, 40, 89):
+            pure = _dated(bm25.rank_docs(bundle, q, limit), {None: bundle})
+            assert _dated(fts.rank_bundle(root, bundle, q, limit), {None: bundle}) == pure, (q, limit)
+            assert fts.answer_fresh(root, q, limit) == pure, (q, limit)
