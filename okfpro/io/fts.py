@@ -26,7 +26,6 @@ from __future__ import annotations
 import bisect
 import os
 from operator import itemgetter
-from pathlib import Path
 
 from okfpro.core import bm25
 from okfpro.core import search as _search
@@ -231,6 +230,8 @@ def rank_indexed(
     root_real = os.path.realpath(os.fspath(root))
     con = None
     if persist:
+        from pathlib import Path  # not at the top: the prompt hook's answer_fresh needs none of it
+
         from okfpro.io.cache import writable
 
         path = db_path(root)
