@@ -50,7 +50,7 @@ _TAG_REGEX = _tag_regex(_LT, _FORMAT)
 _ASCII_TAG_REGEX = _tag_regex(_LT_ASCII, "")
 _NON_ASCII_SPELLINGS = _LT_OTHER + _FORMAT
 _SEPS_REGEX = r"[_\s-]+"
-_CANDIDATES = ("<", *_LT_OTHER, "&", "\\", "%")
+_CANDIDATES = "<" + _LT_OTHER + "&\\%"  # the characters one of the spellings starts with
 _COMPILED: dict[str, re.Pattern[str]] = {}
 
 

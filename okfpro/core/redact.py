@@ -242,7 +242,8 @@ def _hint_table() -> tuple[tuple[int, ...], tuple[tuple[str, tuple[int, ...]], .
         table = tables[rule.id in _CI_HINTS]
         for hint in hints:
             table.setdefault(hint, []).append(place)
-    return (tuple(always), *(tuple((h, tuple(places)) for h, places in t.items()) for t in tables))  # type: ignore[return-value]
+    cs, ci = (tuple((h, tuple(places)) for h, places in t.items()) for t in tables)
+    return tuple(always), cs, ci
 
 
 _ALWAYS, _CS_TABLE, _CI_TABLE = _hint_table()
@@ -312,7 +313,7 @@ def _keyword_assignments(text: str, lowered: str) -> Iterator[tuple[str, str, in
                 value = bare.group("value")
                 if any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value):
                     yield kw, value, bare.start("value")
-_UUID = re.compile(r"(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_UUID = r"(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"  # compiled on first use, as the rules
 _PLACEHOLDER_WORDS = {
     "none", "null", "nil", "true", "false", "undefined", "empty", "required", "optional", "changeme",
     "change_me", "example", "redacted", "secret", "password", "token", "string", "str", "bytes", "int",
@@ -381,7 +382,7 @@ def tier_b_accepts(keyword: str, value: str) -> bool:
         return False
     if _looks_like_template_or_word(value) or _is_sequential(value):
         return False
-    if _UUID.match(value):
+    if _compiled(_UUID).match(value):
         return False
     kw = keyword.lower()
     if re.fullmatch(PASSWORD_WORDS, kw):
@@ -669,16 +670,17 @@ def scan(text: str) -> list[Finding]:
 # Our own recall blocks
 
 
-_RECALL_SPAN = re.compile(re.escape(RECALL_BEGIN) + r"[\s\S]*?(?:" + re.escape(RECALL_END) + r"|\Z)")
-_BLOCK_SPAN = re.compile(re.escape(BLOCK_OPEN) + r"\b[^>\n]*>[\s\S]*?(?:" + re.escape(BLOCK_CLOSE) + r"|\Z)")
+# compiled on first use: only a text holding our framing needs them
+_RECALL_SPAN = re.escape(RECALL_BEGIN) + r"[\s\S]*?(?:" + re.escape(RECALL_END) + r"|\Z)"
+_BLOCK_SPAN = re.escape(BLOCK_OPEN) + r"\b[^>\n]*>[\s\S]*?(?:" + re.escape(BLOCK_CLOSE) + r"|\Z)"
 
 
 def strip_recall(text: str) -> str:
     """Remove our injected recall (whole framed answer, or stray context blocks)."""
     if RECALL_BEGIN not in text and BLOCK_OPEN not in text and RECALL_END not in text:
         return text
-    out = _RECALL_SPAN.sub("", text)
-    out = _BLOCK_SPAN.sub("", out)
+    out = _compiled(_RECALL_SPAN).sub("", text)
+    out = _compiled(_BLOCK_SPAN).sub("", out)
     out = out.replace(RECALL_END, "")
     return re.sub(r"\n{3,}", "\n\n", out).strip("\n")
 
