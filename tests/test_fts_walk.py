@@ -103,6 +103,20 @@ def test_every_change_is_walked_again(tree, tmp_path, settled, change):
         deep.chmod(0o755) if deep.exists() else None
 
 
+def test_a_directory_that_cannot_be_listed_is_not_remembered(tree, tmp_path, settled):
+    if os.geteuid() == 0:
+        pytest.skip("root lists any directory")
+    memo = str(tmp_path / "memo")
+    (tree / "b").chmod(0o000)
+    try:
+        assert fts._walked(str(tree), memo) == walk(tree)
+        assert not os.path.exists(memo)  # else its files would stay missing after it is readable again
+    finally:
+        (tree / "b").chmod(0o755)
+    assert fts._walked(str(tree), memo) == walk(tree)
+    assert "b/n0.md" in walk(tree)
+
+
 def test_a_young_directory_is_not_remembered(tree, tmp_path):
     memo = str(tmp_path / "memo")
     assert fts._walked(str(tree), memo) == walk(tree)  # just written: within the window

@@ -463,7 +463,9 @@ def _walked(root_real: str, memo: str | None) -> list[str]:
     """The reader's walk of ``root_real``, answered from ``memo`` (a file in the cache directory)
     when every directory it lists is the directory the remembered walk listed (one ``lstat`` a
     directory instead of listing it: 42 against 2,051 entries at 2,000 concepts); else walked, and
-    remembered when every directory is old enough.  A memo that does not read as one is walked over."""
+    remembered when every directory is old enough and was listed (a directory that could not be,
+    even for a moment, is never remembered without its files).  A memo that does not read as one
+    is walked over."""
     from stat import S_ISDIR
 
     from okfpro.io.reader import walk

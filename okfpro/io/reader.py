@@ -54,7 +54,7 @@ def walk(root: str | os.PathLike, dirs: list[tuple[str, os.stat_result | None]] 
     """Relative paths of the bundle's ``.md`` files (non-hidden, files or symlinks), sorted.
 
     ``dirs``: receives each directory the walk lists, ``(relative path, its lstat taken before it
-    was listed)`` (None: it could not be stat'ed): what the answer depends on."""
+    was listed)`` (None: it could not be stat'ed or listed): what the answer depends on."""
     base = os.fspath(root)
     out: list[str] = []
     stack = [("", base)]
@@ -68,6 +68,8 @@ def walk(root: str | os.PathLike, dirs: list[tuple[str, os.stat_result | None]] 
         try:
             files, subs = listing(abs_dir)
         except OSError:
+            if dirs is not None:
+                dirs[-1] = (rel_dir, None)
             continue
         prefix = f"{rel_dir}/" if rel_dir else ""
         out.extend(prefix + name for name in files)
