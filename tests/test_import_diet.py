@@ -182,7 +182,8 @@ def test_no_fresh_path_makes_dataclasses_or_imports_typing_or_tomllib(tmp_path):
         heavy = names & {"dataclasses", "inspect", "typing", "tomllib", "_hashlib"}
         assert not heavy, (args, sorted(heavy))
         if args[:2] in (("hook", "pre-tool-use"), ("hook", "session-start"), ("hook", "stop"), ("memory", "remember"),
-                        ("memory", "recall")):  # roots, friction, the config, the door and the store speak os.path:
+                        ("memory", "recall"), ("hook", "user-prompt-submit")):  # roots, friction, the config, the
+            # door, the store and the cache directory speak os.path:
             # pathlib (with urllib.parse, ipaddress) is ~16 M of a ~100 M PreToolUse, ~17 M of a capturing Stop
             assert not loads_pathlib(ws, env, args, stdin), args
         if args[:2] == ("hook", "stop"):  # its git status through io/spawn (~17 M instructions less)

@@ -301,7 +301,7 @@ def _post(ws: Path, rel: str, tool: str = "Edit", **env) -> subprocess.Completed
 
 
 def _db(ws: Path) -> Path:
-    return analysis.db_path(os.path.realpath(ws / ".okf"))
+    return Path(analysis.db_path(os.path.realpath(ws / ".okf")))
 
 
 def _notes(proc: subprocess.CompletedProcess) -> list[str]:

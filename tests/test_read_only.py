@@ -96,11 +96,11 @@ def test_a_workspace_keeps_its_cache_in_its_own_tmp(tmp_path, monkeypatch):
     proc = invoke("catalog", str(base), "--json", env={"XDG_CACHE_HOME": str(home)}, cwd=base)
     assert proc.returncode == 0, proc.stderr
     monkeypatch.chdir(base)
-    assert cache.cache_dir(base / ".okf") == base / ".tmp" / "okfpro-cache"
+    assert cache.cache_dir(base / ".okf") == str(base / ".tmp" / "okfpro-cache")
     assert (base / ".tmp" / "okfpro-cache").is_dir()
 
 
 @pytest.mark.parametrize("value", ["", "relative/dir"])
 def test_a_blank_or_relative_cache_home_falls_back_to_the_home_cache(monkeypatch, value):
     monkeypatch.setenv("XDG_CACHE_HOME", value)
-    assert cache.user_cache_dir() == Path(os.path.expanduser("~")) / ".cache" / "okfpro"
+    assert cache.user_cache_dir() == os.path.join(os.path.expanduser("~"), ".cache", "okfpro")

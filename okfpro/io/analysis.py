@@ -68,10 +68,10 @@ class Unusable(Exception):
     """The state cannot answer; ``str(exc)`` says why in a few words."""
 
 
-def db_path(root_real: str):
+def db_path(root_real: str) -> str:
     from okfpro.io.cachedir import cache_dir, path_key
 
-    return cache_dir(root_real) / f"analysis-{path_key(root_real)}.sqlite"
+    return os.path.join(cache_dir(root_real), f"analysis-{path_key(root_real)}.sqlite")
 
 
 def _meta(root_real: str) -> dict[str, str]:
@@ -538,14 +538,14 @@ def open_state(root: str) -> tuple[State, str | None]:
 
     root_real = os.path.realpath(root)
     path = db_path(root_real)
-    if not writable(path.parent):
+    if not writable(os.path.dirname(path)):
         raise Unusable("the cache directory cannot be written")
     reason: str | None = None
     for attempt in (1, 2):
-        fresh = not path.exists()
+        fresh = not os.path.exists(path)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(os.fspath(path), timeout=BUSY_S, isolation_level=None)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            db = sqlite3.connect(path, timeout=BUSY_S, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise Unusable(f"the state could not be opened ({exc})") from None
         try:

@@ -71,7 +71,7 @@ def _progress_after() -> float:
 
 
 def cache_path(bundle_root: str | os.PathLike) -> Path:
-    return cache_dir(bundle_root) / f"bundle-{path_key(bundle_root)}.bin"
+    return Path(cache_dir(bundle_root), f"bundle-{path_key(bundle_root)}.bin")
 
 
 # --------------------------------------------------------------------------- value codec
@@ -249,21 +249,22 @@ def _read_cache(path: Path, root_real: str) -> dict[str, tuple]:
         return {}
 
 
-def writable(directory: Path) -> bool:
+def writable(directory: str | os.PathLike) -> bool:
     """May okfpro create files at ``directory``?  Its nearest existing ancestor decides.
 
     A directory without its owner's write bit counts as read-only even for root
     (who could write it anyway): a read-only checkout, a shared corpus, is left alone.
     """
-    probe = directory
+    probe = os.path.abspath(directory)
     while True:
         try:
             st = os.stat(probe)
             break
         except FileNotFoundError:
-            if probe.parent == probe:
+            up = os.path.dirname(probe)
+            if up == probe:
                 return False
-            probe = probe.parent
+            probe = up
         except OSError:
             return False
     import stat as _stat
@@ -431,7 +432,7 @@ _SCAN_CODE = ("core/scanindex.py", "core/search.py", "io/cache.py")
 
 
 def scan_store_path(root: str | os.PathLike) -> Path:
-    return cache_dir(root) / f"scan-{path_key(root)}.bin"
+    return Path(cache_dir(root), f"scan-{path_key(root)}.bin")
 
 
 def scan_fingerprint(root: str | os.PathLike, bundle: Bundle) -> str | None:

@@ -8,12 +8,11 @@ whether a cache is fresh — the prompt hook asking the bundle's FTS5 index (:fu
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from okfpro.core.digest import sha256
 
 
-def cache_dir(bundle_root: str | os.PathLike) -> Path:
+def cache_dir(bundle_root: str | os.PathLike) -> str:
     """Where the caches of a bundle live — never inside a tree okfpro was only asked to read.
 
     Inside the okfpro workspace you are working in (the bundle's workspace holds
@@ -23,17 +22,18 @@ def cache_dir(bundle_root: str | os.PathLike) -> Path:
     okfpro workspace reached by path or ``@slug`` (search across registered bundles, recall
     drawing on them): the user's cache directory, ``$XDG_CACHE_HOME/okfpro`` (default
     ``~/.cache/okfpro``); the file names there carry a hash of the bundle's real path.
+    A path string: the prompt hook asks for it, and imports no ``pathlib``.
     """
     from okfpro.io.config import CONFIG_NAME
     from okfpro.io.roots import repo_of
 
-    workspace = Path(repo_of(os.path.abspath(bundle_root)))
-    if (workspace / CONFIG_NAME).is_file() and _encloses_cwd(workspace):
-        return workspace / ".tmp" / "okfpro-cache"
+    workspace = repo_of(os.path.abspath(bundle_root))
+    if os.path.isfile(os.path.join(workspace, CONFIG_NAME)) and _encloses_cwd(workspace):
+        return os.path.join(workspace, ".tmp", "okfpro-cache")
     return user_cache_dir()
 
 
-def _encloses_cwd(workspace: Path) -> bool:
+def _encloses_cwd(workspace: str) -> bool:
     try:
         here = os.path.realpath(os.getcwd())
     except OSError:  # the working directory was deleted
@@ -50,11 +50,11 @@ def path_key(path: str | os.PathLike) -> str:
     return sha256(real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def user_cache_dir() -> Path:
+def user_cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME", "").strip()
     if not base or not os.path.isabs(base):
         base = os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "okfpro"
+    return os.path.join(base, "okfpro")
 
 
 # The parse cache's records hold what okfpro's own parsing code produced: a cache written by other

@@ -50,7 +50,7 @@ _TOKENIZER = "ascii tokenchars '._-/:@#+'"
 def db_path(root: str | os.PathLike) -> str:
     from okfpro.io.cachedir import cache_dir, path_key
 
-    return str(cache_dir(root) / f"fts-{path_key(root)}.sqlite")
+    return os.path.join(cache_dir(root), f"fts-{path_key(root)}.sqlite")
 
 
 def available() -> bool:
@@ -230,12 +230,10 @@ def rank_indexed(
     root_real = os.path.realpath(os.fspath(root))
     con = None
     if persist:
-        from pathlib import Path  # not at the top: the prompt hook's answer_fresh needs none of it
-
         from okfpro.io.cache import writable
 
         path = db_path(root)
-        persist = writable(Path(path).parent)
+        persist = writable(os.path.dirname(path))
     # A Bundle object is one reading of the disk: once synced, the same object needs no second
     # sync (a resident server asks many times; a changed disk is a new Bundle).
     memo = bundle.__dict__.get("_okfpro_fts")

@@ -619,7 +619,7 @@ def editing(*, global_: bool = False) -> Iterator[Registry]:
     from okfpro.io.cachedir import path_key, user_cache_dir
 
     first = Registry.open(global_=global_)
-    with locked(user_cache_dir() / f"registry-{path_key(first.path)}.lock"):
+    with locked(os.path.join(user_cache_dir(), f"registry-{path_key(first.path)}.lock")):
         reg = Registry(first.path, relative_base=first.relative_base, follow_links=first.follow_links)
         yield reg
         reg.save()

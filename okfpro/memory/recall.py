@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
-from pathlib import Path
 
 from okfpro.core.record import Value
 
@@ -90,10 +89,9 @@ def bundle_search(workspace: str | os.PathLike[str], cfg: Any, degraded: list[st
     ``[knowledge] bundles`` lists registered bundles (``@slug``, ``@group``, ``@all``), over those
     too, as one corpus with one ranking (:mod:`okfpro.io.across`); their rows carry ``bundle``
     (the slug).  A listed bundle that cannot be read is left out and named in ``degraded``."""
-    workspace = Path(workspace)
     raw = cfg.get("bundle", "path", ".okf")
-    root = workspace / raw if isinstance(raw, str) and raw.strip() else None
-    if root is not None and not root.is_dir():
+    root = os.path.join(workspace, raw) if isinstance(raw, str) and raw.strip() else None  # a string: no pathlib
+    if root is not None and not os.path.isdir(root):
         root = None
     refs = cfg.get("knowledge", "bundles", [])
     refs = [r for r in refs if isinstance(r, str) and r.startswith("@")] if isinstance(refs, list) else []
@@ -121,7 +119,9 @@ def bundle_search(workspace: str | os.PathLike[str], cfg: Any, degraded: list[st
         from okfpro.io import across
 
         if own is not None:
-            sources.insert(0, across.Source("", root, own))  # type: ignore[arg-type]  # own is loaded only from a root
+            from pathlib import Path  # the index answered no: the bundle is read, pathlib is the least of it
+
+            sources.insert(0, across.Source("", Path(root), own))  # type: ignore[arg-type]  # own is loaded only from a root
         rows = across.rank_sources(sources, query, limit)
         for row in rows:
             row["bundle"] = row.pop("slug") or None
@@ -130,7 +130,8 @@ def bundle_search(workspace: str | os.PathLike[str], cfg: Any, degraded: list[st
     return search
 
 
-def _registered_sources(workspace: Path, refs: list[str], own_root: Path | None, notes: list[str]) -> list[Any]:
+def _registered_sources(workspace: str | os.PathLike[str], refs: list[str], own_root: str | None,
+                        notes: list[str]) -> list[Any]:
     """The listed registered bundles, resolved through the registry the workspace sees (its own
     ``.okf.json`` if it has one, else the global registry); the workspace's own bundle once; a
     listed bundle that cannot be had costs only itself (:func:`okfpro.io.search.sources`)."""
