@@ -88,13 +88,24 @@ def test_the_wheel_holds_the_template_with_its_dotfiles_and_every_module(wheel_p
     assert modules <= names, f"packages missing from pyproject's list: {sorted(modules - names)}"
 
 
-def test_installed_wheel_finds_the_template_and_runs_init(wheel_path: Path, tmp_path: Path) -> None:
-    venv = tmp_path / "venv"
+@pytest.fixture(scope="module")
+def venv(wheel_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv (seeing the system site-packages: okfpro's dependencies) with okfpro installed
+    from the wheel alone; a test that changes the install puts it back."""
+    venv = tmp_path_factory.mktemp("venv") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
+    _install(venv, wheel_path)
+    return venv
+
+
+def _install(venv: Path, wheel_path: Path, *extra: str) -> None:
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index", *extra,
+                           str(wheel_path)], capture_output=True, text=True, env=_env(), timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_installed_wheel_finds_the_template_and_runs_init(venv: Path, tmp_path: Path) -> None:
     py = venv / "bin" / "python"
-    install = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel_path)],
-                             capture_output=True, text=True, env=_env(), timeout=300)
-    assert install.returncode == 0, install.stdout + install.stderr
     probe = subprocess.run(
         [str(py), "-c", "import json, okfpro, okfpro.io.scaffold as s;"
          "print(json.dumps([okfpro.__file__, str(s.template_root()), str(s.launcher_root())]))"],
@@ -123,19 +134,12 @@ def test_installed_wheel_finds_the_template_and_runs_init(wheel_path: Path, tmp_
     assert "in flight 0/5" in banner.stdout
 
 
-def test_the_caches_code_stamp_survives_a_reinstall_of_the_same_files_and_not_an_edit(wheel_path: Path,
+def test_the_caches_code_stamp_survives_a_reinstall_of_the_same_files_and_not_an_edit(wheel_path: Path, venv: Path,
                                                                                      tmp_path: Path) -> None:
     """okfpro.io.cachedir.code_stamp names an installed file by the digest its install recorded:
     a reinstall (new mtimes, same files) keeps every cache built with them; a file edited after
     the install, even to the same size, does not."""
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
     py = venv / "bin" / "python"
-
-    def install(*extra: str) -> None:
-        proc = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", *extra,
-                               str(wheel_path)], capture_output=True, text=True, env=_env(), timeout=300)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
 
     def stamps() -> list[str]:
         probe = subprocess.run([str(py), "-c", "import json, okfpro.io.cachedir as c, okfpro.io.analysis as a;"
@@ -144,10 +148,9 @@ def test_the_caches_code_stamp_survives_a_reinstall_of_the_same_files_and_not_an
         assert probe.returncode == 0, probe.stderr
         return json.loads(probe.stdout)
 
-    install()
     first = stamps()
     assert first[2].startswith(str(venv))
-    install("--force-reinstall")
+    _install(venv, wheel_path, "--force-reinstall")
     again = stamps()
     assert again == first  # new files, new mtimes, the same content
     reader = Path(first[2]).parent / "reader.py"
@@ -155,5 +158,5 @@ def test_the_caches_code_stamp_survives_a_reinstall_of_the_same_files_and_not_an
     reader.write_text(text.replace("def ", "def  ", 1)[:-1])  # another content of the same size
     assert len(reader.read_bytes()) == len(text.encode())
     assert stamps()[0] != first[0]
-    install("--force-reinstall")
+    _install(venv, wheel_path, "--force-reinstall")  # the install as it was, for the other tests
     assert stamps() == first
