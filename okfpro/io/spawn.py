@@ -14,8 +14,9 @@
 * otherwise ``(returncode, stdout, stderr)``, a negative return code for a signal.
 
 The child gets every signal at its default disposition (Python ignores ``SIGPIPE``; a host may
-have ignored others; ``subprocess``'s ``vfork`` child resets them all the same way) and no
-descriptor of ours but the three it is given (the inheritable ones this process holds, from its
+have ignored others, as ``nohup`` and a background job do; ``subprocess`` resets ``SIGPIPE`` and
+``SIGXFSZ`` only, so ``git`` started through it inherits the rest) and no descriptor of ours but
+the three it is given (the inheritable ones this process holds, from its
 own parent, are closed in the child, as ``close_fds`` does).  Where :func:`os.posix_spawnp` is
 missing (not POSIX), the same class runs on :mod:`subprocess`.  Used by the Stop gate's
 ``git status`` (:mod:`okfpro.hooks.stop`); long-running or interactive children keep
