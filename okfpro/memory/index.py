@@ -341,9 +341,10 @@ class ScopeIndex:
         con = self.con
         assert con is not None
         for mid in {rec.id for rec in added}:
-            quoted = json.dumps(mid, ensure_ascii=False)  # as record_json spells it inside a record
-            if con.execute("SELECT 1 FROM entries WHERE scope = ? AND (memory = ? OR instr(rec, ?)) LIMIT 1",
-                           (self.key, mid, quoted)).fetchone():
+            # as record_json spells it: a twin carries it as its own "id", a later record names it
+            quoted = json.dumps(mid, ensure_ascii=False)
+            if con.execute("SELECT 1 FROM entries WHERE scope = ? AND instr(rec, ?) LIMIT 1",
+                           (self.key, quoted)).fetchone():
                 return False
         return True
 
