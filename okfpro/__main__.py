@@ -18,6 +18,12 @@ def main(argv: list[str] | None = None) -> int:
     import gc
 
     gc.disable()
+    try:  # the compiled regular expressions' recipes, before any module compiles one (okfpro/core/rx.py)
+        from okfpro.io import rxcache
+
+        rxcache.load()
+    except Exception:  # noqa: BLE001 - a cache: without it every pattern is compiled by re, as before
+        pass
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "hook":
         try:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import bisect
 import math
-import re
 import unicodedata
 from collections import Counter
 
+from okfpro.core import rx
 from okfpro.core.search import (
     FIELDS,
     SNIPPET_FIELDS,
@@ -50,11 +50,11 @@ if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
 #   with k1 = 1.2, b = 0.75, D = the document's token count over all fields,
 #   avgD = the mean of D, n(p) = documents holding p in a searched field.
 # Query words are OR-joined; a few English stop words are dropped from queries.
-_TOKEN = re.compile(r"\w+(?:[._\-/:@#+]\w+)*")
-_BACKTICK = re.compile(r"`([^`\n]+)`")
-_BT_ODD = re.compile(r"[^\w._\-/:@#+]+")
-_PARTS = re.compile(r"[^\W_]+")
-_JOINED = re.compile(r"\w[.\-/:@#+]\w")
+_TOKEN = rx.compile(r"\w+(?:[._\-/:@#+]\w+)*")
+_BACKTICK = rx.compile(r"`([^`\n]+)`")
+_BT_ODD = rx.compile(r"[^\w._\-/:@#+]+")
+_PARTS = rx.compile(r"[^\W_]+")
+_JOINED = rx.compile(r"\w[.\-/:@#+]\w")
 K1 = 1.2
 B = 0.75
 PREFIX_MIN = 3
@@ -268,7 +268,7 @@ def ranked_snippet(values: dict[str, Any], names: Sequence[str], toks: Iterable[
     punctuation a backtick span had.  Text that only matches once folded
     (``Straße`` for ``strasse``) is shown folded.
     """
-    patterns = [re.compile(r"(?<!\w)" + re.escape(t).replace("_", "[_\\W]+"), re.IGNORECASE)
+    patterns = [rx.compile(r"(?<!\w)" + rx.escape(t).replace("_", "[_\\W]+"), rx.IGNORECASE, remember=False)
                 for t in sorted(set(toks), key=lambda t: (-len(t), t))]
     for name in SNIPPET_FIELDS:
         if name in names:

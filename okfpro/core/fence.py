@@ -6,9 +6,9 @@ without importing the YAML parser (``okfpro.core.concept`` parses what it finds)
 
 from __future__ import annotations
 
-import re
+from okfpro.core import rx
 
-FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
+FRONTMATTER = rx.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", rx.S)
 
 
 def block(text: str) -> str | None:

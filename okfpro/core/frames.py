@@ -12,7 +12,11 @@ the name, ``_`` or a space for ``-``, format characters (zero-width) inside it, 
 
 from __future__ import annotations
 
-import re
+from okfpro.core import rx
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 OWN_FRAMES = ("okfpro-recall", "okf-context")
 HOST_FRAMES = (
@@ -58,7 +62,7 @@ def _compiled(regex: str) -> re.Pattern[str]:
     """Compiled on first use: importing this module compiles nothing."""
     pattern = _COMPILED.get(regex)
     if pattern is None:
-        pattern = _COMPILED[regex] = re.compile(regex)
+        pattern = _COMPILED[regex] = rx.compile(regex)
     return pattern
 
 

@@ -16,7 +16,7 @@ Pure: text in, data out.
 
 from __future__ import annotations
 
-import re
+from okfpro.core import rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 
 # Small patterns, scanned by hand between them: compiling one pattern for a whole line cost ~8 M
 # instructions per process (re's compiler is Python), more than the rest of the read.
-_BARE = re.compile(r"[A-Za-z0-9_-]+")
-_NUMBER = re.compile(r"[-+]?(?:0|[1-9][0-9]*)(\.[0-9]+)?")
-_STRING = re.compile(r'"[^"\\\x00-\x08\x0a-\x1f\x7f]*"')
-_END = re.compile(r"[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?")  # what may close a line: spaces, a comment
+_BARE = rx.compile(r"[A-Za-z0-9_-]+")
+_NUMBER = rx.compile(r"[-+]?(?:0|[1-9][0-9]*)(\.[0-9]+)?")
+_STRING = rx.compile(r'"[^"\\\x00-\x08\x0a-\x1f\x7f]*"')
+_END = rx.compile(r"[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?")  # what may close a line: spaces, a comment
 
 
 class _Declined(Exception):

@@ -32,15 +32,15 @@ from __future__ import annotations
 
 import bisect
 import math
-import re
 from collections import Counter
 
+from okfpro.core import rx, textview
 from okfpro.core.digest import sha256
-from okfpro.core import textview
 from okfpro.core.record import Frozen, Value, set_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the capture's path
+    import re
     from typing import Iterator
 
 # --------------------------------------------------------------------------------------
@@ -63,7 +63,7 @@ def _compiled(regex: str, flags: int = 0) -> re.Pattern[str]:
     key = (regex, flags)
     pattern = _COMPILED.get(key)
     if pattern is None:
-        pattern = _COMPILED[key] = re.compile(regex, flags)
+        pattern = _COMPILED[key] = rx.compile(regex, flags)
     return pattern
 
 
@@ -350,7 +350,7 @@ def _looks_like_template_or_word(value: str) -> bool:
         return True  # $VAR, ${X}, %(x)s, {{x}}, <x>, [REDACTED…], (…), paths, refs
     if "(" in value or "://" in value or value.startswith("os.") or value.startswith("env."):
         return True  # a call, a URL (the url rule handles credentials), an indirection
-    if re.fullmatch(r"[A-Za-z]+(?:[_\-.][A-Za-z]+)*", value) and _classes(value) <= 2 and not any(
+    if rx.fullmatch(r"[A-Za-z]+(?:[_\-.][A-Za-z]+)*", value) and _classes(value) <= 2 and not any(
         ch.isdigit() for ch in value
     ):
         # plain words / identifiers (``required``, ``env.DB_PASSWORD`` handled above, ``get_token``)
@@ -385,7 +385,7 @@ def tier_b_accepts(keyword: str, value: str) -> bool:
     if _compiled(_UUID).match(value):
         return False
     kw = keyword.lower()
-    if re.fullmatch(PASSWORD_WORDS, kw):
+    if rx.fullmatch(PASSWORD_WORDS, kw):
         # people choose passwords: low entropy, but a mixed shape
         if len(value) < 6:
             return False
@@ -395,7 +395,7 @@ def tier_b_accepts(keyword: str, value: str) -> bool:
     # tokens, keys, secrets: machine-made, long and random-looking
     if len(value) < 16:
         return False
-    if re.fullmatch(r"[0-9]+", value):
+    if rx.fullmatch(r"[0-9]+", value):
         return False
     if not (any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value)):
         return False
@@ -504,7 +504,7 @@ def _raw_hits(text: str, lowered: str, keywords: bool = True) -> list[_Hit]:
         value = value.rstrip(_TRAILING)
         if not tier_b_accepts(kw, value):
             continue
-        rule_id = "generic-password" if re.fullmatch(PASSWORD_WORDS, kw.lower()) else "generic-secret"
+        rule_id = "generic-password" if rx.fullmatch(PASSWORD_WORDS, kw.lower()) else "generic-secret"
         raw.append(_Hit(start, start + len(value), rule_id, value, order, "B"))
     order += 1
     raw.extend(_bare_aws_secrets(text, lowered, raw, order))
@@ -595,7 +595,7 @@ def _split_value(text: str, start: int, end: int) -> bool:
     is followed by an assignment, or none of whose pieces mixes letters and digits, is not."""
     if _compiled(_NEXT_ASSIGNMENT).match(text, end):
         return False
-    pieces = [p for p in re.split(r"[\s\\#>*]+", text[start:end]) if p]
+    pieces = [p for p in rx.split(r"[\s\\#>*]+", text[start:end]) if p]
     return any(any(c.isdigit() for c in p) and any(c.isalpha() for c in p) for p in pieces)
 
 
@@ -629,7 +629,7 @@ def _hits(text: str) -> list[_Hit]:
     return out
 
 
-_PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z0-9\-]+:[0-9a-f]{8}\]")
+_PLACEHOLDER_RE = rx.compile(r"\[REDACTED:[a-z0-9\-]+:[0-9a-f]{8}\]")
 
 
 def _line_starts(text: str) -> list[int]:
@@ -671,8 +671,8 @@ def scan(text: str) -> list[Finding]:
 
 
 # compiled on first use: only a text holding our framing needs them
-_RECALL_SPAN = re.escape(RECALL_BEGIN) + r"[\s\S]*?(?:" + re.escape(RECALL_END) + r"|\Z)"
-_BLOCK_SPAN = re.escape(BLOCK_OPEN) + r"\b[^>\n]*>[\s\S]*?(?:" + re.escape(BLOCK_CLOSE) + r"|\Z)"
+_RECALL_SPAN = rx.escape(RECALL_BEGIN) + r"[\s\S]*?(?:" + rx.escape(RECALL_END) + r"|\Z)"
+_BLOCK_SPAN = rx.escape(BLOCK_OPEN) + r"\b[^>\n]*>[\s\S]*?(?:" + rx.escape(BLOCK_CLOSE) + r"|\Z)"
 
 
 def strip_recall(text: str) -> str:
@@ -682,7 +682,7 @@ def strip_recall(text: str) -> str:
     out = _compiled(_RECALL_SPAN).sub("", text)
     out = _compiled(_BLOCK_SPAN).sub("", out)
     out = out.replace(RECALL_END, "")
-    return re.sub(r"\n{3,}", "\n\n", out).strip("\n")
+    return rx.sub(r"\n{3,}", "\n\n", out).strip("\n")
 
 
 RULE_IDS: tuple[str, ...] = tuple(sorted({r.id for r in TIER_A} | {"generic-password", "generic-secret"}))
