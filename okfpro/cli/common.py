@@ -39,7 +39,7 @@ import os
 from okfpro.core.record import Frozen, set_field
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path; json is imported by dumps
+if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path
     import datetime as _dt
     from pathlib import Path  # imported where a bundle is located: the memory verbs need none (~18 M)
     from typing import Any, Callable, Iterable, Literal, Mapping, NoReturn, TypeVar
@@ -87,11 +87,11 @@ def json_options(func: F) -> F:
 
 def dumps(data: Any, pretty: bool = False) -> str:
     """The one JSON spelling: compact on one line, or indented by two; UTF-8 kept as is."""
-    import json
+    from okfpro.core import jsonc
 
     if pretty:
-        return json.dumps(data, ensure_ascii=False, indent=2, default=jsonable)
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=jsonable)
+        return jsonc.dumps(data, ensure_ascii=False, indent=2, default=jsonable)  # json's own (indent)
+    return jsonc.dumps(data, ensure_ascii=False, separators=(",", ":"), default=jsonable)
 
 
 def emit(data: Any, as_json: bool, pretty: bool, text: Callable[[], object] | None = None) -> int:

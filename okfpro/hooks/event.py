@@ -10,8 +10,10 @@ decides what a gate does about it (refuse) and what the banner does (say so).
 
 from __future__ import annotations
 
-import json
 import os
+
+from okfpro.core import jsonc
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook path
     from typing import Any
@@ -144,7 +146,7 @@ def parse(data: bytes | str) -> Event:
     if not text.strip():
         return Event(error="the event on stdin is empty")
     try:
-        value = json.loads(text)
+        value = jsonc.loads(text)
     except (ValueError, RecursionError) as exc:
         return Event(error=f"the event on stdin is not JSON ({_short(exc)})")
     if not isinstance(value, dict):

@@ -17,8 +17,8 @@ use.
 
 from __future__ import annotations
 
-import json
 
+from okfpro.core import jsonc
 from okfpro.core import bm25
 from okfpro.core.digest import blake2b
 from okfpro.core import mempolicy as _mempolicy
@@ -67,15 +67,15 @@ _RECORD_FIELDS = _mempolicy.MemoryRecord._fields
 
 
 def record_json(rec: _mempolicy.MemoryRecord) -> str:
-    return json.dumps({name: getattr(rec, name) for name in _RECORD_FIELDS}, ensure_ascii=False,
-                      separators=(",", ":"))
+    return jsonc.dumps({name: getattr(rec, name) for name in _RECORD_FIELDS}, ensure_ascii=False,
+                       separators=(",", ":"))
 
 
 _TUPLES = tuple(name for name, kind in _mempolicy.MemoryRecord.__annotations__.items() if kind.startswith("tuple"))
 
 
 def record_of(raw: str) -> _mempolicy.MemoryRecord:
-    data = json.loads(raw)
+    data = jsonc.loads(raw)
     for name in _TUPLES:
         data[name] = tuple(data.get(name) or ())
     return _mempolicy.MemoryRecord(**data)

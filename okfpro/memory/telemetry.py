@@ -13,12 +13,11 @@ Events are appended under a lock (:func:`okfpro.io.atomic.append_line`) to
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections import Counter, defaultdict
 
-from okfpro.core import rx
+from okfpro.core import jsonc, rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
@@ -88,7 +87,7 @@ def record(memory_root: str | os.PathLike, event_type: str, **fields: Any) -> bo
     from okfpro.memory.layout import link_problem
 
     try:
-        line = json.dumps(event(event_type, **fields), sort_keys=True, separators=(",", ":"))
+        line = jsonc.dumps(event(event_type, **fields), sort_keys=True, separators=(",", ":"))
         root = os.path.abspath(memory_root)
         path = audit_path(root)
         if link_problem(root, path):  # .audit/ or the file leads outside the memory root
@@ -119,7 +118,7 @@ def read_events(path: str | os.PathLike) -> tuple[list[dict[str, Any]], int]:
             if not line.strip():
                 continue
             try:
-                data = json.loads(line)
+                data = jsonc.loads(line)
             except ValueError:
                 bad += 1
                 continue
