@@ -32,16 +32,25 @@ def imported(cwd: Path, env: dict[str, str], *args: str, stdin: bytes | None = N
     return {n.decode() for n in names}, proc
 
 
-def loads_pathlib(cwd: Path, env: dict[str, str], args: tuple[str, ...], stdin: bytes | None) -> bool:
-    """Whether okfpro's own modules import pathlib on this path.  An editable install's finder
-    imports it at start-up, so it is dropped from ``sys.modules`` first and looked for at exit."""
-    code = ("import atexit, runpy, sys\nsys.modules.pop('pathlib', None)\n"
-            "atexit.register(lambda: sys.stderr.write('PATHLIB=%s\\n' % ('pathlib' in sys.modules)))\n"
+def reloads(cwd: Path, env: dict[str, str], args: tuple[str, ...], stdin: bytes | None,
+            modules: tuple[str, ...] = ("pathlib",)) -> set[str]:
+    """Which of ``modules`` okfpro's own code imports on this path.  An editable install's finder
+    imports pathlib (and with it re and enum) at start-up, so they are dropped from
+    ``sys.modules`` first and looked for at exit."""
+    code = ("import atexit, runpy, sys\n"
+            f"for name in {list(modules)!r}: sys.modules.pop(name, None)\n"
+            f"atexit.register(lambda: sys.stderr.write('LOADED=%s\\n' % ','.join(n for n in {list(modules)!r} "
+            "if n in sys.modules)))\n"
             f"sys.argv = ['okfpro', *{list(args)!r}]\nrunpy.run_module('okfpro', run_name='__main__')\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, input=stdin, capture_output=True)
-    said = re.findall(rb"PATHLIB=(True|False)", proc.stderr)
+    said = re.findall(rb"LOADED=(\S*)", proc.stderr)
     assert said, proc.stderr[-500:]
-    return said[-1] == b"True"
+    return {name.decode() for name in said[-1].split(b",") if name}
+
+
+def loads_pathlib(cwd: Path, env: dict[str, str], args: tuple[str, ...], stdin: bytes | None) -> bool:
+    """Whether okfpro's own modules import pathlib on this path (see :func:`reloads`)."""
+    return bool(reloads(cwd, env, args, stdin))
 
 
 def tops(names: set[str]) -> set[str]:
@@ -167,6 +176,8 @@ def test_no_fresh_path_makes_dataclasses_or_imports_typing_or_tomllib(tmp_path):
 
     subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", "the build runs on ci-3"], cwd=ws, env=env,
                    check=True, capture_output=True)  # the first write makes the history (pygit2) and the day file
+    subprocess.run([sys.executable, "-m", "okfpro", "memory", "recall", "ci"], cwd=ws, env=env, check=True,
+                   capture_output=True)  # the first of each path keeps its patterns' recipes (core/rx)
     time.sleep(2.2)  # the bundle's files older than the parse cache's racy window (io/cache.RACY_NS)
     runs = [
         (("memory", "remember", "the staging database is db-7"), None),
@@ -192,6 +203,13 @@ def test_no_fresh_path_makes_dataclasses_or_imports_typing_or_tomllib(tmp_path):
             # door, the store and the cache directory speak os.path:
             # pathlib (with urllib.parse, ipaddress) is ~16 M of a ~100 M PreToolUse, ~17 M of a capturing Stop
             assert not loads_pathlib(ws, env, args, stdin), args
+            # their regular expressions are built from recipes (okfpro/core/rx.py), json is jsonc:
+            # re with enum is ~26 M instructions (.okf/design/precompiled-patterns.md)
+            # (not pre-tool-use here: its guard parses the concept being written, and frontmatter is
+            # read with PyYAML's resolver tables, which import re)
+            if args[:2] != ("hook", "pre-tool-use"):
+                again = reloads(ws, env, args, stdin, ("re", "enum", "base64"))
+                assert not again, (args, sorted(again))
         if args[:2] == ("hook", "stop"):  # its git status through io/spawn (~17 M instructions less)
             assert "subprocess" not in names and "git status" not in proc.stderr.decode(), proc.stderr[-500:]
     recall = subprocess.run([sys.executable, "-m", "okfpro", "memory", "recall", "friday"], cwd=ws, env=env,

@@ -22,7 +22,11 @@ relative Markdown, paths resolving into a bundle), on the expanded text.
 
 from __future__ import annotations
 
-import re
+from okfpro.core import rx
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 _CMDLETS = (  # unambiguous anywhere
     "set-content|add-content|clear-content|out-file|new-item|copy-item|move-item|remove-item|rename-item|set-item"
@@ -34,7 +38,7 @@ _ALIASES = (  # short words: only in command position
     "|xcopy|robocopy|iex|icm|saps|start|sajb|gcm|get-command"
 )
 _CMD_POS = r"(?:^|[;|&(){}\n]|=[ \t]|\bdo\b|\bthen\b)[ \t]*(?:[&.][ \t]*)?['\"]?"
-WRITES = re.compile(
+WRITES = rx.compile(
     r"(?<![\w-])(?:microsoft\.powershell\.(?:management|utility)\\)?(?:" + _CMDLETS + r")(?![\w-])"
     r"|" + _CMD_POS + r"(?:" + _ALIASES + r")(?![\w-])"
     r"|\[(?:system\.)?io\.(?:file|directory|fileinfo|directoryinfo|streamwriter|filestream)\]\s*::"
@@ -42,28 +46,28 @@ WRITES = re.compile(
     r"|new-object\b[^;|\n]*\b(?:io\.streamwriter|io\.filestream|net\.webclient|io\.fileinfo)"
     r"|\.(?:writealltext|writealllines|writeallbytes|appendalltext|appendalllines|copyto|moveto"
     r"|downloadfile|createtext|appendtext|openwrite)\s*\(|\.delete\s*\(\s*\)",
-    re.I | re.M,
+    rx.I | rx.M,
 )
 
-_SHELL = re.compile(r"(?<![\w-])(?:pwsh|powershell|cmd)(?:\.exe)?(?![\w-])", re.I)
+_SHELL = rx.compile(r"(?<![\w-])(?:pwsh|powershell|cmd)(?:\.exe)?(?![\w-])", rx.I)
 # compiled on first use: most commands name no PowerShell and hold no base64 (the hook path stays light)
 _PATTERNS = {
-    "encoded": (r"(?:^|\s)(?:--?|/)(?:e|ec|en[a-z]*)\s+['\"]?([^\s'\"]+)['\"]?", re.I),
-    "args_end": (r"\s(?:--?|/)(?:c|co|com|comm|comma|comman|command|f|fi|fil|file)\s|[;|&\n]", re.I),
+    "encoded": (r"(?:^|\s)(?:--?|/)(?:e|ec|en[a-z]*)\s+['\"]?([^\s'\"]+)['\"]?", rx.I),
+    "args_end": (r"\s(?:--?|/)(?:c|co|com|comm|comma|comman|command|f|fi|fil|file)\s|[;|&\n]", rx.I),
     "command": (r"(?:^|\s)(?:--?|/)(?:k|c|co|com|comm|comma|comman|command)\s+(\"(?:[^\"`]|`.)*\"|'(?:[^']|'')*'|.+)",
-                re.I | re.S),
-    "from_b64": (r"frombase64string\s*\(\s*['\"]([A-Za-z0-9+/=\s]{4,})['\"]\s*\)", re.I),
+                rx.I | rx.S),
+    "from_b64": (r"frombase64string\s*\(\s*['\"]([A-Za-z0-9+/=\s]{4,})['\"]\s*\)", rx.I),
 }
 _COMPILED: dict[str, re.Pattern[str]] = {}
 
 
 def _rx(name: str) -> re.Pattern[str]:
     if name not in _COMPILED:
-        _COMPILED[name] = re.compile(*_PATTERNS[name])
+        _COMPILED[name] = rx.compile(*_PATTERNS[name])
     return _COMPILED[name]
 
-_CONCAT = re.compile(r"(['\"])\s*\+\s*(['\"])")
-_BACKTICK = re.compile(r"`(?=[^\n])")
+_CONCAT = rx.compile(r"(['\"])\s*\+\s*(['\"])")
+_BACKTICK = rx.compile(r"`(?=[^\n])")
 DEPTH = 3
 LIMIT = 256 * 1024
 
@@ -73,7 +77,7 @@ def _decode(data: str) -> str | None:
     import binascii
 
     try:
-        raw = base64.b64decode(re.sub(r"\s", "", data) + "===", validate=False)
+        raw = base64.b64decode(rx.sub(r"\s", "", data) + "===", validate=False)
     except (binascii.Error, ValueError):
         return None
     for codec in ("utf-16-le", "utf-8"):

@@ -29,9 +29,20 @@ from okfpro.core.record import Value
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook and memory paths
     import re
-    from typing import Any, Iterable, Sequence
+    from typing import Any, Iterable, Protocol, Sequence
 
     from okfpro.core.concept import Concept
+
+    class Hit(Protocol):
+        def start(self) -> int: ...
+        def end(self) -> int: ...
+
+    class Searcher(Protocol):
+        """What a snippet looks for: a compiled pattern, or :class:`okfpro.core.bm25.WordStart`."""
+
+        @property
+        def pattern(self) -> str: ...
+        def search(self, text: str, /) -> Hit | None: ...
 
 WEIGHTS: dict[str, int] = {
     "title": 5,
@@ -396,8 +407,8 @@ _PREFIX_CHUNK = 1024
 _HAS_WS = rx.compile(r"\s|\\[ \t\n\r\f\v]")
 
 
-def _first_hit(flat: str, patterns: Sequence[re.Pattern[str]]) -> re.Match[str] | None:
-    first: re.Match[str] | None = None
+def _first_hit(flat: str, patterns: Sequence[Searcher]) -> Hit | None:
+    first: Hit | None = None
     for pattern in patterns:
         m = pattern.search(flat)
         if m is not None and (first is None or m.start() < first.start()):
@@ -406,7 +417,7 @@ def _first_hit(flat: str, patterns: Sequence[re.Pattern[str]]) -> re.Match[str] 
 
 
 def snippet(
-    text: str, patterns: Sequence[re.Pattern[str]], radius: int = SNIPPET_RADIUS, literal: bool = False
+    text: str, patterns: Sequence[Searcher], radius: int = SNIPPET_RADIUS, literal: bool = False
 ) -> str:
     """``radius`` characters either side of the first hit in whitespace-collapsed text.
 
@@ -421,7 +432,7 @@ def snippet(
         return ""
     patterns = [chosen]
     flat: str | None = None
-    first: re.Match[str] | None = None
+    first: Hit | None = None
     if literal and len(text) > _PREFIX_CHUNK:
         size = _PREFIX_CHUNK
         if not any(_HAS_WS.search(p.pattern) for p in patterns):

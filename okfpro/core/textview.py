@@ -14,7 +14,7 @@ Every view carries, for each of its characters, the index of the original charac
 it came from, so a match maps back to the exact original span.
 
 Pure; the redaction rules (:mod:`okfpro.core.redact`) run over each view.  Patterns compile on
-first use (``re``'s own cache): a hook pays only for the views its text needs.
+first use (:mod:`okfpro.core.rx`'s cache): a hook pays only for the views its text needs.
 """
 
 from __future__ import annotations
@@ -109,9 +109,14 @@ def join(text: str, origin: list[int] | None) -> tuple[str, list[int]] | None:
     return "".join(parts), out
 
 
+_URLSAFE = bytes.maketrans(b"-_", b"+/")
+
+
 def decoded(run: str) -> str | None:
-    """The text a base64/base64url/hex run encodes, when it is text; else None."""
-    import base64
+    """The text a base64/base64url/hex run encodes, when it is text; else None.
+
+    Decoded as ``base64.b64decode(validate=True)`` / ``base64.urlsafe_b64decode`` do, with
+    ``binascii`` itself: ``import base64`` imports ``re`` (tests/test_textview_decode.py)."""
     import binascii
 
     data: bytes | None = None
@@ -126,10 +131,11 @@ def decoded(run: str) -> str | None:
             return None
         padded = body + "=" * (-len(body) % 4)
         try:
+            raw = padded.encode("ascii")
             if "-" in body or "_" in body:
-                data = base64.urlsafe_b64decode(padded)
+                data = binascii.a2b_base64(raw.translate(_URLSAFE))
             else:
-                data = base64.b64decode(padded, validate=True)
+                data = binascii.a2b_base64(raw, strict_mode=True)
         except (binascii.Error, ValueError):
             return None
     if len(data) < 12:
