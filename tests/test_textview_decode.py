@@ -1,4 +1,4 @@
-"""okfpro.core.textview.decoded decodes base64 as the base64 module does, without importing it
+"""okfpro.core.textview.b64decode decodes as the base64 module does, without importing it
 (``import base64`` imports ``re``, which the per-event paths no longer load)."""
 
 from __future__ import annotations
@@ -9,39 +9,16 @@ import binascii
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from okfpro.core.textview import decoded
+from okfpro.core.textview import b64decode
 
 ALPHABET = "ABCDEFabcdef0123456789+/-_=xyz \u00e9"
 
 
-def reference(run: str) -> str | None:
-    """decoded() as it was written with the base64 module."""
-    data: bytes | None = None
-    if len(run) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in run):
-        try:
-            data = binascii.unhexlify(run)
-        except (binascii.Error, ValueError):
-            data = None
-    if data is None:
-        body = run.rstrip("=")
-        if len(body) % 4 == 1:
-            return None
-        padded = body + "=" * (-len(body) % 4)
-        try:
-            if "-" in body or "_" in body:
-                data = base64.urlsafe_b64decode(padded)
-            else:
-                data = base64.b64decode(padded, validate=True)
-        except (binascii.Error, ValueError):
-            return None
-    if len(data) < 12:
-        return None
+def outcome(fn, text: str) -> object:
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    printable = sum(1 for c in text if c.isprintable() or c in "\n\r\t")
-    return text if printable * 20 >= len(text) * 19 else None
+        return fn(text)
+    except (binascii.Error, ValueError) as exc:
+        return type(exc) if isinstance(exc, binascii.Error) else ValueError
 
 
 ENCODED = st.binary(min_size=10, max_size=60).map(lambda b: base64.b64encode(b).decode())
@@ -53,7 +30,9 @@ URLSAFE = st.text(min_size=10, max_size=60).map(lambda t: base64.urlsafe_b64enco
 @example(base64.b64encode(b"the deploy password is hunter2").decode())
 @example(base64.urlsafe_b64encode("the key is \u00e9t\u00e9 ok??>>".encode()).decode())
 @example("dGhlIGRlcGxveSBwYXNzd29yZCBpcyBodW50ZXIy\u00e9")
-@example("dGhlIGRlcGxveS-wYXNzd29yZCBp cyBodW50ZXIy")
 @example("dGhlIGRl    cGxveSBwYXNzd29yZCBpcyBodW50ZXIyIQ==")  # blanks: refused by the strict check
-def test_decoded_is_what_the_base64_module_decodes(run):
-    assert decoded(run) == reference(run)
+@example("dGhl-IGRl_cGxveSBw")
+def test_b64decode_is_the_base64_modules(text):
+    assert outcome(lambda t: b64decode(t, urlsafe=False), text) == outcome(
+        lambda t: base64.b64decode(t, validate=True), text)
+    assert outcome(lambda t: b64decode(t, urlsafe=True), text) == outcome(base64.urlsafe_b64decode, text)

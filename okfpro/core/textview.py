@@ -112,11 +112,20 @@ def join(text: str, origin: list[int] | None) -> tuple[str, list[int]] | None:
 _URLSAFE = bytes.maketrans(b"-_", b"+/")
 
 
-def decoded(run: str) -> str | None:
-    """The text a base64/base64url/hex run encodes, when it is text; else None.
+def b64decode(text: str, urlsafe: bool) -> bytes:
+    """``base64.urlsafe_b64decode(text)`` or ``base64.b64decode(text, validate=True)``, and their
+    errors (``binascii.Error``, ``ValueError``), from ``binascii`` itself: ``import base64``
+    imports ``re`` (tests/test_textview_decode.py compares the two)."""
+    import binascii
 
-    Decoded as ``base64.b64decode(validate=True)`` / ``base64.urlsafe_b64decode`` do, with
-    ``binascii`` itself: ``import base64`` imports ``re`` (tests/test_textview_decode.py)."""
+    raw = text.encode("ascii")  # a UnicodeEncodeError is a ValueError, as base64's
+    if urlsafe:
+        return binascii.a2b_base64(raw.translate(_URLSAFE))
+    return binascii.a2b_base64(raw, strict_mode=True)
+
+
+def decoded(run: str) -> str | None:
+    """The text a base64/base64url/hex run encodes, when it is text; else None."""
     import binascii
 
     data: bytes | None = None
@@ -131,11 +140,7 @@ def decoded(run: str) -> str | None:
             return None
         padded = body + "=" * (-len(body) % 4)
         try:
-            raw = padded.encode("ascii")
-            if "-" in body or "_" in body:
-                data = binascii.a2b_base64(raw.translate(_URLSAFE))
-            else:
-                data = binascii.a2b_base64(raw, strict_mode=True)
+            data = b64decode(padded, urlsafe="-" in body or "_" in body)
         except (binascii.Error, ValueError):
             return None
     if len(data) < 12:
