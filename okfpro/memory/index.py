@@ -500,9 +500,18 @@ class ScopeIndex:
         tokens = recall_terms(query)
         if not tokens:
             return []
-        rows = self._pruned(tokens, today, include_hidden, limit) if limit else None
+        phrases = match_phrases(tokens)
+        rows = None
+        if limit:
+            counts = [con.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (p,)).fetchone()[0] for p in phrases]
+            # a phrase no entry holds adds exactly 0.0 to every score (FTS5 sums the phrases in order, from
+            # 0.0): left out of the scored query, every score and the rows matched are the same
+            phrases, counts = [p for p, n in zip(phrases, counts) if n], [n for n in counts if n]
+            if not phrases:
+                return []
+            rows = self._pruned(phrases, counts, today, include_hidden, limit)
         if rows is None:
-            rows = self._ranked(tokens, today, include_hidden, limit)
+            rows = self._ranked(phrases, today, include_hidden, limit)
         hits: list[Hit] = []
         for row in rows:
             rec = record_of(row[11])
@@ -513,14 +522,13 @@ class ScopeIndex:
         self._verify(rows)
         return hits
 
-    def _pruned(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int) -> list | None:
+    def _pruned(self, phrases: Sequence[str], counts: Sequence[int], today: str, include_hidden: bool,
+                limit: int) -> list | None:
         """The ``limit`` best rows ranked over the entries holding the rarest phrases and their
         neighbours only, when the ``limit``-th of them provably beats every entry left out
         (:mod:`okfpro.core.maxscore`); None: rank every match."""
         con = self.con
         assert con is not None
-        phrases = match_phrases(tokens)
-        counts = [con.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (p,)).fetchone()[0] for p in phrases]
         rows = con.execute("SELECT count(*) FROM docs_docsize").fetchone()[0]  # FTS5's row count (one size row each)
         head = maxscore.essential(counts, rows, limit, NEIGHBOUR)
         if head is not None and not maxscore.worth(counts, rows, head, NEIGHBOUR):
@@ -529,48 +537,85 @@ class ScopeIndex:
             if head is None:
                 return None
             essential = " OR ".join(phrases[i] for i in head)
-            got = self._ranked(tokens, today, include_hidden, limit, essential)
+            rest = maxscore.rest(counts, rows, head)
+            # first the entries one place from an essential one (two from the rarest's, whose
+            # neighbours are the likeliest to rank); two places from all of them only when a row
+            # at the edge of that zone might rank (its unscored neighbour counted at its ceiling)
+            rare = " OR ".join(phrases[i] for i in head if counts[i] <= limit) or None
+            got = self._ranked(phrases, today, include_hidden, limit, essential, (rare, maxscore.single(rest)))
+            if got is None:
+                got = self._ranked(phrases, today, include_hidden, limit, essential)
             if len(got) < limit:
                 return None
             theta = got[limit - 1][9]
-            if maxscore.beats(theta, maxscore.bound(maxscore.rest(counts, rows, head), NEIGHBOUR)):
+            if maxscore.beats(theta, maxscore.bound(rest, NEIGHBOUR)):
                 return got
             wider = maxscore.essential(counts, rows, limit, NEIGHBOUR, theta)
             head = wider if wider is not None and len(wider) > len(head) else None
         return None
 
-    def _ranked(self, tokens: Sequence[str], today: str, include_hidden: bool, limit: int | None,
-                essential: str | None = None) -> list[tuple]:
+    def _ranked(self, phrases: Sequence[str], today: str, include_hidden: bool, limit: int | None,
+                essential: str | None = None, narrow: tuple[str | None, float] | None = None) -> Any:
         """The ranked rows ``(rid, name, date, seq, clock, title, text, start, end, score, 0, rec)``,
-        in SQL: :mod:`okfpro.memory.ranking`'s order over FTS5's scores, the policy first
-        (the hidden memories' rows, from ``records_status``, are never scored), each matched entry
-        plus NEIGHBOUR x its matched, shown neighbours' scores (ids +- 1: :func:`place`), ordered by
-        that score then newest (the same order as :func:`order_key`: rounding is monotone), the
-        limit applied in SQLite.  With ``essential`` (a MATCH expression) only the entries it
-        matches and the ids within one place of them are ranked, those within two are scored (the
-        neighbours' own neighbours: every rank is exact).
+        in SQL: :mod:`okfpro.memory.ranking`'s order over FTS5's scores of ``phrases`` (OR-ed), the
+        policy first (the hidden memories' rows, from ``records_status``, are never scored), each
+        matched entry plus NEIGHBOUR x its matched, shown neighbours' scores (ids +- 1: :func:`place`),
+        ordered by that score then newest (the same order as :func:`order_key`: rounding is
+        monotone), the limit applied in SQLite.  With ``essential`` (a MATCH expression) only the
+        entries it matches and the ids within one place of them are ranked, those within two are
+        scored (the neighbours' own neighbours: every rank is exact).
+
+        ``narrow = (rare, ceiling)``: score only the ids within one place of an essential entry and
+        within two of a ``rare`` one (a MATCH expression, or None), rank exactly the essential
+        entries and the ids within one place of a rare one (all their neighbours are scored), and
+        order every other scored row by an upper bound of its rank: its neighbours left unscored
+        count as ``ceiling``, more than an entry holding no essential phrase can score (an unscored
+        id inside the zone holds no match, or a hidden one: 0).  When the ``limit`` first rows of
+        that order are all exactly ranked, they are the ``limit`` best of the zone, in order;
+        otherwise None (the caller scores two places around every essential entry).
         ``tests/test_recall_sql.py`` compares it with that order computed in Python."""
         con = self.con
         assert con is not None
-        near = "r AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential), " if essential else ""
-        within = " UNION ALL ".join(f"SELECT rid + {o} FROM r" for o in (0, -1, 1, -2, 2))  # IN: a set, no GROUP BY
+        if narrow is None:
+            near = "r AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential)" if essential else ""
+            within = [f"rid + {o} FROM r" for o in (0, -1, 1, -2, 2)] if essential else []
+            ranked = " UNION ALL SELECT ".join(within[:3]) if essential else ""
+        else:
+            rare, _ceiling = narrow
+            near = "r AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential)" + (
+                ", q AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :rare)" if rare else "")
+            within = ["rid FROM r", "rid - 1 FROM r", "rid + 1 FROM r"] + (
+                ["rid - 2 FROM q", "rid + 2 FROM q"] if rare else [])
+            ranked = "rid FROM r" + (" UNION ALL SELECT rid - 1 FROM q UNION ALL SELECT rid + 1 FROM q" if rare else "")
         hidden = "" if include_hidden else (
             " AND +rowid NOT IN (SELECT e.rid FROM records c JOIN entries e ON e.memory = c.memory WHERE c.scope = :key"
             f" AND (c.status IN ({_HIDDEN_SQL}) OR (c.status IN ({_EXPIRING_SQL}) AND c.valid_until < :today)))")
-        params = {"essential": essential, "query": " OR ".join(match_phrases(tokens)), "key": self.key, "today": today,
-                  "limit": -1 if limit is None else limit}
+        params = {"essential": essential, "query": " OR ".join(phrases), "key": self.key, "today": today,
+                  "limit": -1 if limit is None else limit, "rare": narrow[0] if narrow else None,
+                  "ceiling": narrow[1] if narrow else None}
         # the scores land in a temporary table keyed by rid (memory only, never a file): the neighbours
         # are then two primary-key probes a row (a materialised CTE needs two automatic indexes)
         con.execute("PRAGMA temp_store = MEMORY")
         con.execute("CREATE TEMP TABLE IF NOT EXISTS scored (rid INTEGER PRIMARY KEY, score REAL, ranked INTEGER)")
         con.execute("DELETE FROM temp.scored")
-        con.execute(f"INSERT INTO temp.scored WITH {near[:-2] or 'x AS (SELECT 1)'} SELECT rowid, -bm25(docs, "
-                    f"{WEIGHTS[0]!r}, {WEIGHTS[1]!r}), " + (f"+rowid IN ({within.rsplit(' UNION ALL ', 2)[0]})" if near else "1")
-                    + " FROM docs WHERE docs MATCH :query" + (f" AND +rowid IN ({within})" if near else "") + hidden, params)
-        top = con.execute(
-            f"SELECT m.rid, m.score + {NEIGHBOUR!r} * (coalesce(a.score, 0.0) + coalesce(b.score, 0.0)) AS final FROM "
-            "temp.scored m LEFT JOIN temp.scored a ON a.rid = m.rid - 1 LEFT JOIN temp.scored b ON b.rid = m.rid + 1 "
-            "WHERE m.ranked ORDER BY final DESC, m.rid DESC LIMIT :limit", params).fetchall()
+        con.execute(f"INSERT INTO temp.scored WITH {near or 'x AS (SELECT 1)'} SELECT rowid, -bm25(docs, "
+                    f"{WEIGHTS[0]!r}, {WEIGHTS[1]!r}), " + (f"+rowid IN (SELECT {ranked})" if essential else "1")
+                    + " FROM docs WHERE docs MATCH :query"
+                    + (f" AND +rowid IN (SELECT {' UNION ALL SELECT '.join(within)})" if essential else "") + hidden,
+                    params)
+        final = f"m.score + {NEIGHBOUR!r} * (coalesce(a.score, 0.0) + coalesce(b.score, 0.0))"
+        joined = ("temp.scored m LEFT JOIN temp.scored a ON a.rid = m.rid - 1 "
+                  "LEFT JOIN temp.scored b ON b.rid = m.rid + 1")
+        if narrow is None:
+            top = con.execute(f"SELECT m.rid, {final} AS final FROM {joined} WHERE m.ranked "
+                              "ORDER BY final DESC, m.rid DESC LIMIT :limit", params).fetchall()
+        else:
+            bound = f"m.score + {NEIGHBOUR!r} * (coalesce(a.score, :ceiling) + coalesce(b.score, :ceiling))"
+            got = con.execute(f"SELECT m.rid, {final}, m.ranked FROM {joined} ORDER BY CASE WHEN m.ranked THEN "
+                              f"{final} ELSE {bound} END DESC, m.rid DESC LIMIT :limit", params).fetchall()
+            if len(got) < params["limit"] or not all(ok for _rid, _score, ok in got):
+                return None
+            top = [(rid, score) for rid, score, _ok in got]
         details: dict[int, tuple] = {}
         for at in range(0, len(top), 500):
             rids = [rid for rid, _score in top[at:at + 500]]
