@@ -144,3 +144,34 @@ def test_the_bound_covers_a_neighbour_holding_only_common_words():
     assert maxscore.ceiling(10, 10) == pytest.approx(2.2e-6)
     # the ceiling is above any real score of one phrase: k1 + 1 times the idf
     assert maxscore.ceiling(1000, 10) > 2.2 * 4.5
+
+
+def test_a_row_at_the_edge_of_the_narrow_zone_is_not_ranked_without_its_outer_neighbour(tmp_path, monkeypatch):
+    """The narrow zone scores one place around each essential entry: the plain ``note`` entry
+    just before ``kilo`` is scored, its own other neighbour (``note`` four times) is not.  That
+    neighbour's share puts it second, above a longer ``kilo`` entry; ordered as if the unscored
+    neighbour scored 0 it would fall below that entry and the answer would be wrong.  Counted at
+    the ceiling of the non-essential phrases it stays in the first rows, so the zone of two places
+    answers (and the pruned answer is still the unpruned one)."""
+    texts = ["note note note note", "note", "kilo", "plain words", "plain words", "kilo " + "filler " * 9,
+             "plain words", "kilo " + "filler " * 40]
+    texts += [f"note item{i}" if i % 5 < 2 else f"other item{i}" for i in range(190)]
+    store = MemoryStore(tmp_path / "mem", history=False)
+    rows = [(t, T0 + dt.timedelta(minutes=i)) for i, t in enumerate(texts)]
+    assert store.write_many(ALICE, rows, "user", actor="t", what="edge")[2] is None
+    real, narrow = memindex.ScopeIndex._ranked, []
+
+    def ranked(self, *a, **k):
+        got = real(self, *a, **k)
+        if len(a) > 5 or "narrow" in k:
+            narrow.append(got is not None)
+        return got
+
+    spy = Spy(monkeypatch, always_try=False)
+    monkeypatch.setattr(memindex.ScopeIndex, "_ranked", ranked)
+    got, _ = memindex.recall(store, ALICE, "kilo note", TODAY.isoformat(), False, 2)
+    assert [h.entry.text for h in got] == ["kilo", "note"]
+    assert narrow == [False] and spy.kept == 1  # the narrow zone gave way; the pruned answer was kept
+    files, _ = memindex.scan_recall(store, ALICE, "kilo note", TODAY.isoformat(), False, 2)
+    assert shown(got) == shown(unpruned(store, ALICE, "kilo note", False, 2, monkeypatch))
+    assert [h[:3] for h in shown(got)] == [h[:3] for h in shown(files)]
