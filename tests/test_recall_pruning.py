@@ -175,3 +175,15 @@ def test_a_row_at_the_edge_of_the_narrow_zone_is_not_ranked_without_its_outer_ne
     files, _ = memindex.scan_recall(store, ALICE, "kilo note", TODAY.isoformat(), False, 2)
     assert shown(got) == shown(unpruned(store, ALICE, "kilo note", False, 2, monkeypatch))
     assert [h[:3] for h in shown(got)] == [h[:3] for h in shown(files)]
+
+
+def test_a_first_try_widens_until_it_is_worth_it():
+    """The prompt hook's shape: the rarest phrase alone reaches the limit but its ceiling is below
+    the bound of the others, so the next rarest joins it; a head whose zone (one place around each
+    of its entries) could cover all the query matches is not tried."""
+    rows, counts = 10302, [2801, 301, 1250, 2500]
+    assert maxscore.essential(counts, rows, 12, 0.5) == [1]
+    assert not maxscore.worth(counts, rows, [1], 0.5)
+    assert maxscore.first(counts, rows, 12, 0.5) == [1, 2]
+    assert maxscore.first([2801, 301, 2600, 2500], rows, 12, 0.5) is None  # 3 x (301 + 2500) >= 8202
+    assert maxscore.first([9000, 3], rows, 2, 0.5) == [1]  # worth it at once: as essential() picks

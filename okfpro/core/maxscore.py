@@ -84,6 +84,22 @@ def essential(counts: Sequence[int], rows: int, limit: int, neighbour: float,
     return None
 
 
+def first(counts: Sequence[int], rows: int, limit: int, neighbour: float) -> list[int] | None:
+    """The essential phrases of a first try, or None when pruning cannot pay: :func:`essential`'s
+    when it is :func:`worth` a try, else the fewest rarest phrases that are, as long as the entries
+    within one place of theirs can be fewer than the query matches (a guess, like worth's)."""
+    head = essential(counts, rows, limit, neighbour)
+    if head is None or worth(counts, rows, head, neighbour):
+        return head
+    live = sorted((i for i, n in enumerate(counts) if n > 0), key=lambda i: (counts[i], i))
+    for k in range(len(head) + 1, len(live)):
+        if 3 * sum(counts[i] for i in live[:k]) >= sum(counts):
+            return None
+        if worth(counts, rows, live[:k], neighbour):
+            return live[:k]
+    return None
+
+
 def worth(counts: Sequence[int], rows: int, head: Sequence[int], neighbour: float) -> bool:
     """Is a first try with ``head`` likely to pay: do its own ceilings outweigh the bound of the
     rest?  (A guess that only saves a wasted query: exactness rests on :func:`beats`.)"""

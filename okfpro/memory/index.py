@@ -530,9 +530,7 @@ class ScopeIndex:
         con = self.con
         assert con is not None
         rows = con.execute("SELECT count(*) FROM docs_docsize").fetchone()[0]  # FTS5's row count (one size row each)
-        head = maxscore.essential(counts, rows, limit, NEIGHBOUR)
-        if head is not None and not maxscore.worth(counts, rows, head, NEIGHBOUR):
-            return None
+        head = maxscore.first(counts, rows, limit, NEIGHBOUR)
         for _attempt in (1, 2):
             if head is None:
                 return None
