@@ -611,7 +611,7 @@ class ScopeIndex:
             bound = f"m.score + {NEIGHBOUR!r} * (coalesce(a.score, :ceiling) + coalesce(b.score, :ceiling))"
             got = con.execute(f"SELECT m.rid, {final}, m.ranked FROM {joined} ORDER BY CASE WHEN m.ranked THEN "
                               f"{final} ELSE {bound} END DESC, m.rid DESC LIMIT :limit", params).fetchall()
-            if len(got) < params["limit"] or not all(ok for _rid, _score, ok in got):
+            if limit is None or len(got) < limit or not all(ok for _rid, _score, ok in got):
                 return None
             top = [(rid, score) for rid, score, _ok in got]
         details: dict[int, tuple] = {}
