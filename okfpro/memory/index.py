@@ -44,8 +44,9 @@ from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, title
 from okfpro.core.scope import Scope, applicable_tiers, scope_key
 from okfpro.memory.entries import Diagnostic, Section, StoredEntry, day_listing, file_sections, fingerprint
 from okfpro.memory.indexfiles import index_files, index_path, remove
+from okfpro.memory import ranksql
 from okfpro.memory.layout import read_day_file
-from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, match_phrases, norm_digest, record_json, \
+from okfpro.memory.ranking import NEIGHBOUR, Hit, entry_fields, match_phrases, norm_digest, record_json, \
     record_of, recall_terms, scan_tier, visible_status
 
 TYPE_CHECKING = False
@@ -60,8 +61,6 @@ COMMON_AT = 64  # a word in this many memories is "common": the candidates are n
 # tokenizer keeps non-ASCII characters as token characters, so with these joiners every
 # stored token is exactly one FTS5 token.
 _TOKENIZER = "ascii tokenchars '._-/:@#+_'"
-_HIDDEN_SQL = ", ".join(f"'{s}'" for s in _mempolicy.HIDDEN)
-_EXPIRING_SQL = "'active', 'candidate', 'conflicted'"
 
 
 def place(day: str, seq: int) -> int:
@@ -409,7 +408,7 @@ class ScopeIndex:
         return False
 
     def _visible_sql(self, alias: str = "r") -> str:
-        return (f"{alias}.status NOT IN ({_HIDDEN_SQL}) AND NOT ({alias}.status IN ({_EXPIRING_SQL}) "
+        return (f"{alias}.status NOT IN ({ranksql.HIDDEN_SQL}) AND NOT ({alias}.status IN ({ranksql.EXPIRING_SQL}) "
                 f"AND {alias}.valid_until IS NOT NULL AND {alias}.valid_until < ?)")
 
     def candidates(self, new: _mempolicy.MemoryRecord, today: str, wanted: Iterable[str] = ()) -> list[_mempolicy.MemoryRecord]:
@@ -554,74 +553,9 @@ class ScopeIndex:
 
     def _ranked(self, phrases: Sequence[str], today: str, include_hidden: bool, limit: int | None,
                 essential: str | None = None, narrow: tuple[str | None, float] | None = None) -> Any:
-        """The ranked rows ``(rid, name, date, seq, clock, title, text, start, end, score, 0, rec)``,
-        in SQL: :mod:`okfpro.memory.ranking`'s order over FTS5's scores of ``phrases`` (OR-ed), the
-        policy first (the hidden memories' rows, from ``records_status``, are never scored), each
-        matched entry plus NEIGHBOUR x its matched, shown neighbours' scores (ids +- 1: :func:`place`),
-        ordered by that score then newest (the same order as :func:`order_key`: rounding is
-        monotone), the limit applied in SQLite.  With ``essential`` (a MATCH expression) only the
-        entries it matches and the ids within one place of them are ranked, those within two are
-        scored (the neighbours' own neighbours: every rank is exact).
-
-        ``narrow = (rare, ceiling)``: score only the ids within one place of an essential entry and
-        within two of a ``rare`` one (a MATCH expression, or None), rank exactly the essential
-        entries and the ids within one place of a rare one (all their neighbours are scored), and
-        order every other scored row by an upper bound of its rank: its neighbours left unscored
-        count as ``ceiling``, more than an entry holding no essential phrase can score (an unscored
-        id inside the zone holds no match, or a hidden one: 0).  When the ``limit`` first rows of
-        that order are all exactly ranked, they are the ``limit`` best of the zone, in order;
-        otherwise None (the caller scores two places around every essential entry).
-        ``tests/test_recall_sql.py`` compares it with that order computed in Python."""
-        con = self.con
-        assert con is not None
-        if narrow is None:
-            near = "r AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential)" if essential else ""
-            within = [f"rid + {o} FROM r" for o in (0, -1, 1, -2, 2)] if essential else []
-            ranked = " UNION ALL SELECT ".join(within[:3]) if essential else ""
-        else:
-            rare, _ceiling = narrow
-            near = "r AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential)" + (
-                ", q AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :rare)" if rare else "")
-            within = ["rid FROM r", "rid - 1 FROM r", "rid + 1 FROM r"] + (
-                ["rid - 2 FROM q", "rid + 2 FROM q"] if rare else [])
-            ranked = "rid FROM r" + (" UNION ALL SELECT rid - 1 FROM q UNION ALL SELECT rid + 1 FROM q" if rare else "")
-        hidden = "" if include_hidden else (
-            " AND +rowid NOT IN (SELECT e.rid FROM records c JOIN entries e ON e.memory = c.memory WHERE c.scope = :key"
-            f" AND (c.status IN ({_HIDDEN_SQL}) OR (c.status IN ({_EXPIRING_SQL}) AND c.valid_until < :today)))")
-        params = {"essential": essential, "query": " OR ".join(phrases), "key": self.key, "today": today,
-                  "limit": -1 if limit is None else limit, "rare": narrow[0] if narrow else None,
-                  "ceiling": narrow[1] if narrow else None}
-        # the scores land in a temporary table keyed by rid (memory only, never a file): the neighbours
-        # are then two primary-key probes a row (a materialised CTE needs two automatic indexes)
-        con.execute("PRAGMA temp_store = MEMORY")
-        con.execute("CREATE TEMP TABLE IF NOT EXISTS scored (rid INTEGER PRIMARY KEY, score REAL, ranked INTEGER)")
-        con.execute("DELETE FROM temp.scored")
-        con.execute(f"INSERT INTO temp.scored WITH {near or 'x AS (SELECT 1)'} SELECT rowid, -bm25(docs, "
-                    f"{WEIGHTS[0]!r}, {WEIGHTS[1]!r}), " + (f"+rowid IN (SELECT {ranked})" if essential else "1")
-                    + " FROM docs WHERE docs MATCH :query"
-                    + (f" AND +rowid IN (SELECT {' UNION ALL SELECT '.join(within)})" if essential else "") + hidden,
-                    params)
-        final = f"m.score + {NEIGHBOUR!r} * (coalesce(a.score, 0.0) + coalesce(b.score, 0.0))"
-        joined = ("temp.scored m LEFT JOIN temp.scored a ON a.rid = m.rid - 1 "
-                  "LEFT JOIN temp.scored b ON b.rid = m.rid + 1")
-        if narrow is None:
-            top = con.execute(f"SELECT m.rid, {final} AS final FROM {joined} WHERE m.ranked "
-                              "ORDER BY final DESC, m.rid DESC LIMIT :limit", params).fetchall()
-        else:
-            bound = f"m.score + {NEIGHBOUR!r} * (coalesce(a.score, :ceiling) + coalesce(b.score, :ceiling))"
-            got = con.execute(f"SELECT m.rid, {final}, m.ranked FROM {joined} ORDER BY CASE WHEN m.ranked THEN "
-                              f"{final} ELSE {bound} END DESC, m.rid DESC LIMIT :limit", params).fetchall()
-            if limit is None or len(got) < limit or not all(ok for _rid, _score, ok in got):
-                return None
-            top = [(rid, score) for rid, score, _ok in got]
-        details: dict[int, tuple] = {}
-        for at in range(0, len(top), 500):
-            rids = [rid for rid, _score in top[at:at + 500]]
-            details.update((row[0], row) for row in con.execute(
-                "SELECT e.rid, e.name, e.date, e.seq, e.clock, e.title, e.text, e.start, e.end, r.rec FROM entries e "
-                "JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
-                f"WHERE e.scope = ? AND e.change = 0 AND e.rid IN ({','.join('?' * len(rids))})", (self.key, *rids)))
-        return [(*details[rid][:9], score, 0, details[rid][9]) for rid, score in top if rid in details]
+        """:func:`okfpro.memory.ranksql.ranked` over this scope (``tests/test_recall_sql.py``)."""
+        assert self.con is not None
+        return ranksql.ranked(self.con, self.key, phrases, today, include_hidden, limit, essential, narrow)
 
     def _verify(self, rows: Sequence[Sequence[Any]]) -> None:
         """Each returned entry is read back from its day file: same section, same text."""
