@@ -4,7 +4,8 @@ holds the connection, the scope key and the pruning that chooses ``essential`` a
 from __future__ import annotations
 
 from okfpro.core import mempolicy as _mempolicy
-from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS
+from okfpro.memory import ranking
+from okfpro.memory.ranking import WEIGHTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
@@ -20,7 +21,7 @@ def ranked(con: sqlite3.Connection, key: str, phrases: Sequence[str], today: str
     """The ranked rows ``(rid, name, date, seq, clock, title, text, start, end, score, 0, rec)``,
     in SQL: :mod:`okfpro.memory.ranking`'s order over FTS5's scores of ``phrases`` (OR-ed), the
     policy first (the hidden memories' rows, from ``records_status``, are never scored), each
-    matched entry plus NEIGHBOUR x its matched, shown neighbours' scores (ids +- 1:
+    matched entry plus ranking.NEIGHBOUR x its matched, shown neighbours' scores (ids +- 1:
     :func:`okfpro.memory.index.place`), ordered by that score then newest (the same order as :func:`order_key`: rounding is
     monotone), the limit applied in SQLite.  With ``essential`` (a MATCH expression) only the
     entries it matches and the ids within one place of them are ranked, those within two are
@@ -62,14 +63,14 @@ def ranked(con: sqlite3.Connection, key: str, phrases: Sequence[str], today: str
                 + " FROM docs WHERE docs MATCH :query"
                 + (f" AND +rowid IN (SELECT {' UNION ALL SELECT '.join(within)})" if essential else "") + hidden,
                 params)
-    final = f"m.score + {NEIGHBOUR!r} * (coalesce(a.score, 0.0) + coalesce(b.score, 0.0))"
+    final = f"m.score + {ranking.NEIGHBOUR!r} * (coalesce(a.score, 0.0) + coalesce(b.score, 0.0))"
     joined = ("temp.scored m LEFT JOIN temp.scored a ON a.rid = m.rid - 1 "
               "LEFT JOIN temp.scored b ON b.rid = m.rid + 1")
     if narrow is None:
         top = con.execute(f"SELECT m.rid, {final} AS final FROM {joined} WHERE m.ranked "
                           "ORDER BY final DESC, m.rid DESC LIMIT :limit", params).fetchall()
     else:
-        bound = f"m.score + {NEIGHBOUR!r} * (coalesce(a.score, :ceiling) + coalesce(b.score, :ceiling))"
+        bound = f"m.score + {ranking.NEIGHBOUR!r} * (coalesce(a.score, :ceiling) + coalesce(b.score, :ceiling))"
         got = con.execute(f"SELECT m.rid, {final}, m.ranked FROM {joined} ORDER BY CASE WHEN m.ranked THEN "
                           f"{final} ELSE {bound} END DESC, m.rid DESC LIMIT :limit", params).fetchall()
         if limit is None or len(got) < limit or not all(ok for _rid, _score, ok in got):
