@@ -253,7 +253,8 @@ def run_in_process(event, extra, data, timeout):
     cannot be imported here or the system has no interval timer (the caller starts it as a child).
     """
     import io
-    import signal
+
+    import _signal as signal  # the C module: signal.py wraps it in enums (~17 M instructions a hook)
 
     if not hasattr(signal, "setitimer"):
         return None
