@@ -2,7 +2,7 @@
 
 A recipe is what ``re``'s compiler handed ``_sre.compile``; CPython compares patterns by their
 string, flags and code words, so ``==`` against ``re.compile`` is the whole check.  The cache is
-read only when it is whole, of this interpreter build, a regular file of this user that nobody
+read only when it is whole (its digest), of this interpreter build, a regular file of this user that nobody
 else may write; anything else reads as no recipes and the patterns compile as before.  Real
 processes show the round trip: the first writes the recipes, the next builds every pattern from
 them (and writes nothing), and what they do — a secret redacted before it is written — is the same.
@@ -118,23 +118,22 @@ def test_a_damaged_or_foreign_file_reads_as_no_recipes_and_is_replaced(tmp_path,
     run_remember(ws, cache, "a first entry")
     kept = recipe_file(cache)
     data = kept.read_bytes()
-    if damage == "flip":  # one code word changed inside a well-formed payload, the old CRC kept
+    if damage == "flip":  # one code word changed inside a well-formed payload, the old digest kept
         import marshal
 
-        head = len(b"okfpro-rx 1\n")
-        build, recipes = marshal.loads(data[head + 4:])
+        payload = rxcache.unseal(data)
+        assert payload is not None
+        build, recipes = marshal.loads(payload)
         key = sorted(recipes, key=repr)[0]
         flags, code, *rest = recipes[key]
         recipes[key] = (flags, [code[0] ^ 1, *code[1:]], *rest)
-        kept.write_bytes(data[:head + 4] + marshal.dumps((build, recipes)))
+        kept.write_bytes(data[:len(data) - len(payload)] + marshal.dumps((build, recipes)))
     elif damage == "truncate":
         kept.write_bytes(data[: len(data) // 2])
     elif damage == "foreign-build":
         import marshal
-        import zlib
 
-        payload = marshal.dumps(("another interpreter", rxcache.read(str(kept))))
-        kept.write_bytes(b"okfpro-rx 1\n" + zlib.crc32(payload).to_bytes(4, "big") + payload)
+        kept.write_bytes(rxcache.seal(marshal.dumps(("another interpreter", rxcache.read(str(kept))))))
     elif damage == "group-writable":
         kept.chmod(0o620)
     elif damage == "symlink":

@@ -1,7 +1,7 @@
 """Where :mod:`okfpro.core.rx` finds its pattern recipes, and where new ones are kept.
 
 One file per interpreter build in the user's cache directory
-(``$XDG_CACHE_HOME/okfpro/rx-<build>.bin``): a CRC-32 of the payload, then the payload, a
+(``$XDG_CACHE_HOME/okfpro/rx-<build>.bin``): a header, a BLAKE2b digest of the payload, then the payload, a
 marshalled ``(build, {(pattern, flags): recipe})``.  The build names the interpreter
 (``sys.version``, ``_sre.MAGIC``, ``_sre.CODESIZE``): a recipe is ``_sre``'s code for one
 interpreter build and another never reads it.  The file is read only when it is a regular file
@@ -22,7 +22,26 @@ from okfpro.core import rx
 
 LIMIT = 2048  # recipes kept: okfpro's literal patterns are a few hundred; a bound, not a budget
 MAX_BYTES = 8 << 20  # a larger file is not ours: not read
-_HEADER = b"okfpro-rx 1\n"
+_HEADER = b"okfpro-rx 2\n"
+_DIGEST = 16  # bytes of BLAKE2b (the interpreter's own, already loaded: zlib's crc32 is a library to load)
+
+
+def seal(payload: bytes) -> bytes:
+    """The file's bytes for ``payload``: the header, its digest, the payload."""
+    from okfpro.core.digest import blake2b
+
+    return _HEADER + blake2b(payload, digest_size=_DIGEST).digest() + payload
+
+
+def unseal(data: bytes) -> bytes | None:
+    """The payload of a whole file of this format, or None."""
+    from okfpro.core.digest import blake2b
+
+    head = len(_HEADER) + _DIGEST
+    if data[:len(_HEADER)] != _HEADER or len(data) < head:
+        return None
+    payload = data[head:]
+    return payload if blake2b(payload, digest_size=_DIGEST).digest() == data[len(_HEADER):head] else None
 
 
 def _build() -> str:
@@ -44,7 +63,6 @@ def path() -> str:
 def read(where: str) -> dict:
     """The recipes in ``where``: empty if missing, foreign, not ours alone, torn or damaged."""
     import marshal
-    import zlib
 
     try:
         fd = os.open(where, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
@@ -66,11 +84,8 @@ def read(where: str) -> dict:
         return {}
     finally:
         os.close(fd)
-    head = len(_HEADER)
-    if data[:head] != _HEADER or len(data) < head + 4:
-        return {}
-    payload = data[head + 4:]
-    if int.from_bytes(data[head:head + 4], "big") != zlib.crc32(payload):
+    payload = unseal(data)
+    if payload is None:
         return {}
     try:
         build, recipes = marshal.loads(payload)
@@ -106,7 +121,6 @@ def save(where: str) -> None:
         return
     try:
         import marshal
-        import zlib
 
         from okfpro.io.atomic import atomic_write
 
@@ -120,6 +134,6 @@ def save(where: str) -> None:
             recipes = {key: value for key, value in recipes.items() if key in used}
         payload = marshal.dumps((_build(), recipes))
         os.makedirs(os.path.dirname(where), mode=0o700, exist_ok=True)
-        atomic_write(where, _HEADER + zlib.crc32(payload).to_bytes(4, "big") + payload, mode=0o600)
+        atomic_write(where, seal(payload), mode=0o600)
     except Exception:  # noqa: BLE001 - a cache that cannot be written is not kept: nothing else changes
         return
