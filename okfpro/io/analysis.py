@@ -29,6 +29,8 @@ import os
 import sys
 import time
 
+from okfpro.io import dbfiles
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
     from typing import Any, Iterable, Union
@@ -567,7 +569,7 @@ def open_state(root: str) -> tuple[State, str | None]:
             if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
                 raise Unusable(f"another post-edit held the state for over {BUSY_S:g} s") from None
             failure = exc
-        _remove(path)  # corrupt: it is only a cache
+        dbfiles.remove(path)  # corrupt: it is only a cache
         reason = f"the state was unreadable ({failure}) and was rebuilt"
     raise Unusable(reason or "the state could not be opened")
 
@@ -582,7 +584,7 @@ def damaged(exc: BaseException) -> bool:
 
 def discard(root_real: str) -> None:
     """Remove a damaged state (after :func:`abandon`): the next post-edit builds a new one."""
-    _remove(db_path(root_real))
+    dbfiles.remove(db_path(root_real))
 
 
 def _foreign(meta: dict[str, str], want: dict[str, str]) -> str:
@@ -601,14 +603,6 @@ def _reset(db: Any, root_real: str) -> None:
     for sql in (*_DDL, *DDL):
         db.execute(sql)
     db.executemany("INSERT INTO meta(k, v) VALUES(?,?)", sorted(_meta(root_real).items()))
-
-
-def _remove(path) -> None:
-    for suffix in ("", "-journal", "-wal", "-shm"):
-        try:
-            os.unlink(f"{path}{suffix}")
-        except OSError:
-            pass
 
 
 def commit(db: Any) -> None:

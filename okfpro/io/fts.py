@@ -261,11 +261,9 @@ def rank_indexed(
                     con.close()
                 con = None
                 if attempt == 1:
-                    for suffix in ("", "-journal", "-wal", "-shm"):
-                        try:
-                            os.unlink(path + suffix)
-                        except OSError:
-                            pass
+                    from okfpro.io import dbfiles
+
+                    dbfiles.remove(path)
     if con is None:
         con = _connect(None)
         _ensure(con, root_real)

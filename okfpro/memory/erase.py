@@ -23,6 +23,7 @@ from contextlib import AbstractContextManager
 
 from okfpro.core.dayfile import sections, stored_sections
 from okfpro.core.scope import Scope, applicable_tiers, history_ref, memory_path, scope_key, write_problem
+from okfpro.io import dbfiles
 from okfpro.io.clock import utcnow
 from okfpro.memory.entries import DeleteResult, Subtree
 from okfpro.memory.indexfiles import erase_key, remove, scan_for
@@ -268,11 +269,7 @@ class Erasure:
                 if text.strip():
                     texts.add(text.encode("utf-8"))
         for path in scan_for(self.root, texts):
-            base = path
-            for suffix in ("-journal", "-wal", "-shm"):
-                if base.endswith(suffix):
-                    base = base[: -len(suffix)]
-            remove(base)
+            remove(dbfiles.database_of(path))
         return [os.path.basename(p) for p in scan_for(self.root, texts)]
 
     def _prune_empty_parents(self, directory: Path) -> None:

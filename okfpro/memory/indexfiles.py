@@ -5,11 +5,11 @@ removes it and proves it gone: one SQLite file per (tier, scope) key under the m
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from okfpro.core.digest import sha256
 from okfpro.core.scope import Scope, scope_key
+from okfpro.io import dbfiles
 from okfpro.memory.layout import link_problem
 
 TYPE_CHECKING = False
@@ -32,15 +32,12 @@ def key_path(root: str | os.PathLike, key: str) -> str:
     return os.path.join(index_dir(root), f"{digest}.sqlite")
 
 
-def index_files(path: str | os.PathLike) -> list[str]:
-    """The database and every side file SQLite may keep next to it."""
-    return [os.fspath(path) + suffix for suffix in ("", "-journal", "-wal", "-shm")]
+index_files = dbfiles.files
 
 
 def remove(path: str | os.PathLike) -> None:
-    for p in index_files(path):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(p)
+    """The index at ``path`` and its side files, deleted (an error other than "already gone" is raised)."""
+    dbfiles.remove(path, strict=True)
 
 
 def erase_key(root: str | os.PathLike, key: str) -> None:
