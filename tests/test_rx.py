@@ -169,3 +169,19 @@ def test_an_unwritable_cache_directory_changes_nothing(tmp_path):
     proc = run_remember(ws, blocked, f"the deploy token is {SECRET}")
     assert proc.stderr.count(b"\n") <= 1  # at most the redaction note: nothing about the cache
     assert SECRET not in day_files(ws)
+
+
+def test_writers_at_once_leave_one_whole_file(tmp_path):
+    """Six processes with no recipes start together: each writes its recipes at exit, by a
+    temporary file renamed into place, so the file left is one of theirs, whole."""
+    ws, cache = memory_workspace(tmp_path), tmp_path / "cache"
+    env = scoped_env("OKFPRO_MEMORY_INDEX", OKFPRO_TENANT="acme", OKFPRO_USER="alice", XDG_CACHE_HOME=str(cache))
+    procs = [subprocess.Popen([sys.executable, "-m", "okfpro", "memory", "remember", f"note {i} about the cache"],
+                              cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for i in range(6)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err[-500:]
+    kept = recipe_file(cache)
+    recipes = rxcache.read(str(kept))
+    assert len(recipes) >= 20
+    assert not [p for p in kept.parent.iterdir() if p.name != kept.name]  # no temporary file left behind
