@@ -18,13 +18,13 @@ def main(argv: list[str] | None = None) -> int:
     import gc
 
     gc.disable()
+    args = list(sys.argv[1:] if argv is None else argv)
     try:  # the compiled regular expressions' recipes, before any module compiles one (okfpro/core/rx.py)
         from okfpro.io import rxcache
 
-        rxcache.load()
+        rxcache.load(rxcache.kind_of(args))
     except Exception:  # noqa: BLE001 - a cache: without it every pattern is compiled by re, as before
         pass
-    args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "hook":
         try:
             from okfpro.hooks.protocol import main as hook_main

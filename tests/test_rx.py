@@ -79,8 +79,8 @@ def run_remember(ws: Path, cache: Path, text: str) -> subprocess.CompletedProces
     return proc
 
 
-def recipe_file(cache: Path) -> Path:
-    found = list((cache / "okfpro").glob("rx-*.bin"))
+def recipe_file(cache: Path, kind: str = "memory-remember") -> Path:
+    found = list((cache / "okfpro").glob(f"rx-*-{kind}.bin"))
     assert len(found) == 1, found
     return found[0]
 
@@ -185,3 +185,24 @@ def test_writers_at_once_leave_one_whole_file(tmp_path):
     recipes = rxcache.read(str(kept))
     assert len(recipes) >= 20
     assert not [p for p in kept.parent.iterdir() if p.name != kept.name]  # no temporary file left behind
+
+
+def test_each_per_event_path_keeps_its_own_file():
+    assert rxcache.kind_of(["hook", "user-prompt-submit"]) == "hook-user-prompt-submit"
+    assert rxcache.kind_of(["memory", "remember", "x"]) == "memory-remember"
+    assert rxcache.kind_of(["lint", ".okf"]) == rxcache.kind_of([]) == "cli"
+    for hostile in (["hook", "../../etc/passwd"], ["hook", "a/b"], ["memory", ""], ["hook", "x\x00y"]):
+        assert rxcache.kind_of(hostile) == "cli", hostile  # never a path out of the cache directory
+
+
+def test_another_verb_does_not_grow_what_a_hook_reads(tmp_path):
+    """The recipes a remember reads are the remember's: a verb with many more patterns (lint)
+    keeps its own file, so a per-event process never reads what it does not use."""
+    ws, cache = memory_workspace(tmp_path), tmp_path / "cache"
+    run_remember(ws, cache, "a first entry")
+    kept = recipe_file(cache)
+    before = kept.read_bytes()
+    env = scoped_env(XDG_CACHE_HOME=str(cache))
+    subprocess.run([sys.executable, "-m", "okfpro", "lint", str(ws / ".okf")], cwd=ws, env=env, capture_output=True)
+    assert kept.read_bytes() == before
+    assert len(rxcache.read(str(recipe_file(cache, "cli")))) > 0

@@ -1,8 +1,8 @@
 """Where :mod:`okfpro.core.rx` finds its pattern recipes, and where new ones are kept.
 
-One file per interpreter build in the user's cache directory
-(``$XDG_CACHE_HOME/okfpro/rx-<build>.bin``): a header, a BLAKE2b digest of the payload, then the payload, a
-marshalled ``(build, {(pattern, flags): recipe})``.  The build names the interpreter
+One file per interpreter build and command path (:func:`kind_of`) in the user's cache directory
+(``$XDG_CACHE_HOME/okfpro/rx-<build>-<path>.bin``): a header, a BLAKE2b digest of the payload,
+then the payload, a marshalled ``(build, {(pattern, flags): recipe})``.  The build names the interpreter
 (``sys.version``, ``_sre.MAGIC``, ``_sre.CODESIZE``): a recipe is ``_sre``'s code for one
 interpreter build and another never reads it.  The file is read only when it is a regular file
 of this user that nobody else may write, and whole; anything else reads as no recipes, and the
@@ -52,12 +52,21 @@ def _build() -> str:
     return f"{sys.version}|{_sre.MAGIC}|{_sre.CODESIZE}"
 
 
-def path() -> str:
+def kind_of(args: list[str]) -> str:
+    """Which file a command line's recipes live in: one per hook event and per memory verb (the
+    per-event paths), one for every other verb.  A process reads only its own path's recipes, so
+    what it reads stays what that path compiles, whatever other verbs have run."""
+    if len(args) > 1 and args[0] in ("hook", "memory") and args[1].replace("-", "").isalpha():
+        return f"{args[0]}-{args[1]}"[:48]
+    return "cli"
+
+
+def path(kind: str = "cli") -> str:
     from okfpro.core.digest import sha256
     from okfpro.io.cachedir import user_cache_dir
 
     tag = sha256(_build().encode()).hexdigest()[:16]
-    return os.path.join(user_cache_dir(), f"rx-{tag}.bin")
+    return os.path.join(user_cache_dir(), f"rx-{tag}-{kind}.bin")
 
 
 def read(where: str) -> dict:
@@ -99,14 +108,15 @@ def read(where: str) -> dict:
 _loaded: list[str] = []  # the file this process read (once: in-process callers run main() many times)
 
 
-def load() -> None:
-    """Give :mod:`okfpro.core.rx` the recipes on disk, and keep new ones at exit."""
+def load(kind: str = "cli") -> None:
+    """Give :mod:`okfpro.core.rx` the recipes of ``kind`` (:func:`kind_of`) on disk, and keep new
+    ones at exit.  Once a process: a caller running ``main()`` again keeps the first file."""
     if _loaded:
         return
     import atexit
 
     try:
-        where = path()
+        where = path(kind)
         rx.use(read(where))
     except Exception:  # noqa: BLE001 - a cache: without it the patterns compile as before
         return
