@@ -55,15 +55,7 @@ _ASCII_TAG_REGEX = _tag_regex(_LT_ASCII, "")
 _NON_ASCII_SPELLINGS = _LT_OTHER + _FORMAT
 _SEPS_REGEX = r"[_\s-]+"
 _CANDIDATES = "<" + _LT_OTHER + "&\\%"  # the characters one of the spellings starts with
-_COMPILED: dict[str, re.Pattern[str]] = {}
-
-
-def _compiled(regex: str) -> re.Pattern[str]:
-    """Compiled on first use: importing this module compiles nothing."""
-    pattern = _COMPILED.get(regex)
-    if pattern is None:
-        pattern = _COMPILED[regex] = rx.compile(regex)
-    return pattern
+# compiled on first use (rx.compile keeps each for the process): importing this module compiles nothing
 
 
 def _holds_any(text: str, chars: str) -> bool:
@@ -76,7 +68,7 @@ def _holds_any(text: str, chars: str) -> bool:
 def _is_frame(name: str, frames: frozenset[str]) -> bool:
     if _holds_any(name, _FORMAT):
         name = "".join(ch for ch in name if ch not in _FORMAT)
-    parts = _compiled(_SEPS_REGEX).sub("-", name.lower()).strip("-").split("-")
+    parts = rx.compile(_SEPS_REGEX).sub("-", name.lower()).strip("-").split("-")
     return any("-".join(parts[:i]) in frames for i in range(1, len(parts) + 1))
 
 
@@ -93,4 +85,4 @@ def neutralise(text: str, host_only: bool = False) -> str:
         return "&lt;" + m.group("rest") if _is_frame(m.group("name"), frames) else m.group(0)
 
     full = not text.isascii() and _holds_any(text, _NON_ASCII_SPELLINGS)
-    return _compiled(_TAG_REGEX if full else _ASCII_TAG_REGEX).sub(one, text)
+    return rx.compile(_TAG_REGEX if full else _ASCII_TAG_REGEX).sub(one, text)

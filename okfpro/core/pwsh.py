@@ -58,13 +58,11 @@ _PATTERNS = {
                 rx.I | rx.S),
     "from_b64": (r"frombase64string\s*\(\s*['\"]([A-Za-z0-9+/=\s]{4,})['\"]\s*\)", rx.I),
 }
-_COMPILED: dict[str, re.Pattern[str]] = {}
 
 
 def _rx(name: str) -> re.Pattern[str]:
-    if name not in _COMPILED:
-        _COMPILED[name] = rx.compile(*_PATTERNS[name])
-    return _COMPILED[name]
+    return rx.compile(*_PATTERNS[name])  # kept for the process by rx
+
 
 _CONCAT = rx.compile(r"(['\"])\s*\+\s*(['\"])")
 _BACKTICK = rx.compile(r"`(?=[^\n])")

@@ -55,16 +55,8 @@ ALLOW_MARKER = "okfpro:allow-secret"
 PLACEHOLDER_PREFIX = "[REDACTED:"
 
 
-_COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
-
-
-def _compiled(regex: str, flags: int = 0) -> re.Pattern[str]:
-    """Compile on first use: a hook process only pays for the rules its text can hit."""
-    key = (regex, flags)
-    pattern = _COMPILED.get(key)
-    if pattern is None:
-        pattern = _COMPILED[key] = rx.compile(regex, flags)
-    return pattern
+# Patterns compile on first use (rx.compile keeps each for the process): a hook process only pays
+# for the rules its text can hit.
 
 
 class Rule(Frozen):
@@ -85,7 +77,7 @@ class Rule(Frozen):
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        return _compiled(self.regex)
+        return rx.compile(self.regex)
 
     def may_match(self, text: str, lowered: str) -> bool:
         """Cheap literal pre-filter (like gitleaks' keywords): False = cannot match."""
@@ -290,12 +282,12 @@ def _keyword_assignments(text: str, lowered: str) -> Iterator[tuple[str, str, in
     if not any(h in lowered for h in _KEYWORD_HINTS):
         return
     if len(lowered) != len(text):  # lower() changed lengths (rare Unicode): the one-step regex
-        for m in _compiled(_KEYWORD_ASSIGN_RE).finditer(text):
+        for m in rx.compile(_KEYWORD_ASSIGN_RE).finditer(text):
             yield m.group("kw"), m.group("value"), m.start("value")
         return
-    tail = _compiled(_TAIL_RE)
-    prefix = _compiled(_KEY_PREFIX_RE)
-    for root in _compiled(_ROOT_RE).finditer(lowered):
+    tail = rx.compile(_TAIL_RE)
+    prefix = rx.compile(_KEY_PREFIX_RE)
+    for root in rx.compile(_ROOT_RE).finditer(lowered):
         kw = root.group()
         if kw == "key":
             before = prefix.search(lowered, max(0, root.start() - 12), root.start())
@@ -308,7 +300,7 @@ def _keyword_assignments(text: str, lowered: str) -> Iterator[tuple[str, str, in
         elif kw.startswith("pass"):
             # "the password hunter2-XYZ": a password word followed by a bare value, accepted only  okfpro:allow-secret
             # when the value mixes letters and digits ("password reset", "password manager" are prose)
-            bare = _compiled(_BARE_PASSWORD_RE).match(text, root.end())
+            bare = rx.compile(_BARE_PASSWORD_RE).match(text, root.end())
             if bare is not None:
                 value = bare.group("value")
                 if any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value):
@@ -382,7 +374,7 @@ def tier_b_accepts(keyword: str, value: str) -> bool:
         return False
     if _looks_like_template_or_word(value) or _is_sequential(value):
         return False
-    if _compiled(_UUID).match(value):
+    if rx.compile(_UUID).match(value):
         return False
     kw = keyword.lower()
     if rx.fullmatch(PASSWORD_WORDS, kw):
@@ -524,14 +516,14 @@ _AWS_NEAR = 240
 def _bare_aws_secrets(text: str, lowered: str, found: list[_Hit], order: int) -> list[_Hit]:
     if "aws" not in lowered and not any(h.rule == "aws-access-key-id" for h in found):
         return []
-    anchors = [m.start() for m in _compiled(_AWS_CONTEXT).finditer(lowered if "aws" in lowered else text)]
+    anchors = [m.start() for m in rx.compile(_AWS_CONTEXT).finditer(lowered if "aws" in lowered else text)]
     if "aws" in lowered:
-        anchors += [m.start() for m in _compiled(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}").finditer(text)]
+        anchors += [m.start() for m in rx.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}").finditer(text)]
     if not anchors:
         return []
     anchors.sort()
     out = []
-    for m in _compiled(_AWS_SECRET_SHAPE).finditer(text):
+    for m in rx.compile(_AWS_SECRET_SHAPE).finditer(text):
         value = m.group()
         if not (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)):
             continue
@@ -547,7 +539,7 @@ def _decoded_hits(text: str, depth: int = 2) -> list[tuple[int, int, str]]:
     """(start, end, rule) of encoded runs in ``text`` whose decoded text holds a secret."""
     out = []
     for pattern in (textview.HEX_RUN, textview.B64_RUN):
-        for m in _compiled(pattern).finditer(text):
+        for m in rx.compile(pattern).finditer(text):
             decoded = textview.decoded(m.group())
             if decoded is None:
                 continue
@@ -593,7 +585,7 @@ def _split_value(text: str, start: int, end: int) -> bool:
     lines?  ``budget_tokens = 2000`` followed by ``knowledge_share = 0.6`` joins into a long
     mixed "value" (a false positive measured on our own README): a value whose continuation
     is followed by an assignment, or none of whose pieces mixes letters and digits, is not."""
-    if _compiled(_NEXT_ASSIGNMENT).match(text, end):
+    if rx.compile(_NEXT_ASSIGNMENT).match(text, end):
         return False
     pieces = [p for p in rx.split(r"[\s\\#>*]+", text[start:end]) if p]
     return any(any(c.isdigit() for c in p) and any(c.isalpha() for c in p) for p in pieces)
@@ -679,8 +671,8 @@ def strip_recall(text: str) -> str:
     """Remove our injected recall (whole framed answer, or stray context blocks)."""
     if RECALL_BEGIN not in text and BLOCK_OPEN not in text and RECALL_END not in text:
         return text
-    out = _compiled(_RECALL_SPAN).sub("", text)
-    out = _compiled(_BLOCK_SPAN).sub("", out)
+    out = rx.compile(_RECALL_SPAN).sub("", text)
+    out = rx.compile(_BLOCK_SPAN).sub("", out)
     out = out.replace(RECALL_END, "")
     return rx.sub(r"\n{3,}", "\n\n", out).strip("\n")
 
