@@ -40,7 +40,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from gen_bundle import generate  # noqa: E402
 import harness  # noqa: E402
-from harness import install_arg, installed  # noqa: E402
+from harness import install_arg, installed, serving  # noqa: E402
 
 NEW = "learnings/g00/ledger-cache-warming-{n}.md"
 NEW_TEXT = ("---\ntype: Learning\ntitle: Ledger cache warming\ndescription: Warm the ledger cache before the close.\n"
@@ -164,6 +164,7 @@ def main() -> int:
             print("timed: this interpreter's okfpro (editable)", flush=True)
         else:  # as users install it; its bytecode is compiled by the install
             print(f"timed: non-editable, {installed(tmp)}", flush=True)
+        print("answered by: " + serving(args.resident), flush=True)
         PYTHON = harness.PYTHON
         outside = Path(tmp) / "elsewhere"
         outside.mkdir()

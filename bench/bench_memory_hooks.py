@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_bundle import generate  # noqa: E402
-from harness import Timing, baseline, install_arg, installed, okfpro, report  # noqa: E402
+from harness import Timing, baseline, install_arg, installed, okfpro, report, serving  # noqa: E402
 
 
 def main() -> None:
@@ -46,6 +46,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         print("install timed: " + ("this interpreter's (--editable)" if args.editable
                                    else f"non-editable, {installed(tmp)}"), flush=True)
+        print("answered by: " + serving(args.resident), flush=True)
         ws = Path(tmp) / "ws"
         generate(ws, args.n)
         (ws / "okfpro.toml").write_text("[memory]\ncapture = true\n")
@@ -69,7 +70,7 @@ def main() -> None:
                 raise SystemExit(f"could not store the memories: {err}")
         time.sleep(2.2)  # a workspace as the hooks meet it: its files and directories older than the
         # caches' racy window (io/cache.RACY_NS), which a bundle generated a second ago is not
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_") or k.startswith("OKFPRO_RESIDENT")}
         env.update(OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_TODAY="2026-11-30")
 
         def timed(event_name: str, make_event, runs: int, what: str) -> Timing:

@@ -249,7 +249,8 @@ def run_in_process(event, extra, data, timeout):
     """Answer the event with okfpro imported into this interpreter: (exit code, stdout, stderr, what ran).
 
     Everything okfpro and its children write to descriptors 1 and 2 is captured, as the two-process
-    path captures a child's pipes; the event is its stdin; a timeout is an alarm.  None when okfpro
+    path captures a child's pipes; the event is its stdin (and descriptor 0, which a resident okfpro's
+    child reads: okfpro/resident/client.py); a timeout is an alarm.  None when okfpro
     cannot be imported here or the system has no interval timer (the caller starts it as a child).
     """
     import io
@@ -266,18 +267,23 @@ def run_in_process(event, extra, data, timeout):
     except BaseException:  # noqa: BLE001 - not importable here: the two-process path says why
         return None
     desc = f"{sys.executable} (okfpro in the launcher's interpreter)"
-    (out_fd, out_keep), (err_fd, err_keep) = _scratch(), _scratch()
+    (out_fd, out_keep), (err_fd, err_keep), (in_fd, in_keep) = _scratch(), _scratch(), _scratch()
+    view = memoryview(data)  # the event on descriptor 0 too: a resident okfpro's child reads it there
+    while view:
+        view = view[os.write(in_fd, view):]
+    os.lseek(in_fd, 0, os.SEEK_SET)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except Exception:  # noqa: BLE001
             pass
-    saved = (os.dup(1), os.dup(2))
+    saved = (os.dup(0), os.dup(1), os.dup(2))
     streams = (sys.stdin, sys.stdout, sys.stderr)
     previous = signal.getsignal(signal.SIGALRM)
     code = None
     rang = []
     try:
+        os.dup2(in_fd, 0)
         os.dup2(out_fd, 1)
         os.dup2(err_fd, 2)
         sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace")
@@ -312,15 +318,14 @@ def run_in_process(event, extra, data, timeout):
                 stream.flush()
             except Exception:  # noqa: BLE001
                 pass
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        os.close(saved[0])
-        os.close(saved[1])
+        for fd, kept in enumerate(saved):
+            os.dup2(kept, fd)
+            os.close(kept)
         sys.stdin, sys.stdout, sys.stderr = streams
     if rang:
         code = "late"
     out, err = _drain(out_fd), _drain(err_fd)
-    for fd, keep in ((out_fd, out_keep), (err_fd, err_keep)):
+    for fd, keep in ((out_fd, out_keep), (err_fd, err_keep), (in_fd, in_keep)):
         if keep is None:
             os.close(fd)
     return code, out, err, desc

@@ -15,7 +15,9 @@ the server (:mod:`okfpro.resident.server`), :data:`SERVED` is set before the req
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no typing at run time: this module is imported on every per-event path
+    from typing import Any
 
 # Set by the server in each child it forks (an object with ``watches`` and ``tell``); None otherwise.
 SERVED: Any = None

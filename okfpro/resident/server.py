@@ -1,0 +1,630 @@
+"""The resident okfpro: one process per stamp that keeps okfpro imported and forks a child per request.
+
+Started in the background by the first request that finds no server (:func:`okfpro.resident.client.start`),
+or by ``okfpro resident start``.  It:
+
+1. checks that its own stamp is the one in the socket's name (the client's interpreter, flags,
+   import path and okfpro), takes ``<socket>.lock`` (one server per stamp; a second exits), imports
+   the modules the per-event paths use, builds every regular expression their recipes name
+   (:mod:`okfpro.core.rx`), and freezes the heap for the garbage collector;
+2. binds ``<socket>`` (0600, in a directory only its owner may enter) and answers each connection
+   from a process of the same user (``SO_PEERCRED``; any other is closed unread): it reads the
+   request (command line, environment, working directory, umask, standard descriptors), says ``R``
+   (declined: busy, or its code changed on disk — then it exits) or forks a child and says ``A``;
+3. the child becomes the client's process as a fresh interpreter would be — descriptors 0-2, the
+   working directory, the umask, the environment (and the time zone), ``sys.argv`` and ``sys.path``,
+   the standard streams with the client's encodings, default signal handling — in its own process
+   group, killed if the server dies (``PR_SET_PDEATHSIG``), and runs ``okfpro.__main__.main``;
+4. when the child ends, the server sends ``X exit N`` (or ``X signal N``); when the client goes away
+   first (its host timed out and killed it), the child's process group is killed;
+5. exits after :data:`IDLE` seconds without a request, on ``SIGTERM`` (after its children end),
+   or when okfpro's code changes on disk.
+
+Nothing but the imported modules is shared between requests: the server never runs a request's
+code itself, so no cache a request fills survives it.  See ``.okf/design/resident-process.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+from typing import Any, Protocol
+
+from okfpro.resident import client
+
+
+class Watches(Protocol):
+    """What the server asks of its file watcher (okfpro/resident/watch.py)."""
+
+    def fileno(self) -> int | None: ...
+    def drain(self) -> None: ...
+    def add(self, root: str) -> None: ...
+    def roots(self) -> list[str]: ...
+    def detach(self) -> None: ...
+    def close(self) -> None: ...
+
+IDLE = 600.0  # seconds without a request before the server exits ($OKFPRO_RESIDENT_IDLE)
+MAX_CHILDREN = 32  # requests answered at once; one more is declined (answered in-process)
+REQUEST_LIMIT = 8 << 20  # bytes of one request (the environment included)
+READ_TIMEOUT = 5.0  # seconds for a client to send its request once connected
+TELL_LIMIT = 1 << 16  # bytes a child may send its server
+WARM_PACKAGES = ("okfpro.core", "okfpro.io", "okfpro.hooks", "okfpro.memory")
+WARM_MODULES = ("okfpro.cli.memverbs", "okfpro.hooks.protocol", "okfpro.__main__")
+
+
+def log(text: str) -> None:
+    try:
+        sys.stderr.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {text}\n")
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - the log is best effort
+        pass
+
+
+def warm() -> None:
+    """Import what the per-event paths import, and build their regular expressions."""
+    import importlib
+    import pkgutil
+
+    for name in WARM_PACKAGES:
+        package = importlib.import_module(name)
+        for info in pkgutil.iter_modules(package.__path__, name + "."):
+            try:
+                importlib.import_module(info.name)
+            except Exception as exc:  # noqa: BLE001 - a module a path does not need: imported on use
+                log(f"not preloaded: {info.name} ({type(exc).__name__}: {exc})")
+    for name in WARM_MODULES:
+        importlib.import_module(name)
+    _warm_patterns()
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
+def _warm_patterns() -> None:
+    """Every literal pattern the recipe files of this build name, compiled once for all children.
+    The recipes themselves are dropped again: a child reads its own path's file, as a fresh
+    process does, so what it keeps at exit is what that path compiles."""
+    import glob
+
+    from okfpro.core import rx
+    from okfpro.io import rxcache
+
+    first = rxcache.path("cli")
+    for where in glob.glob(glob.escape(first[: -len("cli.bin")]) + "*.bin"):
+        rx.use(rxcache.read(where))
+    for key in list(rx.recipes()):
+        try:
+            rx.compile(*key)
+        except Exception:  # noqa: BLE001 - a pattern this build refuses: a child compiles it on use
+            pass
+    rx._recipes.clear()
+    rx._missed.clear()
+
+
+def code_files() -> dict[str, tuple[int, int, int]]:
+    """Every loaded okfpro source file -> (inode, size, mtime): the code a child would run."""
+    import okfpro
+
+    root = os.path.dirname(os.path.abspath(okfpro.__file__)) + os.sep
+    files: dict[str, tuple[int, int, int]] = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and os.path.abspath(path).startswith(root):
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            files[path] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    return files
+
+
+def _same_code(files: dict[str, tuple[int, int, int]]) -> bool:
+    for path, seen in files.items():
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        if (st.st_ino, st.st_size, st.st_mtime_ns) != seen:
+            return False
+    return True
+
+
+class Served:
+    """What a child sees of its server (:data:`okfpro.resident.SERVED`)."""
+
+    def __init__(self, watches: Watches | None, tell_fd: int) -> None:
+        self.watches = watches
+        self._fd = tell_fd
+
+    def tell(self, message: tuple) -> None:
+        import marshal
+
+        try:
+            data = marshal.dumps(message)
+            os.write(self._fd, len(data).to_bytes(4, "little") + data)
+        except (OSError, ValueError):  # the server is gone or the pipe is full: it was a hint
+            pass
+
+
+class Child:
+    __slots__ = ("pid", "pidfd", "conn", "tell_fd", "gone")
+
+    def __init__(self, pid: int, pidfd: int, conn: socket.socket, tell_fd: int) -> None:
+        self.pid, self.pidfd, self.conn, self.tell_fd, self.gone = pid, pidfd, conn, tell_fd, False
+
+
+def _pdeathsig() -> Any:
+    """``prctl(PR_SET_PDEATHSIG, SIGKILL)`` for the children, or None where there is no prctl."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl
+    except Exception:  # noqa: BLE001
+        return None
+
+
+class Server:
+    def __init__(self, listener: socket.socket, where: str) -> None:
+        import select
+
+        self.listener: socket.socket | None = listener
+        self.where = where
+        self.bound = os.stat(where).st_ino
+        self.pid = os.getpid()
+        self.poll = select.poll()
+        self.children: dict[int, Child] = {}  # pidfd -> child
+        self.by_conn: dict[int, Child] = {}  # connection fd -> child
+        self.stopping = False
+        self.code = code_files()
+        self.prctl = _pdeathsig()
+        self.idle = _idle()
+        self.last = time.monotonic()
+        self.watches: Watches | None = _watches()
+        self.served = 0  # children forked
+
+    def _watched(self) -> int:
+        try:
+            return len(self.watches.roots()) if self.watches is not None else 0
+        except Exception:  # noqa: BLE001 - a report
+            return 0
+
+    # ---- the loop
+    def run(self) -> None:
+        import select
+        import signal
+
+        def stop(signum: int, frame: object) -> None:
+            self.stopping = True
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        assert self.listener is not None
+        listen_fd = self.listener.fileno()
+        self.poll.register(listen_fd, select.POLLIN)
+        watch_fd = self.watches.fileno() if self.watches is not None else None
+        if watch_fd is not None:
+            self.poll.register(watch_fd, select.POLLIN)
+        try:
+            while True:
+                if self.stopping and self.listener is not None:
+                    self._close_listener()
+                if (self.stopping or self.listener is None) and not self.children:
+                    return
+                timeout = None
+                if not self.children and not self.stopping:
+                    left = self.idle - (time.monotonic() - self.last)
+                    if left <= 0:
+                        log("idle: exiting")
+                        return
+                    timeout = int(left * 1000) + 1
+                try:
+                    ready = self.poll.poll(timeout)
+                except InterruptedError:
+                    continue
+                for fd, _mask in ready:
+                    if self.listener is not None and fd == listen_fd:
+                        self._accept()
+                    elif fd == watch_fd:
+                        self._drain()
+                    elif fd in self.children:
+                        self._reap(fd)
+                    elif fd in self.by_conn:
+                        self._client_gone(fd)
+        finally:
+            self._close_listener()
+            if self.watches is not None:
+                self.watches.close()
+
+    def _close_listener(self) -> None:
+        if self.listener is None:
+            return
+        try:
+            self.poll.unregister(self.listener.fileno())
+        except (KeyError, ValueError):
+            pass
+        try:
+            if os.stat(self.where).st_ino == self.bound:
+                os.unlink(self.where)
+        except OSError:
+            pass
+        self.listener.close()
+        self.listener = None
+
+    def _drain(self) -> None:
+        if self.watches is None:
+            return
+        try:
+            self.watches.drain()
+        except Exception as exc:  # noqa: BLE001 - a watcher that fails watches nothing more
+            log(f"watcher failed, turned off: {type(exc).__name__}: {exc}")
+            self._drop_watches()
+
+    def _drop_watches(self) -> None:
+        if self.watches is None:
+            return
+        fd = self.watches.fileno()
+        if fd is not None:
+            try:
+                self.poll.unregister(fd)
+            except (KeyError, ValueError):
+                pass
+        try:
+            self.watches.close()
+        except Exception:  # noqa: BLE001
+            pass
+        self.watches = None
+
+    # ---- one request
+    def _accept(self) -> None:
+        assert self.listener is not None
+        try:
+            conn, _addr = self.listener.accept()
+        except OSError:
+            return
+        fds: list[int] = []
+        try:
+            uid = int.from_bytes(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)[4:8], sys.byteorder)
+            if uid != os.geteuid():
+                log(f"refused a connection from uid {uid}")
+                conn.close()
+                return
+            conn.settimeout(READ_TIMEOUT)
+            request, fds = self._receive(conn)
+            if request[1] == [client.STATUS]:
+                conn.sendall(f"S pid={self.pid} served={self.served} running={len(self.children)} "
+                             f"watched={self._watched()}\n".encode())
+                conn.close()
+                return
+            reason = self._decline(request, fds)
+            if reason:
+                conn.sendall(f"R {reason}\n".encode())
+                conn.close()
+                return
+            self._fork(conn, request, fds)
+        except Exception as exc:  # noqa: BLE001 - one bad request never stops the server
+            log(f"request dropped: {type(exc).__name__}: {exc}")
+            conn.close()
+        finally:
+            for fd in fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+    def _receive(self, conn: socket.socket) -> tuple[tuple, list[int]]:
+        import marshal
+
+        fds: list[int] = []
+        data, ancillary, _flags, _addr = conn.recvmsg(1 << 16, socket.CMSG_SPACE(8 * 4), socket.MSG_CMSG_CLOEXEC)
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                usable = len(payload) - len(payload) % 4
+                fds.extend(int.from_bytes(payload[i:i + 4], sys.byteorder, signed=True) for i in range(0, usable, 4))
+        try:
+            if len(data) < 4:
+                raise ValueError("short request")
+            size = int.from_bytes(data[:4], "little")
+            if size > REQUEST_LIMIT:
+                raise ValueError(f"request of {size} bytes")
+            body = bytearray(data[4:])
+            while len(body) < size:
+                chunk = conn.recv(min(1 << 20, size - len(body)))
+                if not chunk:
+                    raise ValueError("torn request")
+                body += chunk
+            request = marshal.loads(bytes(body[:size]))
+            if not (isinstance(request, tuple) and len(request) == 9 and request[0] == client.PROTOCOL):
+                raise ValueError("not this protocol")
+            present = request[5]
+            if not (isinstance(present, tuple) and len(present) == 3 and len(fds) == sum(map(bool, present)) + 1):
+                raise ValueError("descriptors do not match the request")
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
+        return request, fds
+
+    def _decline(self, request: tuple, fds: list[int]) -> str | None:
+        if self.stopping:
+            return "stopping"
+        if len(self.children) >= MAX_CHILDREN:
+            return "busy"
+        if not _same_code(self.code):
+            log("okfpro's code changed on disk: exiting")
+            self.stopping = True
+            return "stale"
+        return None
+
+    def _fork(self, conn: socket.socket, request: tuple, fds: list[int]) -> None:
+        import select
+
+        if self.watches is not None:
+            self._drain()
+        tell_r, tell_w = os.pipe()
+        go_r, go_w = os.pipe()  # the child starts only once the server has it in hand and told the client
+        pid = os.fork()
+        if pid == 0:
+            os.close(go_w)
+            self._child(conn, request, fds, tell_r, tell_w, go_r)  # never returns
+        os.close(tell_w)
+        os.close(go_r)
+        try:
+            try:
+                os.setpgid(pid, pid)
+            except OSError:  # the child did it first
+                pass
+            pidfd = os.pidfd_open(pid)
+        except BaseException:  # the child never ran: the client hears nothing and answers in-process
+            os.close(go_w)
+            os.close(tell_r)
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            raise
+        child = Child(pid, pidfd, conn, tell_r)
+        self.served += 1
+        self.children[pidfd] = child
+        self.by_conn[conn.fileno()] = child
+        self.poll.register(pidfd, select.POLLIN)
+        self.poll.register(conn.fileno(), select.POLLIN | select.POLLHUP)
+        self.last = time.monotonic()
+        try:
+            conn.sendall(f"A {pid}\n".encode())
+            os.write(go_w, b"g")
+        except OSError:
+            self._client_gone(conn.fileno())
+        finally:
+            os.close(go_w)
+
+    def _client_gone(self, fd: int) -> None:
+        child = self.by_conn.pop(fd, None)
+        if child is None:
+            return
+        try:
+            self.poll.unregister(fd)
+        except (KeyError, ValueError):
+            pass
+        child.gone = True
+        import signal
+
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(child.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def _reap(self, pidfd: int) -> None:
+        child = self.children.pop(pidfd)
+        try:
+            self.poll.unregister(pidfd)
+        except (KeyError, ValueError):
+            pass
+        _pid, status = os.waitpid(child.pid, 0)
+        os.close(pidfd)
+        if not child.gone:
+            self.by_conn.pop(child.conn.fileno(), None)
+            try:
+                self.poll.unregister(child.conn.fileno())
+            except (KeyError, ValueError):
+                pass
+            if os.WIFEXITED(status):
+                answer = f"X exit {os.WEXITSTATUS(status)}\n"
+            else:
+                answer = f"X signal {os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0}\n"
+            try:
+                child.conn.sendall(answer.encode())
+            except OSError:
+                pass
+        child.conn.close()
+        self._told(child.tell_fd)
+        self.last = time.monotonic()
+
+    def _told(self, fd: int) -> None:
+        """What the child asked of its server (read once it ended; at most :data:`TELL_LIMIT` bytes)."""
+        import marshal
+
+        try:
+            os.set_blocking(fd, False)
+            data = b""
+            while len(data) < TELL_LIMIT:
+                chunk = os.read(fd, TELL_LIMIT)
+                if not chunk:
+                    break
+                data += chunk
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        while len(data) >= 4:
+            size = int.from_bytes(data[:4], "little")
+            if len(data) < 4 + size:
+                break
+            try:
+                message = marshal.loads(data[4:4 + size])
+            except (ValueError, EOFError, TypeError):
+                break
+            data = data[4 + size:]
+            self._obey(message)
+
+    def _obey(self, message: object) -> None:
+        if not (isinstance(message, tuple) and message):
+            return
+        if message[0] == "watch" and len(message) == 2 and isinstance(message[1], str) and self.watches is not None:
+            try:
+                self.watches.add(message[1])
+            except Exception as exc:  # noqa: BLE001 - an unwatchable tree answers "unknown"
+                log(f"cannot watch {message[1]!r}: {type(exc).__name__}: {exc}")
+
+    # ---- in the child
+    def _child(self, conn: socket.socket, request: tuple, fds: list[int], tell_r: int, tell_w: int, go: int) -> None:
+        code: object = 70
+        try:
+            _proto, args, env, argv, path, present, streams, mask, _cwd = request
+            os.setpgid(0, 0)
+            if self.prctl is not None:
+                self.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+            if os.getppid() != self.pid or os.read(go, 1) != b"g":
+                os._exit(70)  # the server is gone, or did not take this request: nothing ran
+            os.close(go)
+            self._let_go(conn, tell_r)
+            os.set_blocking(tell_w, False)
+            given = iter(fds[:-1])
+            for target, has in zip((0, 1, 2), present):
+                if has:
+                    os.dup2(next(given), target)
+                else:
+                    try:
+                        os.close(target)
+                    except OSError:
+                        pass
+            os.fchdir(fds[-1])
+            for fd in fds:
+                if fd > 2:
+                    os.close(fd)
+            os.umask(mask)
+            os.environ.clear()
+            os.environ.update(env)
+            time.tzset()
+            sys.argv[:] = argv
+            sys.path[:] = path
+            _fresh_signals()
+            sys.stdin, sys.stdout, sys.stderr = (_stream(fd, mode, spec) if has and spec else None
+                                                 for fd, mode, has, spec in zip((0, 1, 2), "rww", present, streams))
+            for name in ("stdin", "stdout", "stderr"):
+                setattr(sys, f"__{name}__", getattr(sys, name))
+            import okfpro.resident
+
+            okfpro.resident.SERVED = Served(self.watches, tell_w)
+            from okfpro.__main__ import exit_now, main
+
+            try:
+                code = main(args)
+            except SystemExit as exc:
+                code = exc.code
+            except BaseException:  # noqa: BLE001 - as an uncaught exception in a fresh process
+                import traceback
+
+                traceback.print_exc()
+                code = 1
+            exit_now(code)
+        finally:
+            os._exit(70)
+
+    def _let_go(self, conn: socket.socket, tell_r: int) -> None:
+        """In the child: close what belongs to the server (its socket, other requests, the watcher)."""
+        os.close(tell_r)
+        if self.listener is not None:
+            self.listener.close()
+        conn.close()
+        for child in self.children.values():
+            for fd in (child.pidfd, child.tell_fd):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            child.conn.close()
+        if self.watches is not None:
+            self.watches.detach()
+
+
+def _stream(fd: int, mode: str, spec: tuple) -> Any:
+    """A standard stream on ``fd`` as a fresh interpreter builds it, with the client's encoding."""
+    import io
+
+    encoding, errors, line_buffering, write_through = spec
+    raw = io.FileIO(fd, mode, closefd=False)
+    buffered = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
+    return io.TextIOWrapper(buffered, encoding=encoding, errors=errors, newline="\n",
+                            line_buffering=line_buffering, write_through=write_through)
+
+
+def _fresh_signals() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for name in ("SIGTERM", "SIGHUP", "SIGCHLD", "SIGALRM"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+
+def _idle() -> float:
+    try:
+        return max(1.0, float(os.environ.get("OKFPRO_RESIDENT_IDLE", "") or IDLE))
+    except ValueError:
+        return IDLE
+
+
+def _watches() -> Watches | None:
+    try:
+        from okfpro.resident.watch import WatchSet
+    except ImportError:
+        return None
+    try:
+        return WatchSet()
+    except Exception as exc:  # noqa: BLE001 - no watcher: every reader does its full work
+        log(f"no watcher: {type(exc).__name__}: {exc}")
+        return None
+
+
+def main(where: str, path: list[str] | None = None) -> None:
+    """Serve ``where``: the ``python -c`` entry of :func:`okfpro.resident.client.start`, whose
+    ``sys.path`` is the client's import path already (``path``: the one to stamp, when it is not)."""
+    import fcntl
+
+    os.chdir("/")
+    name = os.path.basename(where)
+    if name != f"okfpro-{client.stamp(list(sys.path) if path is None else path)}.sock" or not client.private(os.path.dirname(where)):
+        log(f"not serving {where}: this interpreter's stamp is not the one in its name, or its folder is not private")
+        sys.exit(3)
+    lock = os.open(where + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        sys.exit(0)  # another server has this stamp
+    started = time.monotonic()
+    warm()
+    try:
+        os.unlink(where)  # we hold the lock: a socket left here belongs to a server that died
+    except FileNotFoundError:
+        pass
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        listener.bind(where)
+    finally:
+        os.umask(old)
+    listener.listen(64)
+    try:
+        os.unlink(where + ".start")
+    except OSError:
+        pass
+    log(f"serving {where} (pid {os.getpid()}, warm in {time.monotonic() - started:.2f} s)")
+    try:
+        Server(listener, where).run()
+    finally:
+        os.close(lock)
+    log("stopped")
