@@ -25,7 +25,7 @@ import hookkit  # noqa: E402
 
 from tests.helpers import scoped_env  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the server needs pidfd_open (Linux 5.3+)")
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the resident okfpro is Linux-only (SO_PEERCRED)")
 
 
 class Resident:
@@ -384,3 +384,17 @@ def test_the_client_of_a_served_request_imports_almost_nothing(resident, tmp_pat
     if any(name.startswith("__editable__") for name in imported):
         heavy -= {"re", "pathlib"}  # an editable install's finder imports them in every process
     assert "okfpro.resident.client" in imported and not heavy & imported, heavy & imported
+
+
+def test_what_a_child_had_to_import_is_imported_for_the_next_one(resident, tmp_path):
+    ws = hookkit.make_workspace(tmp_path)
+    resident.start()
+    # a Write of a concept whose frontmatter the attestation guard parses: PyYAML's tables, which the
+    # server does not import before its first child
+    event = hookkit.edit_event(ws, "reference/new-briefing.md", "---\ntype: Briefing\nverified: yes\n---\n", tool="Write")
+    first = hookkit.hook("pre-tool-use", event=event, extra_env=resident.env, cwd=ws)
+    learned = wait_for(lambda: resident.servers()[0]["learned"])
+    second = hookkit.hook("pre-tool-use", event=event, extra_env=resident.env, cwd=ws)
+    assert answer(first) == answer(second)
+    time.sleep(0.5)
+    assert resident.servers()[0]["learned"] == learned  # the second child needed nothing new

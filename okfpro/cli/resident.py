@@ -60,7 +60,7 @@ def _servers() -> list[dict]:
             facts = _peer(where) or {}
             out.append({"socket": where, "stamp": name[len("okfpro-"):-len(".sock")], "pid": facts.get("pid"),
                         "served": facts.get("served"), "running": facts.get("running"),
-                        "watched": facts.get("watched")})
+                        "watched": facts.get("watched"), "learned": facts.get("learned")})
     return out
 
 
@@ -135,8 +135,44 @@ def stop_cmd() -> int:
     left = [s["socket"] for s in stopped if os.path.exists(s["socket"])]
     if left:
         fail(f"still running after 60 s: {', '.join(left)}")
-    click.echo(f"stopped {len(stopped)} server{'' if len(stopped) == 1 else 's'}")
+    swept = _sweep()
+    click.echo(f"stopped {len(stopped)} server{'' if len(stopped) == 1 else 's'}"
+               + (f"; removed the files of {swept} that had ended" if swept else ""))
     return 0
+
+
+def _sweep() -> int:
+    """Remove the socket, lock, log and start marker of every stamp no server holds (an older okfpro's,
+    a server that was killed): a lock we can take is held by nobody."""
+    import fcntl
+
+    directory = client.socket_dir()
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return 0
+    swept = 0
+    for name in names:
+        if not (name.startswith("okfpro-") and name.endswith(".sock.lock")):
+            continue
+        base = os.path.join(directory, name[: -len(".sock.lock")])
+        try:
+            fd = os.open(base + ".sock.lock", os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # a server holds it
+        for suffix in (".sock", ".sock.start", ".log", ".sock.lock"):
+            try:
+                os.unlink(base + suffix)
+            except OSError:
+                pass
+        os.close(fd)
+        swept += 1
+    return swept
 
 
 @resident_cmd.command("serve")
@@ -146,7 +182,10 @@ def serve_cmd() -> int:
     os.makedirs(os.path.dirname(where), mode=0o700, exist_ok=True)
     if not client.private(os.path.dirname(where)):
         fail(f"{os.path.dirname(where)} is not a folder only you can enter (chmod 700 it)")
+    import sys
+
     from okfpro.resident.server import main
 
-    main(where, client.import_path())
+    sys.path[:] = client.import_path()  # the path the clients stamp: not this process's working directory
+    main(where)
     return 0

@@ -38,9 +38,8 @@ FEEDBACK = ("session-start", "user-prompt-submit", "session-end", "session-conte
 
 
 def enabled(env: os._Environ[str] | dict[str, str] = os.environ) -> bool:
-    """On unless turned off; only where the server can run (Linux: ``pidfd_open``, ``SO_PEERCRED``)."""
-    return sys.platform == "linux" and hasattr(os, "pidfd_open") and \
-        env.get(ENV, "").strip().lower() not in ("0", "off", "no", "false")
+    """On unless turned off; only where the server can run (Linux: ``SO_PEERCRED``)."""
+    return sys.platform == "linux" and env.get(ENV, "").strip().lower() not in ("0", "off", "no", "false")
 
 
 def _cwd() -> str:
@@ -54,7 +53,8 @@ def stamp(path: list[str] | None = None) -> str:
     """What a server must share with this process to answer for it, as 16 hex digits: the
     interpreter and its flags, the import path (less the working directory, which ``-m`` puts
     first, and a script's folder, which Python puts first: the ``okfpro`` script's and a launcher's
-    share one server), okfpro's location and version, the user.  LookupError when this process
+    share one server), okfpro's location and version, the user, the locale the interpreter started
+    with (a child keeps its server's).  LookupError when this process
     found okfpro through that first folder (a checkout's working directory): no server would."""
     import okfpro
     from okfpro.core.digest import blake2b
@@ -64,8 +64,8 @@ def stamp(path: list[str] | None = None) -> str:
         raise LookupError("okfpro was imported through the folder Python put first, which no server has")
     parts = (
         PROTOCOL, sys.executable, sys.version, okfpro.__file__, okfpro.__version__,
-        path, repr(sys.flags), sys.warnoptions,
-        sorted(sys._xoptions.items(), key=repr), os.getuid(),
+        path, repr(sys.flags), sys.warnoptions, sorted(sys._xoptions.items(), key=repr), os.getuid(),
+        sys.getfilesystemencoding(), [os.environ.get(name) for name in ("LC_ALL", "LC_CTYPE", "LANG")],
     )
     return blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
 

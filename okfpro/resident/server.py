@@ -50,8 +50,22 @@ MAX_CHILDREN = 32  # requests answered at once; one more is declined (answered i
 REQUEST_LIMIT = 8 << 20  # bytes of one request (the environment included)
 READ_TIMEOUT = 5.0  # seconds for a client to send its request once connected
 TELL_LIMIT = 1 << 16  # bytes a child may send its server
-WARM_PACKAGES = ("okfpro.core", "okfpro.io", "okfpro.hooks", "okfpro.memory")
-WARM_MODULES = ("okfpro.cli.memverbs", "okfpro.hooks.protocol", "okfpro.__main__")
+# What the server imports before its first child: okfpro's pure core and hook door whole, and the entry
+# modules of the memory verbs and the merge driver with what they import.  Not all of okfpro: the Git
+# transport, the doctor and the scaffold pull pygit2, ssl and subprocess, which no per-event path needs,
+# and every page the server holds is a page each fork maps (39 MB warm against 20).  What a child
+# imports beyond this it reports, and the server imports it for the next one (:meth:`Server._learn`).
+WARM_PACKAGES = ("okfpro.core", "okfpro.hooks")
+WARM_MODULES = (
+    "okfpro.__main__", "okfpro.cli.memverbs", "okfpro.io.mergedriver", "okfpro.io.rxcache",
+    "okfpro.memory.recall", "okfpro.memory.store", "okfpro.memory.capture", "okfpro.memory.door",
+    "okfpro.memory.index", "okfpro.memory.ranking", "okfpro.memory.views", "okfpro.memory.telemetry",
+    "okfpro.io.fts", "okfpro.io.analysis", "okfpro.io.workstate", "okfpro.io.friction", "okfpro.io.tail",
+    "okfpro.io.spawn", "okfpro.io.identity", "okfpro.io.bundle", "okfpro.io.cache", "okfpro.io.config",
+    "okfpro.io.reader", "okfpro.io.rule1state", "okfpro.memory.history", "okfpro.memory.loose",
+    "okfpro.memory.policy", "okfpro.cli.common", "atexit", "struct", "binascii", "mmap",
+)
+LEARN_LIMIT = 400  # module names a child may report
 
 
 def log(text: str) -> None:
@@ -75,7 +89,10 @@ def warm() -> None:
             except Exception as exc:  # noqa: BLE001 - a module a path does not need: imported on use
                 log(f"not preloaded: {info.name} ({type(exc).__name__}: {exc})")
     for name in WARM_MODULES:
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - imported by the child that needs it
+            log(f"not preloaded: {name} ({type(exc).__name__}: {exc})")
     _warm_patterns()
     import gc
 
@@ -150,10 +167,10 @@ class Served:
 
 
 class Child:
-    __slots__ = ("pid", "pidfd", "conn", "tell_fd", "gone")
+    __slots__ = ("pid", "conn", "tell_fd", "gone")
 
-    def __init__(self, pid: int, pidfd: int, conn: socket.socket, tell_fd: int) -> None:
-        self.pid, self.pidfd, self.conn, self.tell_fd, self.gone = pid, pidfd, conn, tell_fd, False
+    def __init__(self, pid: int, conn: socket.socket, tell_fd: int) -> None:
+        self.pid, self.conn, self.tell_fd, self.gone = pid, conn, tell_fd, False
 
 
 def _pdeathsig() -> Any:
@@ -168,15 +185,21 @@ def _pdeathsig() -> Any:
 
 
 class Server:
-    def __init__(self, listener: socket.socket, where: str) -> None:
+    def __init__(self, listener: socket.socket, where: str, lock: int = -1) -> None:
         import select
 
+        self.lock = lock
         self.listener: socket.socket | None = listener
         self.where = where
         self.bound = os.stat(where).st_ino
         self.pid = os.getpid()
         self.poll = select.poll()
-        self.children: dict[int, Child] = {}  # pidfd -> child
+        self.children: dict[int, Child] = {}  # pid -> child
+        # A child's end wakes the loop through SIGCHLD's wake-up descriptor (portable, unlike pidfd_open,
+        # which old kernels and valgrind lack); the loop then reaps every child that ended.
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(self.wake_w, False)
         self.by_conn: dict[int, Child] = {}  # connection fd -> child
         self.stopping = False
         self.code = code_files()
@@ -185,6 +208,7 @@ class Server:
         self.last = time.monotonic()
         self.watches: Watches | None = _watches()
         self.served = 0  # children forked
+        self.learned = 0  # modules imported because a child needed them
 
     def _watched(self) -> int:
         try:
@@ -202,6 +226,9 @@ class Server:
 
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+        signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
+        self.poll.register(self.wake_r, select.POLLIN)
         assert self.listener is not None
         listen_fd = self.listener.fileno()
         self.poll.register(listen_fd, select.POLLIN)
@@ -230,8 +257,8 @@ class Server:
                         self._accept()
                     elif fd == watch_fd:
                         self._drain()
-                    elif fd in self.children:
-                        self._reap(fd)
+                    elif fd == self.wake_r:
+                        self._reap_all()
                     elif fd in self.by_conn:
                         self._client_gone(fd)
         finally:
@@ -296,7 +323,7 @@ class Server:
             request, fds = self._receive(conn)
             if request[1] == [client.STATUS]:
                 conn.sendall(f"S pid={self.pid} served={self.served} running={len(self.children)} "
-                             f"watched={self._watched()}\n".encode())
+                             f"watched={self._watched()} learned={self.learned}\n".encode())
                 conn.close()
                 return
             reason = self._decline(request, fds)
@@ -377,19 +404,17 @@ class Server:
                 os.setpgid(pid, pid)
             except OSError:  # the child did it first
                 pass
-            pidfd = os.pidfd_open(pid)
+            child = Child(pid, conn, tell_r)
+            self.children[pid] = child
+            self.by_conn[conn.fileno()] = child
+            self.poll.register(conn.fileno(), select.POLLIN | select.POLLHUP)
         except BaseException:  # the child never ran: the client hears nothing and answers in-process
             os.close(go_w)
-            os.close(tell_r)
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
+            self.children.pop(pid, None)
+            self.by_conn.pop(conn.fileno(), None)
+            os.kill(pid, 9)  # reaped by the loop, which reads nothing from it
             raise
-        child = Child(pid, pidfd, conn, tell_r)
         self.served += 1
-        self.children[pidfd] = child
-        self.by_conn[conn.fileno()] = child
-        self.poll.register(pidfd, select.POLLIN)
-        self.poll.register(conn.fileno(), select.POLLIN | select.POLLHUP)
         self.last = time.monotonic()
         try:
             conn.sendall(f"A {pid}\n".encode())
@@ -416,14 +441,24 @@ class Server:
             except OSError:
                 pass
 
-    def _reap(self, pidfd: int) -> None:
-        child = self.children.pop(pidfd)
+    def _reap_all(self) -> None:
         try:
-            self.poll.unregister(pidfd)
-        except (KeyError, ValueError):
+            while os.read(self.wake_r, 4096):
+                pass
+        except OSError:  # drained
             pass
-        _pid, status = os.waitpid(child.pid, 0)
-        os.close(pidfd)
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            child = self.children.pop(pid, None)
+            if child is not None:
+                self._reap(child, status)
+
+    def _reap(self, child: Child, status: int) -> None:
         if not child.gone:
             self.by_conn.pop(child.conn.fileno(), None)
             try:
@@ -472,11 +507,33 @@ class Server:
     def _obey(self, message: object) -> None:
         if not (isinstance(message, tuple) and message):
             return
+        if message[0] == "imported" and len(message) == 2 and isinstance(message[1], list):
+            self._learn(message[1][:LEARN_LIMIT])
+            return
         if message[0] == "watch" and len(message) == 2 and isinstance(message[1], str) and self.watches is not None:
             try:
                 self.watches.add(message[1])
             except Exception as exc:  # noqa: BLE001 - an unwatchable tree answers "unknown"
                 log(f"cannot watch {message[1]!r}: {type(exc).__name__}: {exc}")
+
+    def _learn(self, names: list) -> None:
+        """Import, for the next children, the modules a child had to import itself."""
+        import gc
+        import importlib
+
+        learned = False
+        for name in names:
+            if isinstance(name, str) and name not in sys.modules and not name.startswith("__"):
+                try:
+                    importlib.import_module(name)
+                    learned = True
+                    self.learned += 1
+                except BaseException as exc:  # noqa: BLE001 - a child imports it again; the server carries on
+                    log(f"not learned: {name} ({type(exc).__name__}: {exc})")
+        if learned:
+            self.code = code_files()  # the new modules' files are code a child runs too
+            gc.collect()
+            gc.freeze()
 
     # ---- in the child
     def _child(self, conn: socket.socket, request: tuple, fds: list[int], tell_r: int, tell_w: int, go: int) -> None:
@@ -520,6 +577,7 @@ class Server:
             okfpro.resident.SERVED = Served(self.watches, tell_w)
             from okfpro.__main__ import exit_now, main
 
+            warm = set(sys.modules)
             try:
                 code = main(args)
             except SystemExit as exc:
@@ -529,6 +587,9 @@ class Server:
 
                 traceback.print_exc()
                 code = 1
+            missing = [name for name in sys.modules if name not in warm]
+            if missing:
+                okfpro.resident.tell_parent("imported", missing)
             exit_now(code)
         finally:
             os._exit(70)
@@ -536,15 +597,21 @@ class Server:
     def _let_go(self, conn: socket.socket, tell_r: int) -> None:
         """In the child: close what belongs to the server (its socket, other requests, the watcher)."""
         os.close(tell_r)
+        if self.lock >= 0:
+            os.close(self.lock)
         if self.listener is not None:
             self.listener.close()
         conn.close()
+        import signal
+
+        signal.set_wakeup_fd(-1)
+        for fd in (self.wake_r, self.wake_w):
+            os.close(fd)
         for child in self.children.values():
-            for fd in (child.pidfd, child.tell_fd):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+            try:
+                os.close(child.tell_fd)
+            except OSError:
+                pass
             child.conn.close()
         if self.watches is not None:
             self.watches.detach()
@@ -624,7 +691,7 @@ def main(where: str, path: list[str] | None = None) -> None:
         pass
     log(f"serving {where} (pid {os.getpid()}, warm in {time.monotonic() - started:.2f} s)")
     try:
-        Server(listener, where).run()
+        Server(listener, where, lock).run()
     finally:
         os.close(lock)
     log("stopped")
