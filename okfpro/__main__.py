@@ -120,6 +120,10 @@ def exit_now(code: object) -> None:
             stream.flush()
         except Exception:  # noqa: BLE001 - a reader that went away: as Python, exit 120
             status = 120
+    resident = sys.modules.get("okfpro.resident")
+    served = getattr(resident, "SERVED", None)
+    if served is not None:  # a resident okfpro's child: its caller hears the status now, not at the reaping
+        served.answered(status)
     os._exit(status)
 
 

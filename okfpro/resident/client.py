@@ -33,6 +33,12 @@ DIR_ENV = "OKFPRO_RESIDENT_DIR"
 PROTOCOL = 1
 START_PAUSE = 10.0  # seconds between two attempts to start the server of one stamp
 MAX_PATH = 100  # bytes: an AF_UNIX path is at most 107; a longer one is no server, not a truncated name
+# The commands a resident child answers.  PreToolUse is not among them: a fresh process answers it in
+# ~1.4x python -c pass (59 M instructions), and the hand-over alone — the client's own start, the fork,
+# three wake-ups across processes — costs more than the imports it saves (measured in
+# .okf/design/resident-process.md).  Git's merge driver and `hook check NAME` run rarely; they stay fresh.
+SERVED_HOOKS = ("session-start", "post-tool-use", "stop", "user-prompt-submit", "session-end")
+SERVED_MEMORY = ("remember", "recall")
 STATUS = "\x00status"  # a request's command line that asks the server how it is (okfpro resident status)
 FEEDBACK = ("session-start", "user-prompt-submit", "session-end", "session-context")
 
@@ -104,9 +110,18 @@ def socket_path(tag: str | None = None) -> str | None:
     return where if len(os.fsencode(where)) <= MAX_PATH else None
 
 
+def served_path(args: list[str]) -> bool:
+    """Whether ``args`` is a command a resident child answers (:data:`SERVED_HOOKS`, :data:`SERVED_MEMORY`)."""
+    if len(args) < 2:
+        return False
+    if args[0] == "hook":
+        return args[1] in SERVED_HOOKS
+    return args[0] == "memory" and args[1] in SERVED_MEMORY
+
+
 def forward(args: list[str]) -> int | None:
     """The exit status of the resident child that answered ``args``, or None (answer in-process)."""
-    if not enabled():
+    if not (served_path(args) and enabled()):
         return None
     try:
         where = socket_path()

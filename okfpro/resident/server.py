@@ -152,9 +152,20 @@ def _same_code(files: dict[str, tuple[int, int, int]]) -> bool:
 class Served:
     """What a child sees of its server (:data:`okfpro.resident.SERVED`)."""
 
-    def __init__(self, watches: Watches | None, tell_fd: int) -> None:
+    def __init__(self, watches: Watches | None, tell_fd: int, conn: socket.socket) -> None:
         self.watches = watches
         self._fd = tell_fd
+        self._conn = conn
+
+    def answered(self, status: int) -> None:
+        """Tell the client this child's exit status (its output is flushed): the client need not wait
+        for the server to reap it.  The server hears it first, so that the client's hanging up next is
+        not taken for a host that gave up (which would kill the child)."""
+        self.tell(("answered", status))
+        try:
+            self._conn.sendall(f"X exit {status}\n".encode())
+        except OSError:
+            pass
 
     def tell(self, message: tuple) -> None:
         import marshal
@@ -167,10 +178,36 @@ class Served:
 
 
 class Child:
-    __slots__ = ("pid", "conn", "tell_fd", "gone")
+    __slots__ = ("pid", "conn", "tell_fd", "told", "gone")
 
     def __init__(self, pid: int, conn: socket.socket, tell_fd: int) -> None:
         self.pid, self.conn, self.tell_fd, self.gone = pid, conn, tell_fd, False
+        self.told = bytearray()  # what the child sent its server so far (Served.tell)
+        os.set_blocking(tell_fd, False)
+
+    def hear(self) -> list:
+        """Read what the child has told so far (at most :data:`TELL_LIMIT` bytes in all); its messages."""
+        import marshal
+
+        try:
+            while len(self.told) < TELL_LIMIT:
+                chunk = os.read(self.tell_fd, TELL_LIMIT)
+                if not chunk:
+                    break
+                self.told += chunk
+        except OSError:  # nothing more for now
+            pass
+        messages, data = [], bytes(self.told)
+        while len(data) >= 4:
+            size = int.from_bytes(data[:4], "little")
+            if len(data) < 4 + size:
+                break
+            try:
+                messages.append(marshal.loads(data[4:4 + size]))
+            except (ValueError, EOFError, TypeError):
+                break
+            data = data[4 + size:]
+        return messages
 
 
 def _pdeathsig() -> Any:
@@ -252,6 +289,10 @@ class Server:
                     ready = self.poll.poll(timeout)
                 except InterruptedError:
                     continue
+                # A connection's event is for the child it belonged to when poll answered: handling an
+                # earlier event (a reaping closes a connection, an accept reuses its number) must not
+                # turn it into an event of the next request on the same descriptor number.
+                owners = {fd: self.by_conn.get(fd) for fd, _mask in ready}
                 for fd, _mask in ready:
                     if self.listener is not None and fd == listen_fd:
                         self._accept()
@@ -259,7 +300,7 @@ class Server:
                         self._drain()
                     elif fd == self.wake_r:
                         self._reap_all()
-                    elif fd in self.by_conn:
+                    elif owners[fd] is not None and self.by_conn.get(fd) is owners[fd]:
                         self._client_gone(fd)
         finally:
             self._close_listener()
@@ -425,14 +466,25 @@ class Server:
             os.close(go_w)
 
     def _client_gone(self, fd: int) -> None:
-        child = self.by_conn.pop(fd, None)
+        child = self.by_conn.get(fd)
         if child is None:
             return
+        try:
+            if child.conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT):
+                pass  # the client said more than a request: not a client of this protocol, let it go
+        except BlockingIOError:
+            return  # nothing to read and not closed: a spurious wake-up
+        except OSError:
+            pass  # reset: gone
+        self.by_conn.pop(fd, None)
         try:
             self.poll.unregister(fd)
         except (KeyError, ValueError):
             pass
         child.gone = True
+        if any(isinstance(m, tuple) and m[:1] == ("answered",) for m in child.hear()):
+            return  # the client heard the answer and left; the child is ending on its own
+        log(f"the client of child {child.pid} hung up before it answered: killed")
         import signal
 
         for kill in (os.killpg, os.kill):
@@ -474,35 +526,11 @@ class Server:
             except OSError:
                 pass
         child.conn.close()
-        self._told(child.tell_fd)
-        self.last = time.monotonic()
-
-    def _told(self, fd: int) -> None:
-        """What the child asked of its server (read once it ended; at most :data:`TELL_LIMIT` bytes)."""
-        import marshal
-
-        try:
-            os.set_blocking(fd, False)
-            data = b""
-            while len(data) < TELL_LIMIT:
-                chunk = os.read(fd, TELL_LIMIT)
-                if not chunk:
-                    break
-                data += chunk
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-        while len(data) >= 4:
-            size = int.from_bytes(data[:4], "little")
-            if len(data) < 4 + size:
-                break
-            try:
-                message = marshal.loads(data[4:4 + size])
-            except (ValueError, EOFError, TypeError):
-                break
-            data = data[4 + size:]
+        messages = child.hear()
+        os.close(child.tell_fd)
+        for message in messages:
             self._obey(message)
+        self.last = time.monotonic()
 
     def _obey(self, message: object) -> None:
         if not (isinstance(message, tuple) and message):
@@ -574,7 +602,7 @@ class Server:
                 setattr(sys, f"__{name}__", getattr(sys, name))
             import okfpro.resident
 
-            okfpro.resident.SERVED = Served(self.watches, tell_w)
+            okfpro.resident.SERVED = Served(self.watches, tell_w, conn)
             from okfpro.__main__ import exit_now, main
 
             warm = set(sys.modules)
@@ -595,13 +623,14 @@ class Server:
             os._exit(70)
 
     def _let_go(self, conn: socket.socket, tell_r: int) -> None:
-        """In the child: close what belongs to the server (its socket, other requests, the watcher)."""
+        """In the child: close what belongs to the server (its socket, other requests, the watcher);
+        keep this request's connection."""
         os.close(tell_r)
         if self.lock >= 0:
             os.close(self.lock)
         if self.listener is not None:
             self.listener.close()
-        conn.close()
+        conn.setblocking(True)  # kept: the child says its own exit status (Served.answered)
         import signal
 
         signal.set_wakeup_fd(-1)
