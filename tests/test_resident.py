@@ -408,3 +408,19 @@ def test_what_a_child_had_to_import_is_imported_for_the_next_one(resident, tmp_p
     assert first.returncode == second.returncode and first.stdout == second.stdout
     time.sleep(0.5)
     assert resident.servers()[0]["learned"] == learned  # the second child needed nothing new
+
+
+def test_stop_lets_a_running_request_finish_and_sweeps_what_ended(resident, tmp_path):
+    ws = hookkit.make_workspace(tmp_path)
+    proc, server, child = _hanging(resident, ws, "stop")
+    stopper = subprocess.Popen([sys.executable, "-m", "okfpro", "resident", "stop"], cwd=resident.dir,
+                               env=hookkit.env(resident.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for(lambda: not [n for n in os.listdir(resident.dir) if n.endswith(".sock")])  # no new request taken
+    assert stopper.poll() is None and os.path.exists(f"/proc/{child}")  # the running one goes on
+    event = json.dumps({"cwd": str(ws), "session_id": "s1", "stop_hook_active": False}).encode()
+    out, err = proc.communicate(event, timeout=60)
+    fresh = hookkit.hook("stop", event=event, extra_env={"OKFPRO_RESIDENT": "0"}, cwd=ws)
+    assert (proc.returncode, out, err) == answer(fresh)
+    said, _ = stopper.communicate(timeout=60)
+    assert stopper.returncode == 0 and b"stopped 1 server" in said
+    assert not [n for n in os.listdir(resident.dir) if n.startswith("okfpro-")]  # socket, lock, log: swept
