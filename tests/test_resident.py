@@ -87,6 +87,14 @@ def children_of(pid: int) -> list[int]:
     return out
 
 
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def wait_for(predicate, timeout: float = 15.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -277,9 +285,9 @@ def test_a_server_killed_mid_request_refuses_and_the_next_request_is_answered(re
     ws = hookkit.make_workspace(tmp_path)
     proc, server, child = _hanging(resident, ws, "stop")
     os.kill(server, signal.SIGKILL)
+    wait_for(lambda: not _running(child))  # the child dies with its server (before its stdin closes)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "ENFORCEMENT DEGRADED" in err.decode() and "went away" in err.decode()
-    wait_for(lambda: not os.path.exists(f"/proc/{child}") or open(f"/proc/{child}/stat").read().split()[2] == "Z")
     event = {"cwd": str(ws), "session_id": "s1", "stop_hook_active": False}
     again = hookkit.hook("stop", event=event, extra_env=resident.env, cwd=ws)
     fresh = hookkit.hook("stop", event=event, extra_env={"OKFPRO_RESIDENT": "0"}, cwd=ws)

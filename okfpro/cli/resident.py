@@ -130,15 +130,33 @@ def stop_cmd() -> int:
             except OSError:
                 pass
     deadline = time.monotonic() + 60.0
-    while any(os.path.exists(s["socket"]) for s in stopped) and time.monotonic() < deadline:
+    while any(_held(s["socket"]) for s in stopped) and time.monotonic() < deadline:
         time.sleep(0.05)
-    left = [s["socket"] for s in stopped if os.path.exists(s["socket"])]
+    left = [s["socket"] for s in stopped if _held(s["socket"])]
     if left:
-        fail(f"still running after 60 s: {', '.join(left)}")
+        fail(f"still running after 60 s (answering what it had taken): {', '.join(left)}")
     swept = _sweep()
     click.echo(f"stopped {len(stopped)} server{'' if len(stopped) == 1 else 's'}"
                + (f"; removed the files of {swept} that had ended" if swept else ""))
     return 0
+
+
+def _held(where: str) -> bool:
+    """Whether a server still holds ``<socket>.lock``: it takes no new request once its socket is
+    gone, and ends after the requests it had taken, releasing the lock."""
+    import fcntl
+
+    try:
+        fd = os.open(where + ".lock", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
 
 
 def _sweep() -> int:
