@@ -294,6 +294,7 @@ class WatchSet:
             self._refuse(r, f"{r.path} is on {REMOTE_FS[kind]}: other clients' writes make no inotify event")
             return
         r.ident = (st.st_dev, st.st_ino)
+        r.gitdir = self._find_git(r)
         try:
             if not self._scan(r, "", report=False):
                 self._refuse(r, f"{r.path} could not be watched")
@@ -402,19 +403,28 @@ class WatchSet:
         r.blind[rel] = why
         self._log(r, rel)
 
+    @staticmethod
+    def _find_git(r: _Root) -> str | None:
+        """The root's repository's git directory (real), or None (none, or unreadable: blind)."""
+        from okfpro.io.roots import git_fence
+
+        top = git_fence(r.path)
+        if top is None:
+            return None
+        dotgit = os.path.join(top, ".git")
+        gitdir = _gitdir(dotgit)
+        if gitdir is None:
+            r.blind[GIT] = f"{dotgit} does not name a git directory"
+        return gitdir
+
     def _watch_git(self, r: _Root) -> None:
         """Watch what makes ``git status`` under the root answer differently, outside the tree."""
         from okfpro.io.roots import git_fence
 
         top = git_fence(r.path)
-        if top is None:
+        gitdir = r.gitdir
+        if top is None or gitdir is None:
             return
-        dotgit = os.path.join(top, ".git")
-        gitdir = _gitdir(dotgit)
-        if gitdir is None:
-            r.blind[GIT] = f"{dotgit} does not name a git directory"
-            return
-        r.gitdir = gitdir
         common = gitdir
         try:
             with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as fh:
