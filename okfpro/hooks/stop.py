@@ -13,6 +13,10 @@ from okfpro.hooks.answer import Answer
 from okfpro.hooks.context import Ctx
 from okfpro.io.roots import within
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from okfpro.io.watched import Remembered
+
 GIT_TIMEOUT = 20.0  # seconds, from the start of the child
 
 
@@ -21,6 +25,11 @@ class GitStatus:
     now and read later.  Without ``--no-optional-locks`` git rewrites ``.git/index`` whenever a file's
     stat data went stale with its content unchanged (a ``touch``, a checkout): a reader writing into
     the repository it was only asked about.  Such a file is then compared by content at each Stop.
+
+    In a child of the resident server (:func:`okfpro.resident.watches` gives a view) a clean answer
+    is remembered at the view's token, and a later Stop whose view says nothing that can change it
+    changed since (:mod:`okfpro.io.watched`) answers clean without running git; any doubt runs git.
+    A dirty answer is never remembered.
 
     :meth:`result` is ``(non-empty, None)`` — or ``(True, why git could not say)``.  A git that
     fails (dubious ownership, a broken ``GIT_DIR``, no git at all) is not a clean tree and not a
@@ -33,9 +42,20 @@ class GitStatus:
 
         self.proc = None
         self.answer: tuple[bool, str | None] | None = None
+        self.kept: Remembered | None = None
         if git_fence(root) is None and not os.environ.get("GIT_DIR"):
             self.answer = (True, None)  # no repository: nothing says what changed, so every check runs
             return
+        from okfpro import resident
+
+        view = resident.watches()
+        if view is not None:
+            from okfpro.io.watched import clean_git
+
+            self.kept = clean_git(view, root)
+            if self.kept is not None and self.kept.kept() == "clean":
+                self.answer = (False, None)
+                return
         from okfpro.io.spawn import Child
 
         try:
@@ -46,6 +66,8 @@ class GitStatus:
     def result(self) -> tuple[bool, str | None]:
         if self.answer is None:
             self.answer = self._collect()
+            if self.answer == (False, None) and self.kept is not None:
+                self.kept.keep("clean")
         return self.answer
 
     def _collect(self) -> tuple[bool, str | None]:

@@ -110,6 +110,7 @@ class _Root:
         self.blind: dict[str, str] = {}  # rel -> why it cannot be watched (always reported)
         self.git: dict[str, int] = {}  # git-state directory (absolute) -> wd
         self.gitdir: str | None = None
+        self.common: str | None = None
 
 
 class WatchSet:
@@ -234,6 +235,14 @@ class WatchSet:
                 out.add(rel)
         return out
 
+    def git_dirs(self, root: str | os.PathLike) -> tuple[str, ...] | None:
+        """The git directory (and a linked worktree's common directory) watched for ``root``:
+        ``()`` outside a repository; None when the root is not (fully) watched."""
+        r = self._live(root)
+        if r is None:
+            return None
+        return tuple(dict.fromkeys(d for d in (r.gitdir, r.common) if d is not None))
+
     # ------------------------------------------------------------------ building the watches
     def _watch(self, path: str, mask: int) -> int:
         lib = self._lib
@@ -294,7 +303,7 @@ class WatchSet:
             self._refuse(r, f"{r.path} is on {REMOTE_FS[kind]}: other clients' writes make no inotify event")
             return
         r.ident = (st.st_dev, st.st_ino)
-        r.gitdir = self._find_git(r)
+        r.gitdir = r.common = self._find_git(r)
         try:
             if not self._scan(r, "", report=False):
                 self._refuse(r, f"{r.path} could not be watched")
@@ -431,6 +440,7 @@ class WatchSet:
                 common = os.path.realpath(os.path.join(gitdir, fh.read().strip()))
         except OSError:
             pass
+        r.common = common
         spots = [(gitdir, "g")] + [(os.path.join(gitdir, sub), kind) for sub, kind in _GIT_SUBDIRS]
         if common != gitdir:
             spots += [(common, "g")] + [(os.path.join(common, sub), kind) for sub, kind in _GIT_SUBDIRS]

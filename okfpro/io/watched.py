@@ -1,0 +1,138 @@
+"""Answers a reader remembers against a resident watch view (:mod:`okfpro.resident.watch`).
+
+A reader that computed an answer at the view's token T keeps it, with T, in the bundle's cache
+directory (:func:`okfpro.io.cachedir.cache_dir`, never inside a tree it was only asked to read).
+A later request, in a child whose view says nothing the answer depends on changed under the root
+since T, takes the kept answer instead of the work.  Anything else — no view, no token, a token the
+view no longer knows (another server, an overflow, a root moved), a relevant change, a different
+``setting`` (what the answer depends on outside the tree), an unreadable record — is "do the work",
+as a fresh process does.  Imported only when :func:`okfpro.resident.watches` gave a view.
+
+Two readers use it: the Stop gate's clean ``git status`` (:func:`clean_git`) and the prompt hook's
+bundle listing (:mod:`okfpro.io.fts`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+_MAGIC = "okfpro-watched-1"
+
+
+class Remembered:
+    """One kept answer of one reader for one root.  Construct it *before* the work: the token
+    is the view's, taken when the request's child was forked, so any change the work did not
+    see is after it."""
+
+    def __init__(self, view: Any, root: str, name: str, relevant: Callable[[str], bool], setting: str = "") -> None:
+        from okfpro.io.cachedir import cache_dir, path_key
+
+        self.view, self.root, self.relevant, self.setting = view, root, relevant, setting
+        self.token: str | None = view.token(root)
+        self.path = os.path.join(cache_dir(root), f"watched-{name}-{path_key(root)}")
+        if self.token is None:
+            from okfpro.resident import tell_parent
+
+            tell_parent("watch", os.path.realpath(root))  # later requests will have one
+
+    def kept(self) -> str | None:
+        """The kept answer, when nothing relevant changed since it was computed; else None."""
+        if self.token is None:
+            return None
+        try:
+            with open(self.path, encoding="utf-8", errors="surrogateescape") as fh:
+                parts = fh.read().split("\x00")
+        except OSError:
+            return None
+        if len(parts) != 5 or parts[0] != _MAGIC or parts[1] != os.path.realpath(self.root) or parts[3] != self.setting:
+            return None
+        changed = self.view.changes_since(self.root, parts[2])
+        if changed is None or any(map(self.relevant, changed)):
+            return None
+        return parts[4]
+
+    def keep(self, answer: str) -> None:
+        """Remember ``answer`` as computed at this request's token (best effort: a cache)."""
+        if self.token is None:
+            return
+        from okfpro.io.atomic import atomic_write
+
+        record = "\x00".join([_MAGIC, os.path.realpath(self.root), self.token, self.setting, answer])
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            atomic_write(self.path, record.encode("utf-8", "surrogateescape"))
+        except OSError:
+            pass
+
+
+# ---------------------------------------------------------------------- the Stop gate's git status
+_GIT_NAMES = (".gitignore", ".gitattributes")
+
+
+def git_relevant(path: str) -> bool:
+    """Can a change at ``path`` change ``git status -- '*.md'`` under the root?  The git state, a
+    directory, anything named like Markdown (case folded: ``core.ignoreCase``), an ignore or
+    attributes file."""
+    from okfpro.resident.watch import GIT
+
+    return (path == GIT or path.endswith("/") or ".md" in path.lower()
+            or path.rsplit("/", 1)[-1] in _GIT_NAMES)
+
+
+def git_setting(view: Any, root: str) -> str | None:
+    """What ``git status`` depends on outside the watched tree and git directory: the user's and the
+    system's git configuration, ignore and attributes files (their identity and times), the files
+    a configuration names as ``excludesFile``/``attributesFile``, and the environment that finds
+    them.  None — never remembered — when the environment carries ``GIT_*`` variables or a
+    configuration includes another file (``[include]``, ``[includeIf]``)."""
+    env = os.environ
+    if any(k.startswith("GIT_") for k in env):
+        return None
+    dirs = view.git_dirs(root)
+    if dirs is None:
+        return None
+    home = env.get("HOME", "")
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    configs = [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"), "/etc/gitconfig"]
+    configs += [os.path.join(d, "config") for d in dirs]
+    named = [os.path.join(xdg, "git", "ignore"), os.path.join(xdg, "git", "attributes")]
+    for config in configs:
+        try:
+            with open(config, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
+        for line in text.splitlines():
+            words = line.strip().lower()
+            if words.startswith("[include"):
+                return None
+            key, eq, value = line.partition("=")
+            if eq and key.strip().lower() in ("excludesfile", "attributesfile"):
+                value = value.strip().strip('"')
+                named.append(os.path.join(home, value[2:]) if value.startswith("~/") else value)
+    parts = [env.get("PATH", ""), home, xdg]
+    for path in configs[:3] + named:
+        try:
+            st = os.stat(path)
+            parts.append(f"{path}:{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
+        except FileNotFoundError:
+            parts.append(f"{path}:-")
+        except OSError:
+            return None
+    return "\x01".join(parts)
+
+
+def clean_git(view: Any, root: str) -> Remembered | None:
+    """The Stop gate's remembered "git said clean", or None when it may not be used at all."""
+    if view.token(root) is None:
+        from okfpro.resident import tell_parent
+
+        tell_parent("watch", os.path.realpath(root))
+        return None
+    setting = git_setting(view, root)
+    if setting is None:
+        return None
+    return Remembered(view, root, "gitclean", git_relevant, setting)

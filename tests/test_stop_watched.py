@@ -1,0 +1,214 @@
+"""The Stop gate with a resident watch view: a clean ``git status`` remembered at a token answers a
+later Stop only when nothing that can change it changed since; its answer always equals git's.
+
+Real git, a real WatchSet (real inotify), the gate's own :class:`GitStatus`; and real ``okfpro hook
+stop`` requests in forked children that detach from the descriptor, as the server's will."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import okfpro.resident as resident
+from okfpro.hooks.stop import GitStatus
+from okfpro.io.cachedir import path_key, user_cache_dir
+from okfpro.resident.watch import WatchSet
+from tests.helpers import quick
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hookkit  # noqa: E402
+import watchkit  # noqa: E402
+
+
+@pytest.fixture
+def ws():
+    w = WatchSet()
+    assert w.fileno() is not None, w.unavailable
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    for name in [k for k in os.environ if k.startswith("GIT_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / ".gitconfig").write_text("[user]\n\tname = t\n\temail = t@t\n")
+    return hookkit.make_workspace(tmp_path)
+
+
+def truth(root: str) -> bool:
+    """git's own answer, with no view."""
+    assert resident.SERVED is None
+    dirty, failed = GitStatus(root).result()
+    assert failed is None
+    return dirty
+
+
+def gated(ws: WatchSet, root: str) -> tuple[bool, bool]:
+    """(dirty, answered without git) through a view drained now."""
+    with watchkit.served(ws):
+        status = GitStatus(root)
+        skipped = status.proc is None
+        dirty, failed = status.result()
+    assert failed is None
+    return dirty, skipped
+
+
+def test_a_clean_stop_is_remembered_and_any_doubt_runs_git(ws, workspace):
+    root = str(workspace / ".okf")
+    with watchkit.served(ws) as box:
+        assert GitStatus(root).result() == (False, None)
+        assert box.told == [("watch", os.path.realpath(root))]  # no token yet: the server is asked
+    ws.add(root)
+    assert gated(ws, root) == (False, False)  # git runs, its clean answer is kept
+    assert gated(ws, root) == (False, True)  # nothing changed: no git
+    (workspace / ".tmp" / "scratch.txt").write_text("outside the bundle\n")
+    (workspace / ".okf" / "notes.txt").write_text("not Markdown\n")
+    assert gated(ws, root) == (False, True)
+    concept = workspace / ".okf" / "learnings" / "search-ranking.md"
+    concept.write_text(concept.read_text() + "more\n")
+    assert gated(ws, root) == (True, False)
+    assert gated(ws, root) == (True, False)  # a dirty answer is never kept
+    hookkit.git(workspace, "commit", "-qam", "x")
+    assert gated(ws, root) == (False, False)  # the git state changed
+    assert gated(ws, root) == (False, True)
+    other = WatchSet()  # another server instance: its tokens are foreign
+    other.add(root)
+    try:
+        assert gated(other, root) == (False, False)
+    finally:
+        other.close()
+
+
+def test_what_git_reads_outside_the_tree_is_part_of_the_answer(ws, workspace, monkeypatch, tmp_path):
+    root = str(workspace / ".okf")
+    ws.add(root)
+    (workspace / ".okf" / "untracked.md").write_text("new\n")
+    hookkit.git(workspace, "add", "-A")
+    hookkit.git(workspace, "commit", "-qm", "x")
+    excludes = tmp_path / "excludes"
+    excludes.write_text("")
+    (tmp_path / "home" / ".gitconfig").write_text(f"[core]\n\texcludesFile = {excludes}\n")
+    (workspace / ".okf" / "ignored-by-global.md").write_text("x\n")
+    excludes.write_text("ignored-by-global.md\n")
+    assert gated(ws, root) == (False, False)
+    assert gated(ws, root) == (False, True)
+    excludes.write_text("")  # the user's excludes file, outside every watch
+    assert gated(ws, root) == (True, False) and truth(root)
+    excludes.write_text("ignored-by-global.md\n")
+    assert gated(ws, root) == (False, False)
+    (tmp_path / "included").write_text(f"[core]\n\texcludesFile = {excludes}\n")
+    (tmp_path / "home" / ".gitconfig").write_text(f"[include]\n\tpath = {tmp_path / 'included'}\n")
+    assert gated(ws, root)[1] is False and gated(ws, root)[1] is False  # an include: never remembered
+    (tmp_path / "home" / ".gitconfig").write_text("")
+    monkeypatch.setenv("GIT_DIR", str(workspace / ".git"))
+    assert gated(ws, root)[1] is False  # GIT_* in the environment: never remembered
+    monkeypatch.delenv("GIT_DIR")
+    assert gated(ws, root) == (True, False)  # the global ignore is gone: git says dirty
+
+
+def random_edit(rng: random.Random, ws_dir: Path, n: int) -> None:
+    okf = ws_dir / ".okf"
+    mds = sorted(p for p in okf.rglob("*.md") if p.is_file())
+    g = lambda *a: subprocess.run(["git", "-C", str(ws_dir), *a], capture_output=True)  # noqa: E731
+    op = rng.randrange(17)
+    target = rng.choice(mds)
+    if op == 0:
+        target.write_text(target.read_text() + f"edit {n}\n")
+    elif op == 1:
+        (okf / f"new-{n}.md").write_text(f"new {n}\n")
+    elif op == 2:
+        target.unlink()
+    elif op == 3:
+        g("add", "-A")
+    elif op == 4:
+        g("add", "-A")
+        g("commit", "-qm", f"c{n}")
+    elif op == 5:
+        g("checkout", "--", ".")
+    elif op == 6:
+        g("stash", "-u")
+    elif op == 7:
+        g("stash", "pop")
+    elif op == 8:
+        os.utime(target, ns=(n, n))
+    elif op == 9:
+        target.rename(target.with_suffix(".txt"))
+    elif op == 10:
+        (okf / f"plain-{n}.txt").write_text("x")
+    elif op == 11:
+        (ws_dir / ".gitignore").write_text(rng.choice([".tmp/*\n!.tmp/.gitkeep\n", ".tmp/*\n*.md\n"]))
+    elif op == 12:
+        g("reset", "-q", "--hard", rng.choice(["HEAD", "HEAD~1"]))
+    elif op == 13:
+        (okf / f"dir-{n}").mkdir()
+        (okf / f"dir-{n}" / "x.md").write_text("x")
+    elif op == 14:
+        text = target.read_text()
+        st = os.stat(target)
+        target.write_text(text.replace("a", "e", 1) if "a" in text else "q" + text[1:])
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, mtime put back
+    elif op == 15:  # a directory of concepts moved out of the tree
+        dirs = sorted(p for p in okf.iterdir() if p.is_dir() and not p.name.startswith("."))
+        if dirs:
+            rng.choice(dirs).rename(ws_dir.parent / f"away-{n}")
+    else:
+        pass  # a Stop with nothing done
+
+
+@pytest.mark.parametrize("seed", range(2 if quick() else 5))
+def test_the_gate_with_a_view_always_says_what_git_says(ws, workspace, seed):
+    rng = random.Random(seed)
+    root = str(workspace / ".okf")
+    ws.add(root)
+    skipped = 0
+    for n in range(30 if quick() else 60):
+        random_edit(rng, workspace, n)
+        dirty, was_skipped = gated(ws, root)
+        assert dirty == truth(root), n
+        skipped += was_skipped
+        if rng.random() < 0.4:  # a second Stop with nothing in between
+            dirty, was_skipped = gated(ws, root)
+            assert dirty == truth(root), n
+            skipped += was_skipped
+    assert skipped  # the view saved git runs
+
+
+def _stop(ws: WatchSet, workspace: Path) -> tuple[int, str]:
+    event = {"hook_event_name": "Stop", "session_id": "s", "cwd": str(workspace), "stop_hook_active": False}
+    code, _out, err = watchkit.forked(ws, ["hook", "stop"], json.dumps(event).encode(), str(workspace), hookkit.env())
+    return code, err
+
+
+def test_real_stop_requests_in_forked_children(ws, workspace):
+    root = str(workspace / ".okf")
+    ws.add(root)
+    kept = None
+    for _ in range(2):
+        code, err = _stop(ws, workspace)
+        assert code == 0, err
+        records = [p for d in (workspace / ".tmp" / "okfpro-cache", Path(user_cache_dir()))
+                   for p in d.glob(f"watched-gitclean-{path_key(root)}")]
+        assert len(records) == 1
+        st = os.stat(records[0])
+        if kept is None:
+            kept = (st.st_ino, st.st_mtime_ns)
+        else:
+            assert (st.st_ino, st.st_mtime_ns) == kept  # the second Stop did not run git (nothing re-kept)
+    concept = workspace / ".okf" / "learnings" / "search-ranking.md"
+    concept.write_text(concept.read_text() + "more\n")
+    code, err = _stop(ws, workspace)
+    assert code == 2 and "Snapshot" in err, err
+    hookkit.git(workspace, "checkout", "--", ".")
+    code, err = _stop(ws, workspace)
+    assert code == 0, err
+    assert ws.fileno() is not None  # the parent's descriptor is its own
