@@ -66,6 +66,17 @@ class Remembered:
             pass
 
 
+# ---------------------------------------------------------------------- the reader's walk
+def walk_relevant(path: str) -> bool:
+    """Can a change at ``path`` change what the reader's walk (:func:`okfpro.io.reader.walk`) lists or
+    the ``lstat`` of a file it lists?  A name ending ``.md`` or a directory (``dir/``), with no
+    hidden part (the walk leaves those out); never the git state."""
+    from okfpro.resident.watch import GIT
+
+    return (path != GIT and path.endswith(("/", ".md"))
+            and not any(part.startswith(".") for part in path.split("/")))
+
+
 # ---------------------------------------------------------------------- the Stop gate's git status
 _GIT_NAMES = (".gitignore", ".gitattributes")
 
