@@ -8,6 +8,7 @@ the board's grammar, every in-flight project paired with its evidence.
 from __future__ import annotations
 
 import os
+import sys
 
 from okfpro.hooks.answer import Answer
 from okfpro.hooks.context import Ctx
@@ -46,9 +47,9 @@ class GitStatus:
         if git_fence(root) is None and not os.environ.get("GIT_DIR"):
             self.answer = (True, None)  # no repository: nothing says what changed, so every check runs
             return
-        from okfpro import resident
-
-        view = resident.watches()
+        # only the resident server (and its children) imports okfpro.resident: a fresh process has no view
+        resident = sys.modules.get("okfpro.resident")
+        view = None if resident is None else resident.watches()
         if view is not None:
             from okfpro.io.watched import clean_git
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import sys
 from operator import itemgetter
 
 from okfpro.core import bm25
@@ -514,9 +515,9 @@ def _on_disk(root_real: str, memo: str | None = None) -> str | None:
     (a Python loop cost ~3 M instructions more at 2,051 files).  In a child of the resident server,
     the listing is remembered at the watch view's token and answered without the walk while the
     view says nothing the walk sees changed since (:mod:`okfpro.io.watched`)."""
-    from okfpro import resident
-
-    view = resident.watches()
+    # only the resident server (and its children) imports okfpro.resident: a fresh process has no view
+    resident = sys.modules.get("okfpro.resident")
+    view = None if resident is None else resident.watches()
     if view is None:
         return _stat_walk(root_real, memo)
     from okfpro.io.watched import Remembered, walk_relevant
