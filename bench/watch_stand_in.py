@@ -7,7 +7,8 @@ watch descriptor and runs ``okfpro.__main__.main(["hook", EVENT])`` — with the
 Requests on stdin, one a line: ``view|noview WORKSPACE ROOT EVENT-FILE``; answers on stdout:
 ``WALL CPU EXIT`` (seconds: from the drain before the fork to the child reaped; the child's user+system
 CPU).  ``view`` runs a Stop first, untimed: the timed one is a clean Stop with nothing changed since the
-last (the bench's other rows write into the tree between rounds).  Not the server: no socket, no descriptors passed; what it measures is the child's work."""
+last (the bench's other rows write into the tree between rounds).  Not the server: no socket, no descriptors
+passed; what it measures is the child's work."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import time
 import okfpro.resident as resident
 from okfpro.resident.watch import WatchSet
 
-WARM = ("okfpro.__main__", "okfpro.hooks.protocol", "okfpro.hooks.checks", "okfpro.hooks.context", "okfpro.hooks.stop",
+WARM = ("okfpro.hooks.protocol", "okfpro.hooks.checks", "okfpro.hooks.context", "okfpro.hooks.stop",
         "okfpro.hooks.event", "okfpro.hooks.answer", "okfpro.io.spawn", "okfpro.io.workstate", "okfpro.io.watched",
         "okfpro.io.cachedir", "okfpro.io.atomic", "okfpro.memory.door", "okfpro.memory.capture", "okfpro.core.jsonc")
 
@@ -77,3 +78,7 @@ def fork_stop(ws: WatchSet, ws_dir: str, event: str, mode: str) -> tuple[float, 
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     return wall, cpu, os.waitstatus_to_exitcode(status)
+
+
+if __name__ == "__main__":
+    serve()

@@ -110,10 +110,17 @@ def test_what_git_reads_outside_the_tree_is_part_of_the_answer(ws, workspace, mo
     (tmp_path / "home" / ".gitconfig").write_text(f"[include]\n\tpath = {tmp_path / 'included'}\n")
     assert gated(ws, root)[1] is False and gated(ws, root)[1] is False  # an include: never remembered
     (tmp_path / "home" / ".gitconfig").write_text("")
-    monkeypatch.setenv("GIT_DIR", str(workspace / ".git"))
-    assert gated(ws, root)[1] is False  # GIT_* in the environment: never remembered
-    monkeypatch.delenv("GIT_DIR")
+    for name, value in (("GIT_DIR", str(workspace / ".git")), ("GIT_INDEX_FILE", str(tmp_path / "other-index")),
+                        ("GIT_CONFIG_GLOBAL", str(tmp_path / "included")), ("GIT_ICASE_PATHSPECS", "1")):
+        monkeypatch.setenv(name, value)
+        assert gated(ws, root)[1] is False, name  # git may not answer from what is watched: never remembered
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("GIT_SSL_CAINFO", "/nonexistent")  # transport only: still remembered
     assert gated(ws, root) == (True, False)  # the global ignore is gone: git says dirty
+    hookkit.git(workspace, "add", "-A")
+    hookkit.git(workspace, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "y")
+    assert gated(ws, root) == (False, False)
+    assert gated(ws, root) == (False, True)
 
 
 def random_edit(rng: random.Random, ws_dir: Path, n: int) -> None:

@@ -79,6 +79,11 @@ def walk_relevant(path: str) -> bool:
 
 # ---------------------------------------------------------------------- the Stop gate's git status
 _GIT_NAMES = (".gitignore", ".gitattributes")
+# environment variables that cannot change what `git status` answers; any other GIT_* (GIT_DIR,
+# GIT_INDEX_FILE, GIT_CONFIG_*, GIT_*_PATHSPECS, ...) means git is not answering from what is watched
+_GIT_HARMLESS = ("GIT_SSL_", "GIT_SSH", "GIT_ASKPASS", "GIT_TERMINAL_PROMPT", "GIT_HTTP_", "GIT_CURL_", "GIT_PROXY_",
+                 "GIT_AUTHOR_", "GIT_COMMITTER_", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_TRACE",
+                 "GIT_REDACT_", "GIT_MERGE_VERBOSITY", "GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER")
 
 
 def git_relevant(path: str) -> bool:
@@ -95,10 +100,11 @@ def git_setting(view: Any, root: str) -> str | None:
     """What ``git status`` depends on outside the watched tree and git directory: the user's and the
     system's git configuration, ignore and attributes files (their identity and times), the files
     a configuration names as ``excludesFile``/``attributesFile``, and the environment that finds
-    them.  None — never remembered — when the environment carries ``GIT_*`` variables or a
-    configuration includes another file (``[include]``, ``[includeIf]``)."""
+    them.  None — never remembered — when the environment carries a ``GIT_*`` variable that is not
+    known to leave ``git status`` alone (:data:`_GIT_HARMLESS`: transport, identity, editors,
+    tracing) or a configuration includes another file (``[include]``, ``[includeIf]``)."""
     env = os.environ
-    if any(k.startswith("GIT_") for k in env):
+    if any(k.startswith("GIT_") and not k.startswith(_GIT_HARMLESS) for k in env):
         return None
     dirs = view.git_dirs(root)
     if dirs is None:
