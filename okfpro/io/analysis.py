@@ -410,7 +410,9 @@ class State:
         transaction: a state rolled back keeps its older token).  None — every directory looked at —
         without a view, a remembered token, or when the view cannot say ("unknown", the root)."""
         resident = sys.modules.get("okfpro.resident")  # only the server (and its children) imports it
-        view = None if resident is None else resident.watches()
+        if resident is None:
+            return None
+        view = resident.watches()
         if view is None:
             return None
         token = view.token(self.root_real)
