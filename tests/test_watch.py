@@ -66,7 +66,7 @@ def test_unwatched_then_watched_then_a_write(ws, repo):
     root = str(repo / ".okf")
     assert ws.token(root) is None and ws.changes_since(root, "x:1") is None
     ws.add(root)
-    assert ws.status(root) == ("watched", "")
+    assert ws.status(root) == ("watched", "") and ws.roots() == [os.path.realpath(root)]
     t = ws.token(root)
     assert since(ws, root, t) == set()
     (repo / ".okf" / "a.md").write_text("a2\n")

@@ -174,11 +174,15 @@ class WatchSet:
             return "unwatchable", self.unavailable
         return ("unwatched", "") if r is None else (r.state, r.why)
 
-    def drain(self) -> int:
-        """Read every queued event without blocking; the number read."""
+    def roots(self) -> list[str]:
+        """The roots watched now (their real paths)."""
+        return [path for path, r in self._roots.items() if r.state == "watched"]
+
+    def drain(self) -> None:
+        """Read every queued event without blocking."""
         fd = self._fd
         if fd is None or self.frozen:
-            return 0
+            return
         events: list[tuple[int, int, int, str]] = []
         while True:
             try:
@@ -198,7 +202,6 @@ class WatchSet:
         if events:
             self.gen += 1
             self._apply(events)
-        return len(events)
 
     # ------------------------------------------------------------------ the child's view
     def _live(self, root: str | os.PathLike) -> _Root | None:
