@@ -1,0 +1,69 @@
+"""The watcher through the real resident server: real ``okfpro hook`` processes hand their events to
+the server the client starts; the server watches what its children ask for and forks each with a
+view.  A clean Stop is remembered and a later one answers without git; every answer is a fresh
+process's answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hookkit  # noqa: E402
+
+from okfpro.io.cachedir import path_key, user_cache_dir  # noqa: E402
+from tests.test_resident import Resident, wait_for  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the server needs pidfd_open (Linux 5.3+)")
+
+
+@pytest.fixture
+def resident():
+    r = Resident()
+    yield r
+    r.stop()
+
+
+def _record(ws: Path) -> Path | None:
+    root = os.path.realpath(ws / ".okf")
+    for folder in (ws / ".tmp" / "okfpro-cache", Path(user_cache_dir())):
+        path = folder / f"watched-gitclean-{path_key(root)}"
+        if path.exists():
+            return path
+    return None
+
+
+def test_a_clean_stop_through_the_server_is_remembered_and_equals_a_fresh_process(resident, tmp_path):
+    ws = hookkit.make_workspace(tmp_path)
+    event = json.dumps({"cwd": str(ws), "session_id": "s", "stop_hook_active": False, "hook_event_name": "Stop"})
+
+    def stop(served: bool = True) -> int:
+        env = {} if served else {"OKFPRO_RESIDENT": "0"}
+        proc = resident.run("hook", "stop", input=event.encode(), cwd=ws, extra_env=env)
+        return proc.returncode
+
+    resident.start()
+    assert stop() == 0  # the root is not watched yet: git runs, the server is told to watch it
+    wait_for(lambda: any(s.get("watched") for s in resident.servers()))
+    assert stop() == 0  # watched: git runs once more, its clean answer is kept
+    record = _record(ws)
+    assert record is not None
+    kept = (record.stat().st_ino, record.stat().st_mtime_ns)
+    served = resident.served()
+    assert stop() == 0 and stop() == 0
+    assert resident.served() == served + 2
+    assert (record.stat().st_ino, record.stat().st_mtime_ns) == kept  # answered without git: nothing kept again
+    concept = ws / ".okf" / "learnings" / "search-ranking.md"
+    concept.write_text(concept.read_text() + "an edit\n")
+    assert stop() == 2 and stop(served=False) == 2
+    hookkit.git(ws, "add", "-A")
+    assert stop() == 2 and stop(served=False) == 2  # staged, not committed: still dirty
+    hookkit.git(ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "edit")
+    assert stop() == 0 and stop(served=False) == 0
+    kept = (record.stat().st_ino, record.stat().st_mtime_ns)
+    assert stop() == 0
+    assert (record.stat().st_ino, record.stat().st_mtime_ns) == kept
