@@ -4,9 +4,11 @@ one :class:`okfpro.resident.watch.WatchSet`, and per request a forked child that
 watch descriptor and runs ``okfpro.__main__.main(["hook", EVENT])`` — with the view
 (``okfpro.resident.SERVED`` set) or without it (a warm child that still runs git).
 
-Requests on stdin, one a line: ``view|noview WORKSPACE ROOT EVENT-FILE``; answers on stdout:
+Requests on stdin, one a line, tab-separated: ``view|noview WORKSPACE ROOT EVENT-FILE [HOOK [PATH TEXT]]``
+(HOOK ``stop`` unless named; PATH written with TEXT, ``\n`` for a newline, before the request and
+removed after it: a Write); answers on stdout:
 ``WALL CPU EXIT`` (seconds: from the drain before the fork to the child reaped; the child's user+system
-CPU).  ``view`` runs a Stop first, untimed: the timed one is a clean Stop with nothing changed since the
+CPU).  ``view`` runs the request once first, untimed: the timed one finds nothing changed since the
 last (the bench's other rows write into the tree between rounds).  Not the server: no socket, no descriptors
 passed; what it measures is the child's work."""
 
@@ -44,15 +46,20 @@ def serve() -> None:
     gc.freeze()
     ws = WatchSet()
     for line in sys.stdin:
-        mode, ws_dir, root, event = line.rstrip("\n").split("\t")
+        mode, ws_dir, root, event, *more = line.rstrip("\n").split("\t")
+        hook = more[0] if more else "stop"
         ws.add(root)
-        if mode == "view":  # the Stop before: git runs (the bench's other rows edit the tree) and is kept
-            fork_stop(ws, ws_dir, event, mode)
-        wall, cpu, code = fork_stop(ws, ws_dir, event, mode)
+        if mode == "view":  # the request before, untimed: it remembers at the view's token
+            fork_hook(ws, ws_dir, event, mode, hook, more[1:])
+        wall, cpu, code = fork_hook(ws, ws_dir, event, mode, hook, more[1:])
         print(f"{wall} {cpu} {code}", flush=True)
 
 
-def fork_stop(ws: WatchSet, ws_dir: str, event: str, mode: str) -> tuple[float, float, int]:
+def fork_hook(ws: WatchSet, ws_dir: str, event: str, mode: str, hook: str, new: list[str]) -> tuple[float, float, int]:
+    """One request in a forked child; ``new``: (a path, its text) written before and removed after."""
+    if new:
+        with open(new[0], "w", encoding="utf-8") as fh:
+            fh.write(new[1].replace("\\n", "\n"))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     ws.drain()
@@ -70,13 +77,15 @@ def fork_stop(ws: WatchSet, ws_dir: str, event: str, mode: str) -> tuple[float, 
             resident.SERVED = Served(ws) if mode == "view" else None
             from okfpro.__main__ import main
 
-            code = main(["hook", "stop"])
+            code = main(["hook", hook])
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    if new:
+        os.unlink(new[0])
     return wall, cpu, os.waitstatus_to_exitcode(status)
 
 
