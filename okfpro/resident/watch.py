@@ -504,19 +504,26 @@ class WatchSet:
             for r, rel, kind in list(held):
                 if r.state != "watched" or r in rebuild:
                     continue
-                if kind == "f":
-                    if mask & (_CONTENT | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT):
-                        self._log(r, rel)
-                    if mask & IN_IGNORED:
-                        self._let_go(wd, r, rel, "f")
-                        if r.files.get(rel) == wd:
-                            del r.files[rel]
-                elif kind == "d":
-                    self._dir_event(r, rel, mask, name, wd, rebuild)
-                else:
-                    self._git_event(r, rel, kind, mask, name, wd)
+                try:
+                    self._event(r, rel, kind, wd, mask, name, rebuild)
+                except _Full as exc:  # a new directory or file ran the user out of watches
+                    self._refuse(r, str(exc))
         for r in rebuild:
             self._rebuild(r)
+
+    def _event(self, r: _Root, rel: str, kind: str, wd: int, mask: int, name: str, rebuild: set[_Root]) -> None:
+        """One event as one holder of its watch sees it (``kind``: f file, d tree directory, else git state)."""
+        if kind == "f":
+            if mask & (_CONTENT | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT):
+                self._log(r, rel)
+            if mask & IN_IGNORED:
+                self._let_go(wd, r, rel, "f")
+                if r.files.get(rel) == wd:
+                    del r.files[rel]
+        elif kind == "d":
+            self._dir_event(r, rel, mask, name, wd, rebuild)
+        else:
+            self._git_event(r, rel, kind, mask, name, wd)
 
     def _dir_event(self, r: _Root, rel: str, mask: int, name: str, wd: int, rebuild: set[_Root]) -> None:
         if not name:  # the directory itself
