@@ -73,6 +73,10 @@ def fork_hook(ws: WatchSet, ws_dir: str, event: str, mode: str, hook: str, new: 
             null = os.open(os.devnull, os.O_WRONLY)
             os.dup2(null, 1)
             os.dup2(null, 2)
+            # the child's own streams on those descriptors (the server's stdin holds requests it has read ahead)
+            sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - until os._exit
+            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+            sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
             os.chdir(ws_dir)
             resident.SERVED = Served(ws) if mode == "view" else None
             from okfpro.__main__ import main
