@@ -427,15 +427,18 @@ def snapshot(root: str) -> dict[str, tuple]:
             rel = os.path.relpath(full, root)
             if rel == ".git" or rel.startswith(".git/"):
                 continue
-            st = os.lstat(full)
-            if stat.S_ISLNK(st.st_mode):
-                out[rel] = ("l", os.readlink(full))
-            elif stat.S_ISDIR(st.st_mode):
-                out[rel] = ("d", st.st_mode)
-            else:
-                with open(full, "rb") as fh:
-                    digest = hashlib.blake2b(fh.read()).hexdigest()
-                out[rel] = ("f", st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink, digest)
+            try:  # a concurrent writer may remove it meanwhile: left out (its removal came after the token)
+                st = os.lstat(full)
+                if stat.S_ISLNK(st.st_mode):
+                    out[rel] = ("l", os.readlink(full))
+                elif stat.S_ISDIR(st.st_mode):
+                    out[rel] = ("d", st.st_mode)
+                else:
+                    with open(full, "rb") as fh:
+                        digest = hashlib.blake2b(fh.read()).hexdigest()
+                    out[rel] = ("f", st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink, digest)
+            except OSError:
+                continue
     return out
 
 
@@ -566,3 +569,76 @@ def test_random_operations_never_answer_clean_for_a_change(ws, tmp_path, seed):
         while OPEN_MAPS:
             OPEN_MAPS.pop().close()
     assert unknown < len(tokens) * 40  # the watcher answers, not just "unknown"
+
+
+WRITER = r"""
+import os, random, sys, time
+root, seed, until = sys.argv[1], int(sys.argv[2]), time.time() + float(sys.argv[3])
+rng = random.Random(seed)
+n = 0
+while time.time() < until:
+    n += 1
+    time.sleep(0.0005)  # a busy agent, not a flood: the change log stays within its bound
+    d = os.path.join(root, rng.choice(["", "a", "a/b", "c"]))
+    try:
+        names = os.listdir(d) if os.path.isdir(d) else []
+        op = rng.randrange(6)
+        if op == 0 or not names:
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, f"w{n}.md"), "w") as fh:
+                fh.write(str(n))
+        else:
+            victim = os.path.join(d, rng.choice(names))
+            if os.path.isdir(victim):
+                if op == 1:
+                    os.rename(victim, os.path.join(root, f"moved{n}"))
+                continue
+            if op == 1:
+                with open(victim, "a") as fh:
+                    fh.write("x")
+            elif op == 2:
+                os.rename(victim, os.path.join(d, f"r{n}.md"))
+            elif op == 3:
+                os.unlink(victim)
+            elif op == 4:
+                os.utime(victim, ns=(n, n))
+            else:
+                os.makedirs(os.path.join(root, "c", f"sub{n}"), exist_ok=True)
+                with open(os.path.join(root, "c", f"sub{n}", "y.md"), "w") as fh:
+                    fh.write("y")
+    except OSError:
+        pass
+"""
+
+
+@pytest.mark.parametrize("seed", range(2 if quick() else 4))
+def test_a_concurrent_writer_is_never_answered_clean(ws, tmp_path, seed):
+    """A writer process creating, appending, renaming, deleting and moving directories while the
+    watch is added (files deleted mid-walk) and while tokens are taken: every token's answer covers
+    every path that differs between its snapshot (taken after it) and the end."""
+    root = tmp_path / "tree"
+    (root / "a" / "b").mkdir(parents=True)
+    for i in range(200):
+        (root / ("a" if i % 2 else "a/b") / f"f{i}.md").write_text(str(i))
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(root), str(seed), "2.0"])
+    try:
+        ws.add(str(root))  # while the writer runs
+        assert ws.status(str(root))[0] == "watched"
+        tokens = []
+        while writer.poll() is None:
+            ws.drain()
+            token = ws.token(str(root))
+            tokens.append((token, snapshot(str(root))))
+    finally:
+        writer.wait(timeout=30)
+    ws.drain()
+    end = snapshot(str(root))
+    answered = 0
+    for token, then in tokens:
+        answer = ws.changes_since(str(root), token)
+        if answer is None:
+            continue
+        answered += 1
+        missed = [p for p in truly_changed(then, end) if not covered(p, answer)]
+        assert not missed, (token, missed)
+    assert answered
