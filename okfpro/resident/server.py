@@ -42,6 +42,8 @@ class Watches(Protocol):
     def drain(self) -> None: ...
     def add(self, root: str) -> None: ...
     def roots(self) -> list[str]: ...
+    def token(self, root: str) -> str | None: ...
+    def changes_since(self, root: str, token: str | None) -> set[str] | None: ...
     def detach(self) -> None: ...
     def close(self) -> None: ...
 
@@ -244,6 +246,16 @@ class Server:
         self.idle = _idle()
         self.last = time.monotonic()
         self.watches: Watches | None = _watches()
+        import okfpro
+
+        self.package = os.path.dirname(os.path.realpath(okfpro.__file__))
+        self.code_token: str | None = None
+        if self.watches is not None:  # okfpro's own code, watched: a request then costs no stat of it
+            try:
+                self.watches.add(self.package)
+                self.code_token = self.watches.token(self.package)
+            except Exception as exc:  # noqa: BLE001 - every request stats the code instead
+                log(f"okfpro's code is not watched: {type(exc).__name__}: {exc}")
         self.served = 0  # children forked
         self.learned = 0  # modules imported because a child needed them
 
@@ -421,11 +433,25 @@ class Server:
             return "stopping"
         if len(self.children) >= MAX_CHILDREN:
             return "busy"
-        if not _same_code(self.code):
+        if not self._same_code():
             log("okfpro's code changed on disk: exiting")
             self.stopping = True
             return "stale"
         return None
+
+    def _same_code(self) -> bool:
+        """okfpro's loaded source files are as they were: the watch says nothing changed in the
+        package since its token, else every file's (inode, size, mtime) is compared (and, when
+        equal — bytecode written beside them, a git operation in a checkout — the token renewed)."""
+        if self.watches is not None and self.code_token is not None:
+            self._drain()
+            if self.watches.changes_since(self.package, self.code_token) == set():
+                return True
+        if not _same_code(self.code):
+            return False
+        if self.watches is not None and self.code_token is not None:
+            self.code_token = self.watches.token(self.package)
+        return True
 
     def _fork(self, conn: socket.socket, request: tuple, fds: list[int]) -> None:
         import select
