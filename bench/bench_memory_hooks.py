@@ -31,6 +31,41 @@ from gen_bundle import generate  # noqa: E402
 from harness import Timing, baseline, install_arg, installed, okfpro, report, serving  # noqa: E402
 
 
+def build(ws: Path, n: int, memories: int) -> Path:
+    """The bench's workspace at ``ws``: an ``n``-concept bundle, committed, capture on, ``memories``
+    entries in alice's user tier (one ``write_many``, one commit), older than the caches' racy
+    window.  Also used by ``bench/warm_child.py``."""
+    import subprocess
+    import time
+
+    generate(ws, n)
+    (ws / "okfpro.toml").write_text("[memory]\ncapture = true\n")
+    (ws / ".gitignore").write_text(".tmp/\n.okf-memory/\n")
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
+                ["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", "commit", "-qm", "b"]):
+        subprocess.run(cmd, cwd=ws, check=True)
+    if memories:
+        import datetime as dt
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from okfpro.core.scope import Scope
+        from okfpro.memory.store import MemoryStore
+
+        start = dt.datetime(2025, 1, 1, 8, tzinfo=dt.timezone.utc)
+        words = "ledger cache release friday deploy review budget pager".split()
+        rows = [(f"earlier turn {i}: the {words[i % 8]} {words[(i * 3) % 8]} note {i}",
+                 start + dt.timedelta(days=i // 20, seconds=i % 20)) for i in range(memories)]
+        ids, _c, err = MemoryStore(ws / ".okf-memory").write_many(Scope(tenant="acme", user="alice"), rows, "user")
+        if err or len(ids) != memories:
+            raise SystemExit(f"could not store the memories: {err}")
+    time.sleep(2.2)  # a workspace as the hooks meet it: its files and directories older than the
+    # caches' racy window (io/cache.RACY_NS), which a bundle generated a second ago is not
+    return ws
+
+
+PROMPT = "when does the next release ship, and what did we decide about the ledger cache?"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=2000)
@@ -47,29 +82,7 @@ def main() -> None:
         print("install timed: " + ("this interpreter's (--editable)" if args.editable
                                    else f"non-editable, {installed(tmp)}"), flush=True)
         print("answered by: " + serving(args.resident), flush=True)
-        ws = Path(tmp) / "ws"
-        generate(ws, args.n)
-        (ws / "okfpro.toml").write_text("[memory]\ncapture = true\n")
-        (ws / ".gitignore").write_text(".tmp/\n.okf-memory/\n")
-        for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
-                    ["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", "commit", "-qm", "b"]):
-            subprocess.run(cmd, cwd=ws, check=True)
-        if args.memories:
-            import datetime as dt
-
-            sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-            from okfpro.core.scope import Scope
-            from okfpro.memory.store import MemoryStore
-
-            start = dt.datetime(2025, 1, 1, 8, tzinfo=dt.timezone.utc)
-            words = "ledger cache release friday deploy review budget pager".split()
-            rows = [(f"earlier turn {i}: the {words[i % 8]} {words[(i * 3) % 8]} note {i}",
-                     start + dt.timedelta(days=i // 20, seconds=i % 20)) for i in range(args.memories)]
-            ids, _c, err = MemoryStore(ws / ".okf-memory").write_many(Scope(tenant="acme", user="alice"), rows, "user")
-            if err or len(ids) != args.memories:
-                raise SystemExit(f"could not store the memories: {err}")
-        time.sleep(2.2)  # a workspace as the hooks meet it: its files and directories older than the
-        # caches' racy window (io/cache.RACY_NS), which a bundle generated a second ago is not
+        ws = build(Path(tmp) / "ws", args.n, args.memories)
         env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_") or k.startswith("OKFPRO_RESIDENT")}
         env.update(OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_TODAY="2026-11-30")
 
@@ -107,7 +120,7 @@ def main() -> None:
         def prompt_event(session: str):
             def make(i: int) -> dict:
                 return {"hook_event_name": "UserPromptSubmit", "session_id": session.format(i), "cwd": str(ws),
-                        "prompt": "when does the next release ship, and what did we decide about the ledger cache?"}
+                        "prompt": PROMPT}
             return make
 
         base = baseline()
