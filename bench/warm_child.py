@@ -41,8 +41,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))  # the benches' builders; okfpro is the running interpreter's (``build``
+# takes this tree's, as the benches do): run this file with another venv's python for an A/B
 
 
 def preset(name: str, root: Path) -> tuple[str, dict[str, str], str | None, list[str]]:
@@ -64,6 +64,7 @@ def preset(name: str, root: Path) -> tuple[str, dict[str, str], str | None, list
 
 
 def build(name: str, root: Path, entries: int, concepts: int) -> None:
+    sys.path.insert(1, str(HERE.parent))
     root.mkdir(parents=True, exist_ok=True)
     if name == "recall":
         from bench_recall import fill
@@ -283,8 +284,10 @@ def main() -> None:
     ap.add_argument("--cwd")
     ap.add_argument("--stdin")
     ap.add_argument("--env", action="append", default=[])
-    ap.add_argument("argv", nargs="*")
-    args = ap.parse_args()
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = ap.parse_args(argv[:cut])
+    args.argv = argv[cut + 1:]
     root = args.dir.resolve()
     if args.action == "build":
         build(args.preset, root, args.entries, args.concepts)
