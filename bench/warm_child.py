@@ -3,6 +3,7 @@
 
     python bench/warm_child.py build recall|prompt DIR      # the bench workspaces, kept in DIR
     python bench/warm_child.py time recall|prompt DIR [--runs N]
+    python bench/warm_child.py fresh recall|prompt DIR [--runs N]   # the same request, fresh processes
     python bench/warm_child.py callgrind recall|prompt DIR [--keep FILE]
     python bench/warm_child.py time custom DIR --cwd WS [--stdin FILE] [--env K=V ...] -- ARGV...
 
@@ -209,6 +210,41 @@ def do_time(root: Path, cwd: str, env: dict[str, str], stdin: str | None, argv: 
     print(f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
+def do_fresh(root: Path, cwd: str, env: dict[str, str], stdin: str | None, argv: list[str], runs: int) -> None:
+    """The same request as fresh processes (``python -m okfpro``, the running interpreter), each run
+    next to a fresh ``python3 -c pass``: the figure a warm child is compared with."""
+    import resource
+
+    python = base_python(root)
+    cmd = [sys.executable, "-m", "okfpro", *argv]
+
+    def once() -> tuple[float, float, int]:
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        with open(stdin or os.devnull, "rb") as fh:
+            code = subprocess.run(cmd, stdin=fh, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd,
+                                  env=env).returncode
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.perf_counter() - t0, r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime, code
+
+    once()
+    walls, cpus, bwalls = [], [], []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([python, "-c", "pass"], check=True)
+        bwalls.append(time.perf_counter() - t0)
+        wall, cpu, code = once()
+        if code != 0:
+            raise SystemExit(f"a fresh process exited {code}")
+        walls.append(wall)
+        cpus.append(cpu)
+    b, w = statistics.median(bwalls), statistics.median(walls)
+    print(f"python3 -c pass (fresh)   p50 {b * 1000:7.2f} ms")
+    print(f"fresh {' '.join(argv)[:45]:<45} p50 {w * 1000:7.2f} ms  {w / b:5.2f}x pass   CPU "
+          f"{statistics.median(cpus) * 1000:7.2f} ms   (runs {runs}, {sys.executable})")
+    print(f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 def do_callgrind_inner(root: Path, cwd: str, env: dict[str, str], stdin: str | None, argv: list[str]) -> None:
     """Under valgrind: warm, one warm-up child, an idle child, the measured child (pids on stdout)."""
     warm(root, cwd, env, stdin, argv)
@@ -274,7 +310,7 @@ def request(args: argparse.Namespace, root: Path) -> tuple[str, dict[str, str], 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("action", choices=("build", "time", "callgrind", "_cg"))
+    ap.add_argument("action", choices=("build", "time", "fresh", "callgrind", "_cg"))
     ap.add_argument("preset", choices=("recall", "prompt", "custom"))
     ap.add_argument("dir", type=Path)
     ap.add_argument("--runs", type=int, default=21)
@@ -295,6 +331,8 @@ def main() -> None:
     cwd, env, stdin, argv = request(args, root)
     if args.action == "time":
         do_time(root, cwd, env, stdin, argv, args.runs)
+    elif args.action == "fresh":
+        do_fresh(root, cwd, env, stdin, argv, args.runs)
     elif args.action == "callgrind":
         do_callgrind(args, root)
     else:
