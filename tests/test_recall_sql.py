@@ -82,3 +82,41 @@ def test_row_ids_order_as_day_and_place():
     for seq in (0, 1 << 32):
         with pytest.raises(ValueError):
             memindex.place("2026-01-09", seq)
+
+
+def test_a_prefix_that_begins_one_term_is_scored_as_that_term(tmp_path, monkeypatch):
+    """ranksql.counted: a prefix phrase whose prefix begins exactly one indexed term becomes that
+    term's phrase (FTS5's prefix merge saved); one that begins two stays a prefix; one that begins
+    none counts 0.  Every count is the prefix phrase's own ``count(*)``, and the answer, unrounded
+    scores included, is the one the prefix phrases give."""
+    import datetime as dt
+
+    from okfpro.memory import ranksql
+
+    store = MemoryStore(tmp_path / "mem", history=False)
+    t0 = dt.datetime(2026, 5, 20, 9, tzinfo=dt.timezone.utc)
+    words = ["notebook ledger", "notebooks note", "note cache", "ledger cache", "cache only", "zebra note ledger"]
+    rows = [(f"{words[i % 6]} entry {i}", t0 + dt.timedelta(days=i // 5, minutes=i)) for i in range(60)]
+    _ids, _c, err = store.write_many(ALICE, rows, "user", actor="t", what="prefixes")
+    assert err is None
+    today = TODAY.isoformat()
+    with memindex.opened(store, "user", ALICE) as idx:
+        assert idx is not None
+        tokens = recall_terms("cach note notebook ledg zzz")
+        phrases = match_phrases(tokens)
+        got, counts = ranksql.counted(idx.con, tokens, phrases)
+        assert counts == [idx.con.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (p,)).fetchone()[0]
+                          for p in phrases]
+        by = dict(zip(tokens, got))
+        assert by["cach"] == '"cach"' and by["ledg"] == '"ledger"'  # one term each: exact
+        assert by["note"] == '"note"*'  # note and notebook: stays a prefix
+        assert by["zzz"] == '"zzz"*' and counts[tokens.index("zzz")] == 0
+        for query in ("cach", "ledg zebra", "note cach", "notebook ledg", "cach note notebook ledg zzz"):
+            for limit in (None, 1, 3, 10):
+                want = [(h.entry.id, h.score) for h in idx.search(query, today, False, limit)]
+                with monkeypatch.context() as m:  # every phrase counted and scored as a prefix, as before
+                    m.setattr(ranksql, "_successor", lambda char: None)
+                    before = [(h.entry.id, h.score) for h in idx.search(query, today, False, limit)]
+                assert want == before, (query, limit)
+    assert ranksql._successor("\U0010ffff") is None and ranksql._successor("\ud7ff") is None
+    assert ranksql._successor("a") == "b"

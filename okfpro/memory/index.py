@@ -502,7 +502,7 @@ class ScopeIndex:
         phrases = match_phrases(tokens)
         rows = None
         if limit:
-            counts = [con.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (p,)).fetchone()[0] for p in phrases]
+            phrases, counts = ranksql.counted(con, tokens, phrases)
             # a phrase no entry holds adds exactly 0.0 to every score (FTS5 sums the phrases in order, from
             # 0.0): left out of the scored query, every score and the rows matched are the same
             phrases, counts = [p for p, n in zip(phrases, counts) if n], [n for n in counts if n]
