@@ -41,6 +41,10 @@ import sys
 import time
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # the benches' builders; okfpro is the running interpreter's (``build``
 # takes this tree's, as the benches do): run this file with another venv's python for an A/B
@@ -99,7 +103,7 @@ def environment(root: Path, extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def child(cwd: str, env: dict[str, str], stdin: str | None, argv: list[str], after: object = None) -> None:
+def child(cwd: str, env: dict[str, str], stdin: str | None, argv: list[str], after: Callable[[], None] | None = None) -> None:
     """In the forked child: take the request's context, run main, exit as the light paths do."""
     os.getppid()  # callgrind --zero-before=getppid: the counts start here
     try:
@@ -119,13 +123,13 @@ def child(cwd: str, env: dict[str, str], stdin: str | None, argv: list[str], aft
         except SystemExit as exc:
             code = exc.code
         if after is not None:
-            after()  # type: ignore[operator]
+            after()
         exit_now(code)
     finally:
         os._exit(99)
 
 
-def fork(cwd: str, env: dict[str, str], stdin: str | None, argv: list[str], after: object = None) -> tuple[float, float, int]:
+def fork(cwd: str, env: dict[str, str], stdin: str | None, argv: list[str], after: Callable[[], None] | None = None) -> tuple[float, float, int]:
     """(wall s, child CPU s, exit status) of one warm child."""
     t0 = time.perf_counter()
     pid = os.fork()
@@ -255,7 +259,6 @@ def do_callgrind_inner(root: Path, cwd: str, env: dict[str, str], stdin: str | N
         os._exit(0)
     os.waitpid(pid, 0)
     print(f"idle {pid}", flush=True)
-    t0 = time.perf_counter()
     pid = os.fork()
     if pid == 0:
         child(cwd, env, stdin, argv)
