@@ -97,7 +97,11 @@ def build(name: str, root: Path, entries: int, concepts: int) -> None:
 
 
 def environment(root: Path, extra: dict[str, str]) -> dict[str, str]:
+    """The request's environment: this one's without okfpro's own variables, the caches in DIR, and
+    no resident okfpro (``OKFPRO_RESIDENT=0``): the child, or the fresh process, does the work
+    itself (set OKFPRO_RESIDENT in this environment to time the real server through ``fresh``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_")}
+    env["OKFPRO_RESIDENT"] = os.environ.get("OKFPRO_RESIDENT", "0")
     env["XDG_CACHE_HOME"] = str(root / "cache")
     env.update(extra)
     return env
