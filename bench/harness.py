@@ -148,5 +148,15 @@ def serving(resident: bool) -> str:
     os.environ["OKFPRO_RESIDENT_DIR"] = tempfile.mkdtemp(prefix="okfpro-rs-")
     where = os.environ["OKFPRO_RESIDENT_DIR"]  # the working directory too: -m imports a checkout found there
     proc = subprocess.run(okfpro("resident", "start"), capture_output=True, text=True, check=True, cwd=where)
-    atexit.register(subprocess.run, okfpro("resident", "stop"), capture_output=True, cwd=where)
+    pid = int(proc.stdout.rsplit("pid ", 1)[1].rstrip(")\n"))
+    atexit.register(_stop, pid)  # by signal: the bench's venv may be gone by then
     return f"resident: {proc.stdout.strip()}"
+
+
+def _stop(pid: int) -> None:
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except OSError:
+        pass
