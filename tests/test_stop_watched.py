@@ -219,3 +219,35 @@ def test_real_stop_requests_in_forked_children(ws, workspace):
     code, err = _stop(ws, workspace)
     assert code == 0, err
     assert ws.fileno() is not None  # the parent's descriptor is its own
+
+
+def test_after_a_clean_stop_git_is_asked_about_the_changed_markdown_alone(ws, workspace, monkeypatch, tmp_path):
+    root = str(workspace / ".okf")
+    ws.add(root)
+    assert gated(ws, root) == (False, False)  # clean, kept
+    asked: list[list[str]] = []
+    import okfpro.io.spawn as spawn
+
+    real = spawn.Child.__init__
+
+    def spy(self, argv):
+        asked.append(list(argv))
+        real(self, argv)
+
+    monkeypatch.setattr(spawn.Child, "__init__", spy)
+    concept = workspace / ".okf" / "learnings" / "search-ranking.md"
+    before = concept.read_text()
+    concept.write_text(before + "more\n")
+    assert gated(ws, root) == (True, False)
+    assert asked[-1][-2:] == ["--", ":(literal)learnings/search-ranking.md"]
+    concept.write_text(before)  # back as committed: clean again, asked about that file alone
+    assert gated(ws, root) == (False, False)
+    assert asked[-1][-1] == ":(literal)learnings/search-ranking.md"
+    assert gated(ws, root) == (False, True)
+    (workspace / ".okf" / "learnings" / "new-note.md").write_text("# New\n")  # untracked: dirty
+    assert gated(ws, root) == (True, False)
+    assert asked[-1][-1] == ":(literal)learnings/new-note.md"
+    assert truth(root) is True
+    (workspace / ".okf" / ".gitignore").write_text("new-note.md\n")  # may change any file's status
+    assert gated(ws, root) == (truth(root), False)
+    assert asked[-1][-1] == "*.md"

@@ -29,7 +29,9 @@ class GitStatus:
 
     In a child of the resident server (:func:`okfpro.resident.watches` gives a view) a clean answer
     is remembered at the view's token, and a later Stop whose view says nothing that can change it
-    changed since (:mod:`okfpro.io.watched`) answers clean without running git; any doubt runs git.
+    changed since (:mod:`okfpro.io.watched`) answers clean without running git.  When only Markdown
+    files changed since, git is asked about those files alone (:func:`okfpro.io.watched.narrowed`):
+    every other file is as it was when the tree was clean.  Any doubt asks git about the whole tree.
     A dirty answer is never remembered.
 
     :meth:`result` is ``(non-empty, None)`` — or ``(True, why git could not say)``.  A git that
@@ -50,17 +52,21 @@ class GitStatus:
         # only the resident server (and its children) imports okfpro.resident: a fresh process has no view
         resident = sys.modules.get("okfpro.resident")
         view = None if resident is None else resident.watches()
+        specs = ["*.md"]
         if view is not None:
-            from okfpro.io.watched import clean_git
+            from okfpro.io.watched import clean_git, narrowed
 
             self.kept = clean_git(view, root)
-            if self.kept is not None and self.kept.kept() == "clean":
-                self.answer = (False, None)
-                return
+            since = self.kept.since() if self.kept is not None else None
+            if since is not None and since[0] == "clean":
+                if not since[1]:
+                    self.answer = (False, None)
+                    return
+                specs = narrowed(since[1]) or specs  # clean then: only what changed since can be dirty now
         from okfpro.io.spawn import Child
 
         try:
-            self.proc = Child(["git", "-C", root, "--no-optional-locks", "status", "--porcelain", "--", "*.md"])
+            self.proc = Child(["git", "-C", root, "--no-optional-locks", "status", "--porcelain", "--", *specs])
         except OSError as exc:
             self.answer = (True, f"git could not be run ({type(exc).__name__}: {exc})")
 

@@ -38,6 +38,12 @@ class Remembered:
 
     def kept(self) -> str | None:
         """The kept answer, when nothing relevant changed since it was computed; else None."""
+        got = self.since()
+        return None if got is None or got[1] else got[0]
+
+    def since(self) -> tuple[str, set[str]] | None:
+        """The kept answer and the relevant paths changed since it was computed, or None (no
+        answer kept for this root and setting, or the view cannot say what changed)."""
         if self.token is None:
             return None
         try:
@@ -48,9 +54,9 @@ class Remembered:
         if len(parts) != 5 or parts[0] != _MAGIC or parts[1] != os.path.realpath(self.root) or parts[3] != self.setting:
             return None
         changed = self.view.changes_since(self.root, parts[2])
-        if changed is None or any(map(self.relevant, changed)):
+        if changed is None:
             return None
-        return parts[4]
+        return parts[4], set(filter(self.relevant, changed))
 
     def keep(self, answer: str) -> None:
         """Remember ``answer`` as computed at this request's token (best effort: a cache)."""
@@ -140,6 +146,28 @@ def git_setting(view: Any, root: str) -> str | None:
         except OSError:
             return None
     return "\x01".join(parts)
+
+
+NARROW_MAX = 256  # changed files a narrowed git status names; more, and git looks at the whole tree
+
+
+def narrowed(changed: set[str]) -> list[str] | None:
+    """The pathspecs of a ``git status`` that answers for the whole tree, when the tree was clean at
+    the kept token and only ``changed`` (relevant paths) changed since: each changed Markdown file,
+    literally.  A path outside a watched file's status — any other file, the same name can change
+    the status of others (``.gitignore``, ``.gitattributes``), a directory (everything under it),
+    the git state, a name that is Markdown only when case is folded (``core.ignoreCase``) — or more
+    than :data:`NARROW_MAX` of them: None, the whole tree is asked."""
+    from okfpro.resident.watch import GIT
+
+    if len(changed) > NARROW_MAX:
+        return None
+    specs = []
+    for path in sorted(changed):
+        if path == GIT or path.endswith("/") or not path.endswith(".md"):
+            return None
+        specs.append(":(literal)" + path)
+    return specs
 
 
 def clean_git(view: Any, root: str) -> Remembered | None:
