@@ -11,10 +11,8 @@ or by ``okfpro resident start``.  It:
    from a process of the same user (``SO_PEERCRED``; any other is closed unread): it reads the
    request (command line, environment, working directory, umask, standard descriptors), says ``R``
    (declined: busy, or its code changed on disk — then it exits) or forks a child and says ``A``;
-3. the child becomes the client's process as a fresh interpreter would be — descriptors 0-2, the
-   working directory, the umask, the environment (and the time zone), ``sys.argv`` and ``sys.path``,
-   the standard streams with the client's encodings, default signal handling — in its own process
-   group, killed if the server dies (``PR_SET_PDEATHSIG``), and runs ``okfpro.__main__.main``;
+3. the child becomes the client's process as a fresh interpreter would be and runs
+   ``okfpro.__main__.main`` (:mod:`okfpro.resident.child`);
 4. when the child ends, the server sends ``X exit N`` (or ``X signal N``); when the client goes away
    first (its host timed out and killed it), the child's process group is killed;
 5. exits after :data:`IDLE` seconds without a request, on ``SIGTERM`` (after its children end),
@@ -32,6 +30,7 @@ import sys
 import time
 from typing import Any, Protocol
 
+from okfpro.resident import child as becoming
 from okfpro.resident import client
 
 
@@ -149,34 +148,6 @@ def _same_code(files: dict[str, tuple[int, int, int]]) -> bool:
         if (st.st_ino, st.st_size, st.st_mtime_ns) != seen:
             return False
     return True
-
-
-class Served:
-    """What a child sees of its server (:data:`okfpro.resident.SERVED`)."""
-
-    def __init__(self, watches: Watches | None, tell_fd: int, conn: socket.socket) -> None:
-        self.watches = watches
-        self._fd = tell_fd
-        self._conn = conn
-
-    def answered(self, status: int) -> None:
-        """Tell the client this child's exit status (its output is flushed): the client need not wait
-        for the server to reap it.  The server hears it first, so that the client's hanging up next is
-        not taken for a host that gave up (which would kill the child)."""
-        self.tell(("answered", status))
-        try:
-            self._conn.sendall(f"X exit {status}\n".encode())
-        except OSError:
-            pass
-
-    def tell(self, message: tuple) -> None:
-        import marshal
-
-        try:
-            data = marshal.dumps(message)
-            os.write(self._fd, len(data).to_bytes(4, "little") + data)
-        except (OSError, ValueError):  # the server is gone or the pipe is full: it was a hint
-            pass
 
 
 class Child:
@@ -591,62 +562,8 @@ class Server:
 
     # ---- in the child
     def _child(self, conn: socket.socket, request: tuple, fds: list[int], tell_r: int, tell_w: int, go: int) -> None:
-        code: object = 70
-        try:
-            _proto, args, env, argv, path, present, streams, mask, _cwd = request
-            os.setpgid(0, 0)
-            if self.prctl is not None:
-                self.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
-            if os.getppid() != self.pid or os.read(go, 1) != b"g":
-                os._exit(70)  # the server is gone, or did not take this request: nothing ran
-            os.close(go)
-            self._let_go(conn, tell_r)
-            os.set_blocking(tell_w, False)
-            given = iter(fds[:-1])
-            for target, has in zip((0, 1, 2), present):
-                if has:
-                    os.dup2(next(given), target)
-                else:
-                    try:
-                        os.close(target)
-                    except OSError:
-                        pass
-            os.fchdir(fds[-1])
-            for fd in fds:
-                if fd > 2:
-                    os.close(fd)
-            os.umask(mask)
-            os.environ.clear()
-            os.environ.update(env)
-            time.tzset()
-            sys.argv[:] = argv
-            sys.path[:] = path
-            _fresh_signals()
-            sys.stdin, sys.stdout, sys.stderr = (_stream(fd, mode, spec) if has and spec else None
-                                                 for fd, mode, has, spec in zip((0, 1, 2), "rww", present, streams))
-            for name in ("stdin", "stdout", "stderr"):
-                setattr(sys, f"__{name}__", getattr(sys, name))
-            import okfpro.resident
-
-            okfpro.resident.SERVED = Served(self.watches, tell_w, conn)
-            from okfpro.__main__ import exit_now, main
-
-            warm = set(sys.modules)
-            try:
-                code = main(args)
-            except SystemExit as exc:
-                code = exc.code
-            except BaseException:  # noqa: BLE001 - as an uncaught exception in a fresh process
-                import traceback
-
-                traceback.print_exc()
-                code = 1
-            missing = [name for name in sys.modules if name not in warm]
-            if missing:
-                okfpro.resident.tell_parent("imported", missing)
-            exit_now(code)
-        finally:
-            os._exit(70)
+        becoming.run(request, fds, conn, tell_w, go, self.pid, self.prctl, self.watches,
+                  lambda: self._let_go(conn, tell_r))
 
     def _let_go(self, conn: socket.socket, tell_r: int) -> None:
         """In the child: close what belongs to the server (its socket, other requests, the watcher);
@@ -670,27 +587,6 @@ class Server:
             child.conn.close()
         if self.watches is not None:
             self.watches.detach()
-
-
-def _stream(fd: int, mode: str, spec: tuple) -> Any:
-    """A standard stream on ``fd`` as a fresh interpreter builds it, with the client's encoding."""
-    import io
-
-    encoding, errors, line_buffering, write_through = spec
-    raw = io.FileIO(fd, mode, closefd=False)
-    buffered = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
-    return io.TextIOWrapper(buffered, encoding=encoding, errors=errors, newline="\n",
-                            line_buffering=line_buffering, write_through=write_through)
-
-
-def _fresh_signals() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    for name in ("SIGTERM", "SIGHUP", "SIGCHLD", "SIGALRM"):
-        signal.signal(getattr(signal, name), signal.SIG_DFL)
-    for name in ("SIGPIPE", "SIGXFSZ"):
-        signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
 def _idle() -> float:
