@@ -533,7 +533,7 @@ def random_step(rng: random.Random, root: str, outside: str, n: int) -> None:
 OPEN_MAPS: list[mmap.mmap] = []
 
 
-@pytest.mark.parametrize("seed", range(4 if quick() else 12))
+@pytest.mark.parametrize("seed", range(4 if quick() else 8))
 def test_random_operations_never_answer_clean_for_a_change(ws, tmp_path, seed):
     rng = random.Random(seed)
     root = tmp_path / "tree"
@@ -611,7 +611,7 @@ while time.time() < until:
 """
 
 
-@pytest.mark.parametrize("seed", range(2 if quick() else 4))
+@pytest.mark.parametrize("seed", range(2 if quick() else 3))
 def test_a_concurrent_writer_is_never_answered_clean(ws, tmp_path, seed):
     """A writer process creating, appending, renaming, deleting and moving directories while the
     watch is added (files deleted mid-walk) and while tokens are taken: every token's answer covers
