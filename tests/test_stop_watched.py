@@ -251,3 +251,23 @@ def test_after_a_clean_stop_git_is_asked_about_the_changed_markdown_alone(ws, wo
     (workspace / ".okf" / ".gitignore").write_text("new-note.md\n")  # may change any file's status
     assert gated(ws, root) == (truth(root), False)
     assert asked[-1][-1] == "*.md"
+
+
+def test_a_markdown_file_made_and_removed_since_a_clean_stop_is_asked_about_alone(ws, workspace, monkeypatch):
+    root = str(workspace / ".okf")
+    ws.add(root)
+    assert gated(ws, root) == (False, False)
+    asked: list[list[str]] = []
+    import okfpro.io.spawn as spawn
+
+    real = spawn.Child.__init__
+    monkeypatch.setattr(spawn.Child, "__init__", lambda self, argv: (asked.append(list(argv)), real(self, argv))[1])
+    gone = workspace / ".okf" / "learnings" / "for-a-moment.md"
+    gone.write_text("# Here and gone\n")
+    gone.unlink()
+    assert gated(ws, root) == (False, False)
+    assert asked[-1][-1] == ":(literal)learnings/for-a-moment.md"
+    gone.mkdir()  # a directory at the name now: everything under it, so the whole tree is asked
+    (gone / "inside.md").write_text("# Inside\n")
+    assert gated(ws, root) == (truth(root), False) == (True, False)
+    assert asked[-1][-1] == "*.md"

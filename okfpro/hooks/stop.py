@@ -62,7 +62,7 @@ class GitStatus:
                 if not since[1]:
                     self.answer = (False, None)
                     return
-                specs = narrowed(since[1]) or specs  # clean then: only what changed since can be dirty now
+                specs = narrowed(root, since[1]) or specs  # clean then: only what changed since can be dirty now
         from okfpro.io.spawn import Child
 
         try:

@@ -151,23 +151,36 @@ def git_setting(view: Any, root: str) -> str | None:
 NARROW_MAX = 256  # changed files a narrowed git status names; more, and git looks at the whole tree
 
 
-def narrowed(changed: set[str]) -> list[str] | None:
+def narrowed(root: str, changed: set[str]) -> list[str] | None:
     """The pathspecs of a ``git status`` that answers for the whole tree, when the tree was clean at
     the kept token and only ``changed`` (relevant paths) changed since: each changed Markdown file,
-    literally.  A path outside a watched file's status — any other file, the same name can change
-    the status of others (``.gitignore``, ``.gitattributes``), a directory (everything under it),
-    the git state, a name that is Markdown only when case is folded (``core.ignoreCase``) — or more
-    than :data:`NARROW_MAX` of them: None, the whole tree is asked."""
+    literally.  The view names a file whose watch ended (it was deleted or replaced) as ``name/``,
+    everything at or under that name: that is the file alone while no directory stands at the name.
+    A path outside a watched file's status — any other file, the same name can change the status of
+    others (``.gitignore``, ``.gitattributes``), a directory (everything under it), the git state, a
+    name that is Markdown only when case is folded (``core.ignoreCase``) — or more than
+    :data:`NARROW_MAX` of them: None, the whole tree is asked."""
+    from stat import S_ISDIR
+
     from okfpro.resident.watch import GIT
 
     if len(changed) > NARROW_MAX:
         return None
-    specs = []
-    for path in sorted(changed):
-        if path == GIT or path.endswith("/") or not path.endswith(".md"):
+    specs = set()
+    for path in changed:
+        name = path[:-1] if path.endswith("/") else path
+        if path == GIT or not name.endswith(".md"):
             return None
-        specs.append(":(literal)" + path)
-    return specs
+        if path.endswith("/"):
+            try:
+                if S_ISDIR(os.lstat(os.path.join(root, name)).st_mode):
+                    return None
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return None
+        specs.add(":(literal)" + name)
+    return sorted(specs)
 
 
 def clean_git(view: Any, root: str) -> Remembered | None:
