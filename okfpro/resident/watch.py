@@ -359,12 +359,7 @@ class WatchSet:
                     continue  # deleted mid-walk: its parent's DELETE is queued
                 self._blind(r, rel + "/" if rel else "/", f"cannot be watched ({exc.strerror})")
                 continue
-            old = r.dirs.get(rel)
-            if old != wd:
-                if old is not None:
-                    self._let_go(old, r, rel, "d")
-                self._hold(wd, r, rel, "d")
-                r.dirs[rel] = wd
+            self._rehold(r, r.dirs, rel, wd, "d")
             if report and rel != top:
                 self._log(r, rel + "/")
             try:
@@ -407,12 +402,17 @@ class WatchSet:
             if os.path.lexists(full):
                 self._blind(r, rel, "cannot be watched")
             return
-        old = r.files.get(rel)
+        self._rehold(r, r.files, rel, wd, "f")
+
+    def _rehold(self, r: _Root, table: dict[str, int], rel: str, wd: int, kind: str) -> None:
+        """``rel`` (a directory "d" or a file "f" of ``r``) is watched by ``wd`` now: hold it there,
+        letting go of the watch it had, if another."""
+        old = table.get(rel)
         if old != wd:
             if old is not None:
-                self._let_go(old, r, rel, "f")
-            self._hold(wd, r, rel, "f")
-            r.files[rel] = wd
+                self._let_go(old, r, rel, kind)
+            self._hold(wd, r, rel, kind)
+            table[rel] = wd
 
     def _blind(self, r: _Root, rel: str, why: str) -> None:
         r.blind[rel] = why
