@@ -286,7 +286,7 @@ def run_in_process(event, extra, data, timeout):
         os.dup2(in_fd, 0)
         os.dup2(out_fd, 1)
         os.dup2(err_fd, 2)
-        sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace")
+        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace")
         sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace", write_through=True)
         sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
                                       write_through=True)

@@ -432,3 +432,24 @@ def test_stop_lets_a_running_request_finish_and_sweeps_what_ended(resident, tmp_
     said, _ = stopper.communicate(timeout=60)
     assert stopper.returncode == 0 and b"stopped 1 server" in said
     assert not [n for n in os.listdir(resident.dir) if n.startswith("okfpro-")]  # socket, lock, log: swept
+
+
+def test_a_caller_with_its_own_streams_is_answered_where_it_reads_and_writes(resident, tmp_path, monkeypatch):
+    from okfpro.resident import client
+    from tests.helpers import invoke
+
+    ws = hookkit.make_workspace(tmp_path)
+    (ws / ".okf" / "learnings" / "fresh-note.md").write_text("# Fresh\n\nA new note with no frontmatter.\n")
+    for name, value in resident.env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(ws)  # where invoke() runs main(): the stamp leaves out a first import path entry equal to it
+    where = client.socket_path()  # this very process's server: main() called here could reach it
+    assert where is not None
+    client.start(where)
+    wait_for(lambda: client.status(where))
+    event = json.dumps({"cwd": str(ws), "session_id": "s1", "stop_hook_active": False})
+    here = invoke("hook", "stop", stdin=event, base_env=hookkit.env(resident.env), cwd=ws)  # string buffers
+    fresh = hookkit.hook("stop", event=event, extra_env={"OKFPRO_RESIDENT": "0"}, cwd=ws)
+    assert "served=0 " in client.status(where)  # not handed over: the child would use descriptors 0-2
+    assert (here.returncode, here.stdout, here.stderr) == (fresh.returncode, fresh.stdout.decode(), fresh.stderr.decode())
+    assert here.returncode == 2 and "RULE 2" in here.stderr

@@ -119,9 +119,24 @@ def served_path(args: list[str]) -> bool:
     return args[0] == "memory" and args[1] in SERVED_MEMORY
 
 
+def _own_streams() -> bool:
+    """Whether ``sys.stdin``/``stdout``/``stderr`` are descriptors 0, 1 and 2 (or absent): what the
+    child is handed.  A caller that put other streams there (a string buffer, a test's capture)
+    is answered in-process, where those streams are read and written."""
+    for fd, stream in enumerate((sys.stdin, sys.stdout, sys.stderr)):
+        if stream is None:
+            continue
+        try:
+            if stream.fileno() != fd:
+                return False
+        except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+            return False
+    return True
+
+
 def forward(args: list[str]) -> int | None:
     """The exit status of the resident child that answered ``args``, or None (answer in-process)."""
-    if not (served_path(args) and enabled()):
+    if not (served_path(args) and enabled() and _own_streams()):
         return None
     try:
         where = socket_path()
