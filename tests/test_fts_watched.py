@@ -19,10 +19,7 @@ from tests.test_watch import random_step
 
 @pytest.fixture
 def ws():
-    w = WatchSet()
-    assert w.fileno() is not None, w.unavailable
-    yield w
-    w.close()
+    yield from watchkit.watchset()
 
 
 @pytest.fixture

@@ -28,10 +28,7 @@ import watchkit  # noqa: E402
 
 @pytest.fixture
 def ws():
-    w = WatchSet()
-    assert w.fileno() is not None, w.unavailable
-    yield w
-    w.close()
+    yield from watchkit.watchset()
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import pytest
 
 from okfpro.resident import watch as watchmod
 from okfpro.resident.watch import GIT, WatchSet
+from tests import watchkit
 from tests.helpers import quick
 
 GITENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
@@ -30,10 +31,7 @@ def git(cwd, *args: str) -> str:
 
 @pytest.fixture
 def ws():
-    w = WatchSet()
-    assert w.fileno() is not None, w.unavailable
-    yield w
-    w.close()
+    yield from watchkit.watchset()
 
 
 @pytest.fixture

@@ -14,6 +14,14 @@ import okfpro.resident as resident
 from okfpro.resident.watch import WatchSet
 
 
+def watchset() -> Iterator[WatchSet]:
+    """A real WatchSet (inotify), closed afterwards: the body of each test module's ``ws`` fixture."""
+    w = WatchSet()
+    assert w.fileno() is not None, w.unavailable
+    yield w
+    w.close()
+
+
 class Served:
     """What the server sets as ``okfpro.resident.SERVED`` in a child: its view and a ``tell``."""
 
