@@ -47,9 +47,16 @@ class Resident:
         return int(proc.stdout.decode().rsplit("pid ", 1)[1].rstrip(")\n"))
 
     def servers(self) -> list[dict]:
-        proc = self.run("resident", "status", "--json")
-        assert proc.returncode == 0, proc.stderr
-        return [s for s in json.loads(proc.stdout)["servers"] if s["pid"]]
+        """What each server in the folder says of itself (asked here, as `okfpro resident status` asks)."""
+        from okfpro.resident import client
+
+        out = []
+        for name in sorted(os.listdir(self.dir)):
+            if name.endswith(".sock"):
+                line = client.status(os.path.join(self.dir, name))
+                if line is not None:
+                    out.append({k: int(v) for k, _, v in (part.partition("=") for part in line.split())})
+        return out
 
     def served(self) -> int:
         return sum(s["served"] for s in self.servers())
@@ -421,6 +428,8 @@ def test_what_a_child_had_to_import_is_imported_for_the_next_one(resident, tmp_p
 def test_stop_lets_a_running_request_finish_and_sweeps_what_ended(resident, tmp_path):
     ws = hookkit.make_workspace(tmp_path)
     proc, server, child = _hanging(resident, ws, "stop")
+    said = json.loads(resident.run("resident", "status", "--json").stdout)  # the verb a user asks
+    assert said["enabled"] and [(s["pid"], s["running"]) for s in said["servers"]] == [(server, 1)]
     stopper = subprocess.Popen([sys.executable, "-m", "okfpro", "resident", "stop"], cwd=resident.dir,
                                env=hookkit.env(resident.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wait_for(lambda: not [n for n in os.listdir(resident.dir) if n.endswith(".sock")])  # no new request taken
