@@ -40,7 +40,6 @@ MAX_PATH = 100  # bytes: an AF_UNIX path is at most 107; a longer one is no serv
 SERVED_HOOKS = ("session-start", "post-tool-use", "stop", "user-prompt-submit", "session-end")
 SERVED_MEMORY = ("remember", "recall")
 STATUS = "\x00status"  # a request's command line that asks the server how it is (okfpro resident status)
-FEEDBACK = ("session-start", "user-prompt-submit", "session-end", "session-context")
 
 
 def enabled(env: os._Environ[str] | dict[str, str] = os.environ) -> bool:
@@ -76,10 +75,10 @@ def stamp(path: list[str] | None = None) -> str:
     return blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
 
 
-def import_path(here: str | None = None) -> list[str]:
+def import_path() -> list[str]:
     """``sys.path`` less the entry Python put first for this start (``-c``'s ``''``, ``-m``'s working
-    directory ``here``, a script's folder), when it is still there."""
-    here = _cwd() if here is None else here
+    directory, a script's folder), when it is still there."""
+    here = _cwd()
     script = os.path.dirname(os.path.abspath(sys.argv[0])) if sys.argv and sys.argv[0] not in ("", "-c", "-m") else ""
     path = list(sys.path)
     if path and not sys.flags.safe_path and path[0] in ("", here, script):
@@ -105,8 +104,9 @@ def private(directory: str) -> bool:
     return st.st_mode & 0o170000 == 0o040000 and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
-def socket_path(tag: str | None = None) -> str | None:
-    where = os.path.join(socket_dir(), f"okfpro-{tag or stamp()}.sock")
+def socket_path() -> str | None:
+    """This interpreter's socket (None when the path would be too long for ``AF_UNIX``)."""
+    where = os.path.join(socket_dir(), f"okfpro-{stamp()}.sock")
     return where if len(os.fsencode(where)) <= MAX_PATH else None
 
 
@@ -263,8 +263,10 @@ def _exchange(sock, args: list[str]) -> int | str | None:  # noqa: ANN001 - the 
 def _crashed(args: list[str], why: str) -> int:
     """A forked child that did not answer: what the hook door does with a crash."""
     if args and args[0] == "hook":
-        event = next((a for a in args[1:] if not a.startswith("-") and a != "check"), "")
-        if event in FEEDBACK:
+        from okfpro.hooks.protocol import FEEDBACK_EVENTS  # the door's own table (it imports only sys)
+
+        event = args[1]  # a served hook is `hook EVENT` (SERVED_HOOKS)
+        if event in FEEDBACK_EVENTS:
             _say(f"okfpro: hook {event} could not answer — {why}. Only this advisory hook is affected.")
             return 0
         _say(f"ENFORCEMENT DEGRADED — {why}; nothing was checked, so the call is refused (exit 2). "

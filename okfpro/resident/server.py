@@ -139,7 +139,7 @@ def code_files() -> dict[str, tuple[int, int, int]]:
     return files
 
 
-def _same_code(files: dict[str, tuple[int, int, int]]) -> bool:
+def _files_unchanged(files: dict[str, tuple[int, int, int]]) -> bool:
     for path, seen in files.items():
         try:
             st = os.stat(path)
@@ -350,7 +350,7 @@ class Server:
                              f"watched={self._watched()} learned={self.learned}\n".encode())
                 conn.close()
                 return
-            reason = self._decline(request, fds)
+            reason = self._decline()
             if reason:
                 conn.sendall(f"R {reason}\n".encode())
                 conn.close()
@@ -399,7 +399,8 @@ class Server:
             raise
         return request, fds
 
-    def _decline(self, request: tuple, fds: list[int]) -> str | None:
+    def _decline(self) -> str | None:
+        """Why this request is not taken now (answered in-process by its client), or None."""
         if self.stopping:
             return "stopping"
         if len(self.children) >= MAX_CHILDREN:
@@ -418,7 +419,7 @@ class Server:
             self._drain()
             if self.watches.changes_since(self.package, self.code_token) == set():
                 return True
-        if not _same_code(self.code):
+        if not _files_unchanged(self.code):
             return False
         if self.watches is not None and self.code_token is not None:
             self.code_token = self.watches.token(self.package)
