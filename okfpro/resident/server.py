@@ -557,7 +557,9 @@ class Server:
                 except BaseException as exc:  # noqa: BLE001 - a child imports it again; the server carries on
                     log(f"not learned: {name} ({type(exc).__name__}: {exc})")
         if learned:
-            self.code = code_files()  # the new modules' files are code a child runs too
+            # the new modules' files are code a child runs too; a file already known keeps the identity
+            # it had when the server loaded it (a change since must still read as a change)
+            self.code = {**code_files(), **self.code}
             gc.collect()
             gc.freeze()
 
