@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -74,7 +75,10 @@ def test_a_clean_stop_is_remembered_and_any_doubt_runs_git(ws, workspace):
     concept = workspace / ".okf" / "learnings" / "search-ranking.md"
     concept.write_text(concept.read_text() + "more\n")
     assert gated(ws, root) == (True, False)
-    assert gated(ws, root) == (True, False)  # a dirty answer is never kept
+    assert gated(ws, root) == (True, True)  # the dirty lines are kept: untouched since, still dirty
+    (workspace / ".okf" / "learnings" / "other.md").write_text("# Other\n")
+    assert gated(ws, root) == (True, True)  # another file changed: the kept line is still untouched
+    (workspace / ".okf" / "learnings" / "other.md").unlink()
     hookkit.git(workspace, "commit", "-qam", "x")
     assert gated(ws, root) == (False, False)  # the git state changed
     assert gated(ws, root) == (False, True)
@@ -124,7 +128,7 @@ def random_edit(rng: random.Random, ws_dir: Path, n: int) -> None:
     okf = ws_dir / ".okf"
     mds = sorted(p for p in okf.rglob("*.md") if p.is_file())
     g = lambda *a: subprocess.run(["git", "-C", str(ws_dir), *a], capture_output=True)  # noqa: E731
-    op = rng.randrange(17)
+    op = rng.randrange(23)
     target = rng.choice(mds)
     if op == 0:
         target.write_text(target.read_text() + f"edit {n}\n")
@@ -165,6 +169,22 @@ def random_edit(rng: random.Random, ws_dir: Path, n: int) -> None:
         dirs = sorted(p for p in okf.iterdir() if p.is_dir() and not p.name.startswith("."))
         if dirs:
             rng.choice(dirs).rename(ws_dir.parent / f"away-{n}")
+    elif op == 17:  # a staged rename: a line with two paths
+        g("mv", str(target), str(target.with_name(f"moved-{n}.md")))
+    elif op == 18:  # a case variant of a tracked name
+        target.with_name(target.stem.upper() + ".MD").write_text(f"case {n}\n")
+    elif op == 19:
+        link = okf / f"link-{n}.md"
+        link.symlink_to(target)
+    elif op == 20:  # a directory made and removed
+        (okf / f"brief-{n}").mkdir()
+        (okf / f"brief-{n}" / "x.md").write_text("x")
+        shutil.rmtree(okf / f"brief-{n}")
+    elif op == 21:  # a file made and removed
+        (okf / f"flash-{n}.md").write_text("x")
+        (okf / f"flash-{n}.md").unlink()
+    elif op == 22 and target.is_file():  # back as committed
+        g("checkout", "--", str(target))
     else:
         pass  # a Stop with nothing done
 
@@ -267,4 +287,49 @@ def test_a_markdown_file_made_and_removed_since_a_clean_stop_is_asked_about_alon
     gone.mkdir()  # a directory at the name now: everything under it, so the whole tree is asked
     (gone / "inside.md").write_text("# Inside\n")
     assert gated(ws, root) == (truth(root), False) == (True, False)
+    assert asked[-1][-1] == "*.md"
+
+
+def test_a_kept_dirty_answer_says_dirty_only_while_a_line_of_it_is_untouched(ws, workspace, monkeypatch):
+    """git's dirty lines are kept with the token: a later Stop is dirty without git while one of them
+    is untouched since (its file, the index, the ignore rules unchanged); when every one was touched,
+    git is asked about them and the changed files alone, and its answer is the whole tree's."""
+    root = str(workspace / ".okf")
+    ws.add(root)
+    asked: list[list[str]] = []
+    import okfpro.io.spawn as spawn
+
+    real = spawn.Child.__init__
+    monkeypatch.setattr(spawn.Child, "__init__", lambda self, argv: (asked.append(list(argv)), real(self, argv))[1])
+    a = workspace / ".okf" / "learnings" / "search-ranking.md"
+    before = a.read_text()
+    a.write_text(before + "edit\n")
+    assert gated(ws, root) == (True, False)  # full: no answer kept yet
+    b = workspace / ".okf" / "learnings" / "b.md"
+    b.write_text("# B\n")  # untracked, and the kept line (a) untouched: dirty, no git
+    assert gated(ws, root) == (True, True)
+    a.write_text(before)  # the kept line touched: git asked about it and b alone
+    assert gated(ws, root) == (True, False)
+    assert sorted(asked[-1][asked[-1].index("--") + 1:]) == [":(literal)learnings/b.md",
+                                                            ":(literal)learnings/search-ranking.md"]
+    assert truth(root)
+    b.unlink()  # the only dirty line (b) touched: asked about b alone (a was clean) -> clean
+    assert gated(ws, root) == (False, False)
+    assert asked[-1][-1] == ":(literal)learnings/b.md" and asked[-1][-2] == "--"
+    assert not truth(root)
+    assert gated(ws, root) == (False, True)
+    a.write_text(before + "again\n")
+    assert gated(ws, root) == (True, False)
+    variant = a.with_name("SEARCH-RANKING.md")  # a case variant made and removed: touches the kept line
+    variant.write_text("x")
+    variant.unlink()
+    assert gated(ws, root) == (True, False) and truth(root)  # asked about the kept line too: still dirty
+    hookkit.git(workspace, "add", "-A")  # the index changed: a kept line proves nothing
+    assert gated(ws, root) == (True, False) and truth(root)
+    hookkit.git(workspace, "commit", "-qm", "c")
+    assert gated(ws, root) == (False, False) and not truth(root)
+    a.write_text(before)
+    assert gated(ws, root) == (True, False)
+    (workspace / ".okf" / ".gitignore").write_text("search-ranking.md\n")  # an ignore file: no shortcut
+    assert gated(ws, root) == (truth(root), False)
     assert asked[-1][-1] == "*.md"

@@ -80,9 +80,10 @@ def failures(rows: list[Row], facts: Facts) -> list[str]:
                 f"Put it on the board (`okfpro capture -- \"[/projects/{slug}/](/projects/{slug}/index.md) <next action>\"`) "
                 f"or close it (`okfpro close {slug}`)."
             )
+    linked = {t.lower() for r in rows for t in r.targets}  # once: a bundle's briefings number thousands
     for bid in facts.unverified_briefings:
         want = f"/{bid}.md".lower()
-        if not any(t.lower() == want for r in rows for t in r.targets):
+        if want not in linked:
             out.append(
                 f"— pairing: unverified briefing {bid}.md has no board line owing its read; "
                 "it has dropped out of sight. Owe the read on the board, e.g. under '## To read': "

@@ -22,17 +22,21 @@ GIT_TIMEOUT = 20.0  # seconds, from the start of the child
 
 
 class GitStatus:
-    """``git --no-optional-locks status --porcelain -- '*.md'`` under a bundle root, in a child started
+    """``git --no-optional-locks status --porcelain -z -- '*.md'`` under a bundle root, in a child started
     now and read later.  Without ``--no-optional-locks`` git rewrites ``.git/index`` whenever a file's
     stat data went stale with its content unchanged (a ``touch``, a checkout): a reader writing into
     the repository it was only asked about.  Such a file is then compared by content at each Stop.
 
-    In a child of the resident server (:func:`okfpro.resident.watches` gives a view) a clean answer
-    is remembered at the view's token, and a later Stop whose view says nothing that can change it
-    changed since (:mod:`okfpro.io.watched`) answers clean without running git.  When only Markdown
-    files changed since, git is asked about those files alone (:func:`okfpro.io.watched.narrowed`):
-    every other file is as it was when the tree was clean.  Any doubt asks git about the whole tree.
-    A dirty answer is never remembered.
+    In a child of the resident server (:func:`okfpro.resident.watches` gives a view) git's answer
+    is remembered at the view's token: "clean", or the paths of its lines (``-z``, at most
+    :data:`okfpro.io.watched.NARROW_MAX`; :func:`okfpro.io.watched.git_record`).  A later Stop
+    answers dirty without git while one of those lines is untouched by what changed since and
+    neither the git state nor an ignore or attributes file changed
+    (:func:`okfpro.io.watched.still_dirty`), and clean without git when nothing that can change
+    the answer changed since a clean one.  When only Markdown files changed since a complete
+    answer, git is asked about those files and the kept lines' paths alone
+    (:func:`okfpro.io.watched.narrowed`): every other file is as it was when git said it clean.
+    Any doubt asks git about the whole tree.
 
     :meth:`result` is ``(non-empty, None)`` — or ``(True, why git could not say)``.  A git that
     fails (dubious ownership, a broken ``GIT_DIR``, no git at all) is not a clean tree and not a
@@ -44,6 +48,7 @@ class GitStatus:
         from okfpro.io.roots import git_fence
 
         self.proc = None
+        self.root = root
         self.answer: tuple[bool, str | None] | None = None
         self.kept: Remembered | None = None
         if git_fence(root) is None and not os.environ.get("GIT_DIR"):
@@ -54,30 +59,36 @@ class GitStatus:
         view = None if resident is None else resident.watches()
         specs = ["*.md"]
         if view is not None:
-            from okfpro.io.watched import clean_git, narrowed
+            from okfpro.io.watched import clean_git, git_kept, narrowed, still_dirty
 
             self.kept = clean_git(view, root)
             since = self.kept.since() if self.kept is not None else None
-            if since is not None and since[0] == "clean":
-                if not since[1]:
-                    self.answer = (False, None)
+            then = git_kept(since[0]) if since is not None else None
+            if since is not None and then is not None:
+                complete, entries = then
+                if still_dirty(entries, since[1]):
+                    self.answer = (True, None)  # a line git printed then, untouched since: dirty now
                     return
-                specs = narrowed(root, since[1]) or specs  # clean then: only what changed since can be dirty now
+                if complete:
+                    if not since[1]:
+                        self.answer = (bool(entries), None)
+                        return
+                    # every other file is as it was when git answered: only these can be dirty now
+                    specs = narrowed(root, since[1] | {p for e in entries for p in e}) or specs
         from okfpro.io.spawn import Child
 
         try:
-            self.proc = Child(["git", "-C", root, "--no-optional-locks", "status", "--porcelain", "--", *specs])
+            self.proc = Child(["git", "-C", root, "--no-optional-locks", "status", "--porcelain", "-z", "--", *specs])
         except OSError as exc:
             self.answer = (True, f"git could not be run ({type(exc).__name__}: {exc})")
 
     def result(self) -> tuple[bool, str | None]:
         if self.answer is None:
             self.answer = self._collect()
-            if self.answer == (False, None) and self.kept is not None:
-                self.kept.keep("clean")
         return self.answer
 
     def _collect(self) -> tuple[bool, str | None]:
+        """git's answer; in a child with a view, what it printed is kept at the view's token."""
         from okfpro.io.spawn import TimedOut
 
         proc = self.proc
@@ -90,11 +101,17 @@ class GitStatus:
             said = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
             first = next((ln for ln in said if ln.lower().startswith(("fatal", "error"))), said[0] if said else "")
             return True, f"git status exited {returncode}" + (f": {first[:300]}" if first else "")
-        return bool(out.strip()), None
+        if self.kept is not None:
+            from okfpro.io.watched import git_record
+
+            record = git_record(self.root, out)
+            if record is not None:
+                self.kept.keep(record)
+        return bool(out), None
 
 
 def dirty_markdown(root: str) -> tuple[bool, str | None]:
-    """(``git status --porcelain -- '*.md'`` non-empty, None) — or (True, why git could not say)."""
+    """(``git status --porcelain -z -- '*.md'`` non-empty, None) — or (True, why git could not say)."""
     return GitStatus(root).result()
 
 
@@ -135,16 +152,17 @@ def _capture_writes_outside(ctx: Ctx, root: str) -> bool:
     return not (within(mem, bundle) or within(bundle, mem))
 
 
-def snapshot_messages(ctx: Ctx, root: str, briefings: list | None = None) -> list[str]:
+def snapshot_messages(ctx: Ctx, root: str, briefings: list | None = None, projs: list | None = None) -> list[str]:
     """Today's Snapshot line: present, and agreeing with the bundle it summarises
-    (``briefings``: :func:`okfpro.io.workstate.reference_concepts`, when the caller has them)."""
+    (``briefings``: :func:`okfpro.io.briefings.briefings`, ``projs``:
+    :func:`okfpro.io.workstate.projects`, when the caller has them)."""
     from okfpro.core import log as _log
     from okfpro.core import snapshot as _snapshot
     from okfpro.io import workstate
 
     log_text = workstate.read_optional(os.path.join(root, "log.md")) or ""
     line = _log.parse(log_text).snapshot_line(ctx.today_s)
-    counters = workstate.snapshot_counters(root, ctx.today, briefings=briefings)
+    counters = workstate.snapshot_counters(root, ctx.today, briefings=briefings, projs=projs)
     if line is None:
         return [
             f"— log.md has no Snapshot line under {ctx.today_s}. Append it before stopping — here it is, "
@@ -154,15 +172,17 @@ def snapshot_messages(ctx: Ctx, root: str, briefings: list | None = None) -> lis
     return [problem] if problem else []
 
 
-def pairing_messages(ctx: Ctx, root: str, board_text: str, briefings: list) -> list[str]:
+def pairing_messages(ctx: Ctx, root: str, board_text: str, briefings: list, projs: list | None = None) -> list[str]:
     """Every in-flight project paired with its evidence (``okfpro.core.pairing``).  Pairing reads
-    only the briefings among the concepts, so the rest of the bundle is never parsed here."""
+    only the briefings among the concepts, and of the bundle's entries only those the board's
+    links name, so the rest of the bundle is neither parsed nor listed here."""
     from okfpro.core import board as _board
     from okfpro.core import pairing as _pairing
     from okfpro.io import workstate
 
-    facts = workstate.pairing_facts(root, briefings)
-    return _pairing.failures(_board.parse(board_text).rows, facts)
+    rows = _board.parse(board_text).rows
+    facts = workstate.pairing_facts(root, briefings, projs, rows=rows)
+    return _pairing.failures(rows, facts)
 
 
 def stop_gate(ctx: Ctx) -> Answer:
@@ -189,12 +209,14 @@ def stop_gate(ctx: Ctx) -> Answer:
     if broken:
         return Answer.block(["RULE 2 — before stopping:"] + [f"— structure: {m}" for m in broken])
     from okfpro.core import board as _board
+    from okfpro.io.briefings import briefings as _briefings
 
     board_text = workstate.read_optional(os.path.join(root, "board.md")) or ""
-    briefings = workstate.reference_concepts(root)  # read once: the Snapshot's counter and pairing share them
-    messages = snapshot_messages(ctx, root, briefings)
+    briefings = _briefings(root)  # read once: the Snapshot's counter and pairing share them
+    projs = workstate.projects(root)  # so are the projects
+    messages = snapshot_messages(ctx, root, briefings, projs)
     messages.extend(f"— board: {g}" for g in _board.grammar(board_text))
-    messages.extend(pairing_messages(ctx, root, board_text, briefings))
+    messages.extend(pairing_messages(ctx, root, board_text, briefings, projs))
     if messages:
         return Answer.block(["RULE 2 — before stopping:"] + messages)
     return Answer.pass_()

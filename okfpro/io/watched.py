@@ -183,6 +183,85 @@ def narrowed(root: str, changed: set[str]) -> list[str] | None:
     return sorted(specs)
 
 
+# ---------------------------------------------------------------------- the kept answer of git status
+# what `git status` said at a kept token: "clean", or (dirty) whether the entries are all of them and
+# the entries, each the root-relative path(s) of one line of `git status --porcelain -z`
+CLEAN = "clean"
+
+
+def git_record(root: str, out: bytes) -> str | None:
+    """The answer to keep for ``out`` (``git -C root status --porcelain -z``'s output), or None when
+    it cannot be read back path by path (then nothing is kept).  At most :data:`NARROW_MAX` entries
+    are kept; more, and the record says it holds only some of them."""
+    if not out:
+        return CLEAN
+    from okfpro.core import jsonc
+    from okfpro.io.roots import git_fence
+
+    real = os.path.realpath(root)
+    top = git_fence(real)
+    if top is None:
+        return None
+    prefix = os.path.relpath(real, top).replace(os.sep, "/")
+    prefix = "" if prefix == "." else prefix + "/"
+    if prefix.startswith("../"):
+        return None
+    fields = os.fsdecode(out).split("\x00")
+    if fields[-1] != "":
+        return None
+    fields.pop()
+    entries: list[list[str]] = []
+    at = 0
+    while at < len(fields):
+        field = fields[at]
+        if len(field) < 4 or field[2] != " ":
+            return None
+        paths = [field[3:]]
+        if "R" in field[:2] or "C" in field[:2]:  # a rename or copy: its source follows
+            at += 1
+            if at == len(fields):
+                return None
+            paths.append(fields[at])
+        at += 1
+        if not all(p.startswith(prefix) and len(p) > len(prefix) for p in paths):
+            return None
+        entries.append([p[len(prefix):] for p in paths])
+    return jsonc.dumps([len(entries) <= NARROW_MAX, entries[:NARROW_MAX]])
+
+
+def git_kept(answer: str) -> tuple[bool, list[list[str]]] | None:
+    """A kept answer read back: (the entries are all of them, the entries); None when unreadable."""
+    if answer == CLEAN:
+        return True, []
+    from okfpro.core import jsonc
+
+    try:
+        complete, entries = jsonc.loads(answer)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(complete, bool) or not isinstance(entries, list) or not entries or not all(
+            isinstance(e, list) and e and all(isinstance(p, str) and p.strip("/") for p in e) for e in entries):
+        return None
+    return complete, entries
+
+
+def still_dirty(entries: list[list[str]], changed: set[str]) -> bool:
+    """Is some kept dirty entry untouched by ``changed`` (so dirty now, as when git saw it)?  Never
+    when the git state or an ignore or attributes file changed (they change any entry's status);
+    an entry is touched by a changed path at, above or below any of its paths, case folded."""
+    from okfpro.resident.watch import GIT
+
+    if any(p == GIT or p.rstrip("/").rsplit("/", 1)[-1].lower() in _GIT_NAMES for p in changed):
+        return False
+    touched = [p.rstrip("/").lower() for p in changed]
+
+    def untouched(path: str) -> bool:
+        mine = path.rstrip("/").lower()
+        return not any(t == mine or mine.startswith(t + "/") or t.startswith(mine + "/") for t in touched)
+
+    return any(all(map(untouched, entry)) for entry in entries)
+
+
 def clean_git(view: Any, root: str) -> Remembered | None:
     """The Stop gate's remembered "git said clean", or None when it may not be used at all."""
     if view.token(root) is None:

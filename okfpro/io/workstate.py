@@ -241,10 +241,10 @@ def missing_targets(root: str | os.PathLike, line: str) -> list[str]:
 
 
 def snapshot_counters(root: str | os.PathLike, today: _dt.date, board: _board.Board | None = None,
-                      briefings: list["Concept"] | None = None) -> dict[str, int]:
+                      briefings: list["Concept"] | None = None, projs: list[Project] | None = None) -> dict[str, int]:
     if board is None:
         board = _board.parse(board_text(root) or "")
-    empty = sum(1 for p in projects(root) if not p.closed and p.empty)
+    empty = sum(1 for p in (projects(root) if projs is None else projs) if not p.closed and p.empty)
     return _snapshot.counters(board, today, unverified_briefing_count(root, briefings), empty)
 
 
@@ -298,20 +298,64 @@ def full_payload(root: str | os.PathLike, b: _board.Board, projs: list[Project])
 
 
 def pairing_facts(root: str | os.PathLike, concepts: Iterable["Concept"],
-                  projs: list[Project] | None = None) -> _pairing.Facts:
+                  projs: list[Project] | None = None, rows: list[_board.Row] | None = None) -> _pairing.Facts:
     """Everything the five pairing invariants need: ``concepts`` are the bundle's (a loaded
     bundle's ``concepts``) or only its briefings (:func:`reference_concepts`: the same answer,
-    without reading the rest of the bundle)."""
+    without reading the rest of the bundle).  ``rows``: the board's, when the caller has them;
+    the entries are then only those its links name (:func:`present_entries`: the same answer,
+    without listing the whole bundle)."""
     if projs is None:
         projs = projects(root)
     briefings = [c for c in concepts if is_briefing(c)]
+    if rows is None:
+        entries = all_entries(root)
+    else:
+        entries = present_entries(root, {t.strip("/").lower() for r in rows for t in r.targets})
     return _pairing.Facts(
         open_projects=[p.slug for p in projs if not p.closed],
         closed_projects=[p.slug for p in projs if p.closed],
         unverified_briefings=[c.id for c in briefings if c.awaiting_read],
         verified_briefings=[c.id for c in briefings if c.trust == "human-reviewed"],
-        entries=all_entries(root),
+        entries=entries,
     )
+
+
+def present_entries(root: str | os.PathLike, keys: Iterable[str]) -> set[str]:
+    """The ``keys`` (bundle-relative paths, lower case, no leading or trailing ``/``) that name an
+    entry of :func:`all_entries` when both are compared in lower case — found by listing only the
+    directories on their way, the walk's rules kept: no hidden name, a directory entered when it is
+    one (a link to one is an entry, never entered), an unlistable directory holds nothing."""
+    base = os.fspath(root)
+    listed: dict[str, list[tuple[str, str, bool]]] = {}
+
+    def children(where: str) -> list[tuple[str, str, bool]]:
+        got = listed.get(where)
+        if got is None:
+            got = []
+            try:
+                with os.scandir(where) as it:
+                    for e in it:
+                        try:
+                            enters = e.is_dir() and not e.is_symlink()
+                        except OSError:
+                            enters = False
+                        got.append((e.name.lower(), e.path, enters))
+            except OSError:
+                got = []
+            listed[where] = got
+        return got
+
+    out = set()
+    for key in keys:
+        parts = key.split("/")
+        if any(not part or part.startswith(".") for part in parts):
+            continue
+        frontier = [base]
+        for part in parts[:-1]:
+            frontier = [path for where in frontier for name, path, enters in children(where) if enters and name == part]
+        if any(name == parts[-1] for where in frontier for name, _path, _enters in children(where)):
+            out.add(key)
+    return out
 
 
 def all_entries(root: str | os.PathLike) -> set[str]:
