@@ -17,7 +17,9 @@ Targets (issue 17; ratios are to the same run's ``python3 -c pass``):
   * post-edit new concept: 10,000 concepts <= 2x its cost at 1,000; 50,000 <= 3x;
   * every hook through the launcher <= 1.3x the same hook at the door;
   * PreToolUse through the launcher <= 3x ``python3 -c pass``;
-  * SessionStart and Stop flat: the largest bundle <= 1.5x the smallest.
+  * SessionStart and Stop flat: the largest bundle <= 1.5x the smallest (the clean Stop, and the
+    Stop on a dirty tree: one concept edited and left uncommitted, today's Snapshot line right;
+    "again" is the second Stop with nothing changed in between, its first untimed).
 ``--watched`` adds, per size, the clean Stop and post-edit of a new concept in a child forked by a warm
 stand-in for the resident server (bench/watch_stand_in.py): without a watch view (git runs; every file
 is stat-ed) and with a warm one (the request made once before, untimed: a clean answer remembered at
@@ -46,6 +48,7 @@ from gen_bundle import generate  # noqa: E402
 import harness  # noqa: E402
 from harness import install_arg, installed, serving  # noqa: E402
 
+TODAY = "2026-11-30"
 NEW = "learnings/g00/ledger-cache-warming-{n}.md"
 NEW_TEXT = ("---\ntype: Learning\ntitle: Ledger cache warming\ndescription: Warm the ledger cache before the close.\n"
             "---\n\n# Ledger cache warming\n\nSee [the roadmap](/roadmap.md).\n")
@@ -63,6 +66,13 @@ def workspace(base: Path, n: int) -> tuple[Path, Path]:
     for f in (REPO / "hooks").glob("*.py"):
         shutil.copy2(f, hooks / f.name)
     (hooks / "okfpro-python").write_text(harness.PYTHON + "\none-process\n")
+    # today's Snapshot line, right for the bundle, committed: the dirty-tree Stop rows check it
+    env = {**os.environ, "OKFPRO_TODAY": TODAY}
+    line = subprocess.run([harness.PYTHON, "-m", "okfpro", "snapshot", str(root)], env={**env, "OKFPRO_RESIDENT": "0"},
+                          capture_output=True, text=True, check=True, cwd=str(ws)).stdout.strip().splitlines()[-1]
+    log = root / "log.md"
+    log.write_text(log.read_text().replace("# Update Log\n", f"# Update Log\n\n## {TODAY}\n{line}\n", 1))
+    subprocess.run(["git", "-C", str(ws), "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qam", "s"], check=True)
     return ws, root
 
 
@@ -107,6 +117,27 @@ def events(ws: Path, root: Path, outside: Path) -> dict[str, tuple[str, str, dic
         state.pop("new").unlink()
 
     edit = {"cwd": str(ws), "tool_name": "Edit", "tool_input": {"file_path": str(concept), "new_string": "x"}}
+    stop = {"cwd": str(ws), "stop_hook_active": False}
+    log = root / "log.md"
+    kept = {concept: concept.read_bytes(), log: log.read_bytes()}
+
+    def dirty(snapshot: bool = True, twice: bool = False):
+        def before():
+            with open(concept, "a", encoding="utf-8") as fh:
+                fh.write(f"\nAn edit left uncommitted ({next(counter)}).\n")
+            if not snapshot:
+                log.write_bytes(kept[log].replace(f"## {TODAY}\n".encode(), b"## 2026-11-29 (was today)\n", 1))
+            if twice:  # the first Stop of the two, untimed
+                subprocess.run([harness.PYTHON, "-m", "okfpro", "hook", "stop"], input=json.dumps(stop).encode(),
+                               cwd=str(ws), capture_output=True)
+            return stop
+        return before
+
+    def restore():
+        for path, raw in kept.items():
+            if path.read_bytes() != raw:
+                path.write_bytes(raw)
+
     return {
         "pre-tool-use outside": ("pre-tool-use", "pre_tool_use.py", {"cwd": str(outside), "tool_name": "Edit",
                                  "tool_input": {"file_path": str(outside / "notes.md"), "new_string": "x"}}, None, None),
@@ -114,7 +145,12 @@ def events(ws: Path, root: Path, outside: Path) -> dict[str, tuple[str, str, dic
         "session-start": ("session-start", "session_start.py", {"cwd": str(ws), "source": "startup"}, None, None),
         "post-edit existing concept": ("post-tool-use", "post_edit.py", edit, None, None),
         "post-edit new concept": ("post-tool-use", "post_edit.py", None, write_new, remove_new),
-        "stop (clean tree)": ("stop", "stop.py", {"cwd": str(ws), "stop_hook_active": False}, None, None),
+        "stop (clean tree)": ("stop", "stop.py", stop, None, None),
+        # one concept edited and left uncommitted (the gate checks everything; the generated bundle's
+        # unverified briefings are not on its board, so it blocks on pairing alone)
+        "stop (dirty tree)": ("stop", "stop.py", None, dirty(), restore),
+        "stop (dirty tree, no Snapshot)": ("stop", "stop.py", None, dirty(snapshot=False), restore),
+        "stop (dirty tree, again)": ("stop", "stop.py", None, dirty(twice=True), restore),
     }
 
 
@@ -186,7 +222,7 @@ def main() -> int:
     install_arg(ap)
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    os.environ["OKFPRO_TODAY"] = "2026-11-30"
+    os.environ["OKFPRO_TODAY"] = TODAY
     results: dict[int, tuple[dict[str, float], dict[str, float], float]] = {}
     loads = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory() as tmp:
@@ -215,6 +251,8 @@ def main() -> int:
             for label, (event, launcher, payload, before, after) in evs.items():
                 data = json.dumps(payload).encode() if payload is not None else b""
                 cmds[f"{n} {label}: door"] = Cmd([PYTHON, "-m", "okfpro", "hook", event], data, before=before, after=after)
+                if label.startswith("stop (dirty"):
+                    continue  # at the door only: the launcher's share is the clean Stop's
                 cmds[f"{n} {label}: launcher"] = Cmd([str(ws / ".claude" / "hooks" / launcher)], data, before=before,
                                                      after=after)
             if stand_in is not None:
@@ -277,7 +315,8 @@ def verdict(results, sizes, loads, check: bool) -> int:
         cpu = results[n][1][key] / results[small][1][key]
         print(f"  {'   same, CPU of the process':<66} {cpu:5.2f}x")
         print(f"  {'   same, in-process CPU':<66} {results[n][2] / results[small][2]:5.2f}x")
-        for flat in ("session-start: door", "stop (clean tree): door"):
+        for flat in ("session-start: door", "stop (clean tree): door", "stop (dirty tree): door",
+                     "stop (dirty tree, again): door"):
             target(f"{flat.split(':')[0]} at {n} vs {small} (flat)", ratio(n, flat) / ratio(small, flat), 1.5)
     for n in sizes:
         wall = results[n][0]

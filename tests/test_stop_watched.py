@@ -51,12 +51,19 @@ def truth(root: str) -> bool:
     return dirty
 
 
-def gated(ws: WatchSet, root: str) -> tuple[bool, bool]:
-    """(dirty, answered without git) through a view drained now."""
-    with watchkit.served(ws):
+def gated(ws: WatchSet, root: str, between=None) -> tuple[bool, bool]:
+    """(dirty, answered without git) through a view drained now; then the server's part of what the
+    request told it (a kept answer settled).  ``between``: run after the view's token was taken and
+    before git runs."""
+    with watchkit.served(ws) as box:
+        if between is not None:
+            between()
         status = GitStatus(root)
         skipped = status.proc is None
         dirty, failed = status.result()
+    for message in box.told:
+        if message[0] == "settled":
+            ws.settle(*message[1:])
     assert failed is None
     return dirty, skipped
 
@@ -282,8 +289,13 @@ def test_a_markdown_file_made_and_removed_since_a_clean_stop_is_asked_about_alon
     gone = workspace / ".okf" / "learnings" / "for-a-moment.md"
     gone.write_text("# Here and gone\n")
     gone.unlink()
-    assert gated(ws, root) == (False, False)
-    assert asked[-1][-1] == ":(literal)learnings/for-a-moment.md"
+    assert gated(ws, root) == (False, True)  # made after git's answer and gone again: as git saw it
+    (workspace / ".okf" / "learnings" / "search-ranking.md").rename(gone)  # a rename onto the name
+    (workspace / ".okf" / "learnings" / "other.md").write_text("x")
+    gone.rename(workspace / ".okf" / "learnings" / "search-ranking.md")
+    (workspace / ".okf" / "learnings" / "other.md").unlink()
+    assert gated(ws, root) == (False, False)  # a rename is not a creation; the moved file changed: asked
+    assert asked[-1][-1] == ":(literal)learnings/search-ranking.md"
     gone.mkdir()  # a directory at the name now: everything under it, so the whole tree is asked
     (gone / "inside.md").write_text("# Inside\n")
     assert gated(ws, root) == (truth(root), False) == (True, False)
@@ -320,10 +332,11 @@ def test_a_kept_dirty_answer_says_dirty_only_while_a_line_of_it_is_untouched(ws,
     assert gated(ws, root) == (False, True)
     a.write_text(before + "again\n")
     assert gated(ws, root) == (True, False)
-    variant = a.with_name("SEARCH-RANKING.md")  # a case variant made and removed: touches the kept line
+    variant = a.with_name("SEARCH-RANKING.md")  # a case variant: a kept line of its own
     variant.write_text("x")
-    variant.unlink()
-    assert gated(ws, root) == (True, False) and truth(root)  # asked about the kept line too: still dirty
+    assert gated(ws, root) == (True, False)
+    variant.unlink()  # it touches both kept lines (case folded): git asked about both, still dirty
+    assert gated(ws, root) == (True, False) and truth(root)
     hookkit.git(workspace, "add", "-A")  # the index changed: a kept line proves nothing
     assert gated(ws, root) == (True, False) and truth(root)
     hookkit.git(workspace, "commit", "-qm", "c")
@@ -333,3 +346,64 @@ def test_a_kept_dirty_answer_says_dirty_only_while_a_line_of_it_is_untouched(ws,
     (workspace / ".okf" / ".gitignore").write_text("search-ranking.md\n")  # an ignore file: no shortcut
     assert gated(ws, root) == (truth(root), False)
     assert asked[-1][-1] == "*.md"
+
+
+def test_a_name_made_before_git_answered_is_asked_about(ws, workspace, monkeypatch):
+    """The race a kept clean answer must not lose: its token is taken when the request starts, git
+    answers later.  A tracked file absent at the token and restored before git ran makes git say
+    clean; deleted after, the tree is dirty — "absent at the token, absent now" would say clean.
+    Only a name made after the answer was settled (the server drained after the request ended)
+    and absent now is taken as git saw it."""
+    root = str(workspace / ".okf")
+    ws.add(root)
+    concept = workspace / ".okf" / "learnings" / "search-ranking.md"
+    text = concept.read_text()
+    assert gated(ws, root) == (False, False)  # clean, kept
+    concept.unlink()  # deleted (dirty) when the next request's token is taken, restored before its git runs
+    assert gated(ws, root, between=lambda: concept.write_text(text)) == (False, False)
+    concept.unlink()  # its first change since the token was its creation, but before git answered
+    assert gated(ws, root) == (True, False) and truth(root)
+    concept.write_text(text)
+    assert gated(ws, root) == (False, False)
+    # made after the answer settled, gone now: each kind of name is as git saw it, or asked about
+    flash = workspace / ".okf" / "learnings" / "flash.md"
+    flash.write_text("x")
+    flash.unlink()
+    assert gated(ws, root) == (False, True)
+    flash.symlink_to(concept)  # a symlink made and removed
+    flash.unlink()
+    assert gated(ws, root) == (False, True)
+    flash.write_text("x")  # made and still there: untracked, dirty
+    assert gated(ws, root) == (True, False) and truth(root)
+    flash.unlink()
+    assert gated(ws, root) == (False, False)  # it existed when git answered: asked
+    box = workspace / ".okf" / "learnings" / "box"
+    box.mkdir()  # a directory made and removed: everything under it, the whole tree asked
+    (box / "in.md").write_text("x")
+    (box / "in.md").unlink()
+    box.rmdir()
+    asked: list[list[str]] = []
+    import okfpro.io.spawn as spawn
+
+    real = spawn.Child.__init__
+    monkeypatch.setattr(spawn.Child, "__init__", lambda self, argv: (asked.append(list(argv)), real(self, argv))[1])
+    assert gated(ws, root) == (False, False) and asked[-1][-1] == "*.md"
+    upper = workspace / ".okf" / "learnings" / "SEARCH-RANKING.md"  # a case variant made and removed
+    upper.write_text("x")
+    upper.unlink()
+    assert gated(ws, root) == (False, True)
+    flash.write_text("x")
+    flash.rename(workspace / ".okf" / "learnings" / "moved-away.md")  # made, then renamed: the new name stays
+    assert gated(ws, root) == (True, False) and truth(root)
+    (workspace / ".okf" / "learnings" / "moved-away.md").unlink()
+    assert gated(ws, root) == (False, False)
+    concept.unlink()  # a tracked file deleted, made again, deleted: its first change was no creation
+    concept.write_text(text)
+    concept.unlink()
+    assert gated(ws, root) == (True, False) and truth(root)
+    concept.write_text(text)
+    assert gated(ws, root) == (False, False)
+    flash.write_text("x")
+    flash.rename(concept)  # a rename over a tracked file (a move is no creation), then that file deleted
+    concept.unlink()
+    assert gated(ws, root) == (True, False) and truth(root)

@@ -66,15 +66,17 @@ class GitStatus:
             then = git_kept(since[0]) if since is not None else None
             if since is not None and then is not None:
                 complete, entries = then
-                if still_dirty(entries, since[1]):
+                assert self.kept is not None
+                changed = self.kept.unchanged_since_work(since[1])
+                if still_dirty(entries, changed):
                     self.answer = (True, None)  # a line git printed then, untouched since: dirty now
                     return
                 if complete:
-                    if not since[1]:
+                    if not changed:
                         self.answer = (bool(entries), None)
                         return
                     # every other file is as it was when git answered: only these can be dirty now
-                    specs = narrowed(root, since[1] | {p for e in entries for p in e}) or specs
+                    specs = narrowed(root, changed | {p for e in entries for p in e}) or specs
         from okfpro.io.spawn import Child
 
         try:

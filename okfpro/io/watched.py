@@ -30,6 +30,7 @@ class Remembered:
 
         self.view, self.root, self.relevant, self.setting = view, root, relevant, setting
         self.token: str | None = view.token(root)
+        self.at: str | None = None  # the token of the answer :meth:`since` found
         self.path = os.path.join(cache_dir(root), f"watched-{name}-{path_key(root)}")
         if self.token is None:
             from okfpro.resident import tell_parent
@@ -56,6 +57,7 @@ class Remembered:
         changed = self.view.changes_since(self.root, parts[2])
         if changed is None:
             return None
+        self.at = parts[2]
         return parts[4], set(filter(self.relevant, changed))
 
     def keep(self, answer: str) -> None:
@@ -69,7 +71,29 @@ class Remembered:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             atomic_write(self.path, record.encode("utf-8", "surrogateescape"))
         except OSError:
-            pass
+            return
+        from okfpro.resident import tell_parent
+
+        tell_parent("settled", os.path.realpath(self.root), self.token)  # the work that made it has ended
+
+    def unchanged_since_work(self, changed: set[str]) -> set[str]:
+        """``changed`` (since the kept answer) without the names created after that answer's work
+        ended (:meth:`okfpro.resident.watch.WatchSet.made_after`) and absent now: each is as it
+        was during the work (absent), so it changes nothing the work saw."""
+        if self.at is None or not changed:
+            return changed
+        out = set(changed)
+        for name in self.view.made_after(self.root, self.at):
+            try:
+                os.lstat(os.path.join(self.root, name))
+                continue
+            except FileNotFoundError:
+                pass
+            except OSError:
+                continue
+            out.discard(name)
+            out.discard(name + "/")
+        return out
 
 
 # ---------------------------------------------------------------------- the reader's walk

@@ -43,6 +43,7 @@ class Watches(Protocol):
     def roots(self) -> list[str]: ...
     def token(self, root: str) -> str | None: ...
     def changes_since(self, root: str, token: str | None) -> set[str] | None: ...
+    def settle(self, root: str, token: str) -> None: ...
     def detach(self) -> None: ...
     def close(self) -> None: ...
 
@@ -541,6 +542,14 @@ class Server:
                 self.watches.add(message[1])
             except Exception as exc:  # noqa: BLE001 - an unwatchable tree answers "unknown"
                 log(f"cannot watch {message[1]!r}: {type(exc).__name__}: {exc}")
+        # a child kept an answer computed at a token: drain, and note how far (WatchSet.settle)
+        if message[0] == "settled" and len(message) == 3 and all(isinstance(m, str) for m in message[1:]) \
+                and self.watches is not None:
+            try:
+                self.watches.settle(message[1], message[2])
+            except Exception as exc:  # noqa: BLE001 - the watcher fails as a drain would
+                log(f"watcher failed, turned off: {type(exc).__name__}: {exc}")
+                self._drop_watches()
 
     def _learn(self, names: list) -> None:
         """Import, for the next children, the modules a child had to import itself."""

@@ -39,6 +39,7 @@ from bisect import bisect_right
 
 GIT = "\x00git"  # the marker for "the repository's git state changed" (no path holds a NUL)
 LOG_MAX = 8192  # changes kept per root; an older token answers None
+SETTLED_MAX = 256  # settled answers remembered (:meth:`WatchSet.settle`), the oldest forgotten first
 
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE, IN_CLOSE_NOWRITE, IN_OPEN = 0x2, 0x4, 0x8, 0x10, 0x20
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
@@ -105,6 +106,7 @@ class _Root:
         self.floor = 0  # a token below this generation is unknown
         self.gens: list[int] = []  # the change log: gens[i] is when paths[i] changed
         self.paths: list[str] = []
+        self.made: list[bool] = []  # made[i]: paths[i] was created then (IN_CREATE: absent just before)
         self.dirs: dict[str, int] = {}  # tree directory rel -> wd
         self.files: dict[str, int] = {}  # tree file rel -> wd
         self.blind: dict[str, str] = {}  # rel -> why it cannot be watched (always reported)
@@ -121,6 +123,7 @@ class WatchSet:
         self.gen = 1
         self.frozen = False
         self._roots: dict[str, _Root] = {}
+        self._settled: dict[tuple[str, str], int] = {}  # (root, token) -> the generation a reader's answer was settled by
         self._wd: dict[int, list[tuple[_Root, str, str]]] = {}  # wd -> (root, rel or abs, kind d|f|g|r|a)
         self._opens: dict[int, int] = {}  # file wd -> open file descriptions seen opened, not yet closed
         self._fd: int | None = None
@@ -203,6 +206,18 @@ class WatchSet:
             self.gen += 1
             self._apply(events)
 
+    def settle(self, root: str | os.PathLike, token: str) -> None:
+        """A child kept an answer computed at ``token`` and said so after its work: drain, and
+        remember the generation reached.  Every change the work saw was queued before the child's
+        message was sent, so it has this generation or an older one; a change with a newer one
+        happened after the work (:meth:`made_after`)."""
+        if self.frozen:
+            return
+        self.drain()
+        self._settled[(os.path.realpath(os.fspath(root)), token)] = self.gen
+        if len(self._settled) > SETTLED_MAX:
+            del self._settled[next(iter(self._settled))]
+
     # ------------------------------------------------------------------ the child's view
     def _live(self, root: str | os.PathLike) -> _Root | None:
         real = os.path.realpath(os.fspath(root))
@@ -239,6 +254,28 @@ class WatchSet:
         for wd, opened in self._opens.items():
             if opened > 0:
                 out.update(rel for held, rel, kind in self._wd.get(wd, ()) if held is r and kind == "f")
+        return out
+
+    def made_after(self, root: str | os.PathLike, token: str) -> set[str]:
+        """The root-relative names whose first change since ``token`` was their creation, after the
+        answer kept at ``token`` was settled (:meth:`settle`): absent when the token was taken and
+        still absent when that answer's work ended.  Empty when the answer was never settled here."""
+        r = self._live(root)
+        settled = self._settled.get((os.path.realpath(os.fspath(root)), token))
+        if r is None or settled is None:
+            return set()
+        gen = int(token.partition(":")[2])
+        if gen < r.floor:
+            return set()
+        seen: set[str] = set()
+        out = set()
+        for at in range(bisect_right(r.gens, gen), len(r.gens)):
+            name = r.paths[at].rstrip("/")
+            if name in seen:
+                continue
+            seen.add(name)
+            if r.made[at] and r.gens[at] > settled:
+                out.add(name)
         return out
 
     def git_dirs(self, root: str | os.PathLike) -> tuple[str, ...] | None:
@@ -295,7 +332,7 @@ class WatchSet:
         self._forget(r)
         r.floor = self.gen + 1
         self.gen += 1
-        r.gens, r.paths = [], []
+        r.gens, r.paths, r.made = [], [], []
         r.state, r.why = "new", ""
         try:
             st = os.stat(r.path)
@@ -379,10 +416,10 @@ class WatchSet:
             self._log(r, top + "/" if top else "/")
         return True
 
-    def _file(self, r: _Root, rel: str, report: bool) -> None:
+    def _file(self, r: _Root, rel: str, report: bool, made: bool = False) -> None:
         full = os.path.join(r.path, rel)
         if report:
-            self._log(r, rel)
+            self._log(r, rel, made)
         try:
             st = os.lstat(full)
         except OSError:
@@ -479,13 +516,14 @@ class WatchSet:
                 self._git_dir(r, sub, "r")
 
     # ------------------------------------------------------------------ the events
-    def _log(self, r: _Root, rel: str) -> None:
+    def _log(self, r: _Root, rel: str, made: bool = False) -> None:
         r.gens.append(self.gen)
         r.paths.append(rel)
+        r.made.append(made)
         if len(r.gens) > LOG_MAX:
             cut = len(r.gens) - LOG_MAX // 2
             r.floor = max(r.floor, r.gens[cut - 1] + 1)
-            del r.gens[:cut], r.paths[:cut]
+            del r.gens[:cut], r.paths[:cut], r.made[:cut]
 
     def _apply(self, events: list[tuple[int, int, int, str]]) -> None:
         rebuild: set[_Root] = set()
@@ -552,7 +590,9 @@ class WatchSet:
                 self._scan(r, child, report=True)
             else:
                 r.blind.pop(child, None)
-                self._file(r, child, report=True)
+                # IN_CREATE (not a move): the name was absent just before (open O_CREAT, link, symlink,
+                # mknod make no event, or fail, when it exists)
+                self._file(r, child, report=True, made=bool(mask & IN_CREATE) and not mask & IN_MOVED_TO)
         if mask & _CONTENT:
             self._log(r, child + "/" if mask & IN_ISDIR else child)
 
