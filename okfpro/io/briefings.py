@@ -77,9 +77,10 @@ def _remembered(view, root: str) -> list[Briefing]:
     state = None
     if since is not None:
         try:
-            dirs, files = jsonc.loads(since[0])
-            state = (set(dirs), {rel: Briefing(*b) for rel, b in files.items()})
-        except (ValueError, TypeError):
+            dirs, flags, ids = jsonc.loads(since[0])
+            state = (set(dirs), {rel: Briefing(ids.get(rel) or rel[:-3], bool(f & 1), "human-reviewed" if f & 2 else "")
+                                 for rel, f in flags.items()})
+        except (ValueError, TypeError, AttributeError):
             state = None
     if state is not None and since is not None and not since[1]:
         return _ordered(state[1])
@@ -88,7 +89,10 @@ def _remembered(view, root: str) -> list[Briefing]:
     else:
         _update(root_real, state[0], state[1], since[1])
     dirs, files = state
-    kept.keep(jsonc.dumps([sorted(dirs), {rel: [b.id, b.awaiting_read, b.trust] for rel, b in files.items()}]))
+    # per briefing: 1 awaits a read, 2 a human verified it; its id only when it is not its path's
+    flags = {rel: b.awaiting_read | (2 if b.trust else 0) for rel, b in files.items()}
+    ids = {rel: b.id for rel, b in files.items() if b.id != rel[:-3]}
+    kept.keep(jsonc.dumps([sorted(dirs), flags, ids]))
     return _ordered(files)
 
 
