@@ -16,6 +16,7 @@ from okfpro.io.roots import within
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from okfpro.io.stopfacts import Briefings
     from okfpro.io.watched import Remembered
 
 GIT_TIMEOUT = 20.0  # seconds, from the start of the child
@@ -154,17 +155,17 @@ def _capture_writes_outside(ctx: Ctx, root: str) -> bool:
     return not (within(mem, bundle) or within(bundle, mem))
 
 
-def snapshot_messages(ctx: Ctx, root: str, briefings: list | None = None, projs: list | None = None) -> list[str]:
+def snapshot_messages(ctx: Ctx, root: str, unverified: int | None = None, projs: list | None = None) -> list[str]:
     """Today's Snapshot line: present, and agreeing with the bundle it summarises
-    (``briefings``: :func:`okfpro.io.briefings.briefings`, ``projs``:
-    :func:`okfpro.io.workstate.projects`, when the caller has them)."""
+    (``unverified``: the count of unverified briefings, ``projs``: :func:`okfpro.io.workstate.projects`,
+    when the caller has them)."""
     from okfpro.core import log as _log
     from okfpro.core import snapshot as _snapshot
     from okfpro.io import workstate
 
     log_text = workstate.read_optional(os.path.join(root, "log.md")) or ""
     line = _log.parse(log_text).snapshot_line(ctx.today_s)
-    counters = workstate.snapshot_counters(root, ctx.today, briefings=briefings, projs=projs)
+    counters = workstate.snapshot_counters(root, ctx.today, projs=projs, unverified=unverified)
     if line is None:
         return [
             f"— log.md has no Snapshot line under {ctx.today_s}. Append it before stopping — here it is, "
@@ -174,7 +175,7 @@ def snapshot_messages(ctx: Ctx, root: str, briefings: list | None = None, projs:
     return [problem] if problem else []
 
 
-def pairing_messages(ctx: Ctx, root: str, board_text: str, briefings: list, projs: list | None = None) -> list[str]:
+def pairing_messages(ctx: Ctx, root: str, board_text: str, briefings: Briefings, projs: list | None = None) -> list[str]:
     """Every in-flight project paired with its evidence (``okfpro.core.pairing``).  Pairing reads
     only the briefings among the concepts, and of the bundle's entries only those the board's
     links name, so the rest of the bundle is neither parsed nor listed here."""
@@ -183,7 +184,7 @@ def pairing_messages(ctx: Ctx, root: str, board_text: str, briefings: list, proj
     from okfpro.io import workstate
 
     rows = _board.parse(board_text).rows
-    facts = workstate.pairing_facts(root, briefings, projs, rows=rows)
+    facts = workstate.briefed_pairing_facts(root, briefings.unverified, briefings.verified, projs, rows)
     return _pairing.failures(rows, facts)
 
 
@@ -211,12 +212,13 @@ def stop_gate(ctx: Ctx) -> Answer:
     if broken:
         return Answer.block(["RULE 2 — before stopping:"] + [f"— structure: {m}" for m in broken])
     from okfpro.core import board as _board
-    from okfpro.io.briefings import briefings as _briefings
+    from okfpro.io.stopfacts import briefings as _briefings
+    from okfpro.io.stopfacts import projects as _projects
 
     board_text = workstate.read_optional(os.path.join(root, "board.md")) or ""
     briefings = _briefings(root)  # read once: the Snapshot's counter and pairing share them
-    projs = workstate.projects(root)  # so are the projects
-    messages = snapshot_messages(ctx, root, briefings, projs)
+    projs = _projects(root)  # so are the projects
+    messages = snapshot_messages(ctx, root, len(briefings.unverified), projs)
     messages.extend(f"— board: {g}" for g in _board.grammar(board_text))
     messages.extend(pairing_messages(ctx, root, board_text, briefings, projs))
     if messages:

@@ -116,11 +116,16 @@ def projects(root: str | os.PathLike, emptiness: bool = True) -> list[Project]:
                 continue
         except OSError:
             continue
-        index = read_optional(os.path.join(e.path, "index.md"))
-        closed = index is not None and _pairing.is_closed(_head_text(index))
-        empty = (not closed and not _md_files_below(e.path)) if emptiness else False
-        out.append(Project(e.name, closed, empty=empty))
+        out.append(project_at(e.path, e.name, emptiness))
     return out
+
+
+def project_at(path: str, slug: str, emptiness: bool = True) -> Project:
+    """The project whose directory is ``path``: its closure and (with ``emptiness``) whether it holds no concept."""
+    index = read_optional(os.path.join(path, "index.md"))
+    closed = index is not None and _pairing.is_closed(_head_text(index))
+    empty = (not closed and not _md_files_below(path)) if emptiness else False
+    return Project(slug, closed, empty=empty)
 
 
 def _head_text(text: str) -> str:
@@ -241,11 +246,15 @@ def missing_targets(root: str | os.PathLike, line: str) -> list[str]:
 
 
 def snapshot_counters(root: str | os.PathLike, today: _dt.date, board: _board.Board | None = None,
-                      briefings: list["Concept"] | None = None, projs: list[Project] | None = None) -> dict[str, int]:
+                      briefings: list["Concept"] | None = None, projs: list[Project] | None = None,
+                      unverified: int | None = None) -> dict[str, int]:
+    """``unverified``: the count of unverified briefings, when the caller has it."""
     if board is None:
         board = _board.parse(board_text(root) or "")
     empty = sum(1 for p in (projects(root) if projs is None else projs) if not p.closed and p.empty)
-    return _snapshot.counters(board, today, unverified_briefing_count(root, briefings), empty)
+    if unverified is None:
+        unverified = unverified_briefing_count(root, briefings)
+    return _snapshot.counters(board, today, unverified, empty)
 
 
 def snapshot_payload(root: str | os.PathLike, today: _dt.date) -> dict:
@@ -304,9 +313,16 @@ def pairing_facts(root: str | os.PathLike, concepts: Iterable["Concept"],
     without reading the rest of the bundle).  ``rows``: the board's, when the caller has them;
     the entries are then only those its links name (:func:`present_entries`: the same answer,
     without listing the whole bundle)."""
+    briefings = [c for c in concepts if is_briefing(c)]
+    return briefed_pairing_facts(root, [c.id for c in briefings if c.awaiting_read],
+                                 [c.id for c in briefings if c.trust == "human-reviewed"], projs, rows)
+
+
+def briefed_pairing_facts(root: str | os.PathLike, unverified: list[str], verified: list[str],
+                          projs: list[Project] | None = None, rows: list[_board.Row] | None = None) -> _pairing.Facts:
+    """:func:`pairing_facts` from the briefings' ids (unverified, verified; in the walk's order)."""
     if projs is None:
         projs = projects(root)
-    briefings = [c for c in concepts if is_briefing(c)]
     if rows is None:
         entries = all_entries(root)
     else:
@@ -314,8 +330,8 @@ def pairing_facts(root: str | os.PathLike, concepts: Iterable["Concept"],
     return _pairing.Facts(
         open_projects=[p.slug for p in projs if not p.closed],
         closed_projects=[p.slug for p in projs if p.closed],
-        unverified_briefings=[c.id for c in briefings if c.awaiting_read],
-        verified_briefings=[c.id for c in briefings if c.trust == "human-reviewed"],
+        unverified_briefings=unverified,
+        verified_briefings=verified,
         entries=entries,
     )
 

@@ -1,9 +1,13 @@
-"""The Stop gate's briefings and board-link entries, narrowed: always the fresh answer.
+"""The Stop gate's briefings, projects and board-link entries, narrowed: always the fresh answer.
 
-* :func:`okfpro.io.briefings.briefings` with a resident watch view (a real WatchSet, real inotify)
+* :func:`okfpro.io.stopfacts.briefings` with a resident watch view (a real WatchSet, real inotify)
   keeps the briefings at the view's token and re-reads only what changed under ``reference/``
   since; after random edits, renames, deletes, directories made, moved in, moved out and replaced,
   symlinks, hidden names and case variants, it must equal a fresh read every time.
+* :func:`okfpro.io.stopfacts.projects` with a view reads again only the projects holding a change;
+  after random index rewrites (closed, not closed, negated), concepts added and removed deep down,
+  projects made, removed, renamed, hidden, linked, replaced by a file, and ``projects`` itself
+  replaced, it must equal :func:`okfpro.io.workstate.projects` every time.
 * :func:`okfpro.io.workstate.present_entries` answers for the board's links from the directories
   on their way; it must equal the whole bundle's listing (:func:`okfpro.io.workstate.all_entries`)
   compared in lower case, over random trees with case variants, hidden names, links to directories
@@ -22,7 +26,7 @@ import pytest
 
 import okfpro.resident as resident
 from okfpro.io import workstate
-from okfpro.io.briefings import briefings
+from okfpro.io.stopfacts import briefings, projects
 from tests.helpers import quick
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -154,7 +158,7 @@ def test_the_view_reads_only_what_changed(ws, tmp_path, monkeypatch):
     briefings_everywhere(root, outside)
     ws.add(str(root))
     assert viewed(ws, root) == fresh(root)
-    import okfpro.io.briefings as mod
+    import okfpro.io.stopfacts as mod
 
     read: list[str] = []
     real = mod._read
@@ -212,3 +216,68 @@ def test_present_entries_is_the_whole_listing_asked_in_lower_case(tmp_path, seed
     keys = random_tree(rng, base, outside)
     listing = {e.strip("/").lower() for e in workstate.all_entries(base)}
     assert workstate.present_entries(base, keys) == {k for k in keys if k in listing}
+
+
+# ---------------------------------------------------------------------- the projects
+CLOSURES = ("# P\n", "# P\nclosed 2026-11-01\n", "# P\nnot closed 2026-11-01\n", "closed — 2026-11-02\n# P\n", "")
+
+
+def _project_step(rng: random.Random, root: Path, outside: Path, n: int) -> None:
+    base = root / "projects"
+    if not base.is_dir() or base.is_symlink():
+        if os.path.lexists(base):
+            base.unlink()
+        base.mkdir()
+    slugs = sorted(p.name for p in base.iterdir())
+    slug = rng.choice(slugs + [f"p{n % 7}", ".hidden", "Q"])
+    here = base / slug
+    op = rng.randrange(12)
+    if op <= 2:
+        here.mkdir(exist_ok=True) if not os.path.lexists(here) else None
+        if here.is_dir():
+            (here / "index.md").write_text(rng.choice(CLOSURES))
+    elif op <= 4 and here.is_dir():
+        deep = here / rng.choice(["", "a", "a/b", ".h"])
+        deep.mkdir(parents=True, exist_ok=True)
+        (deep / rng.choice(["c.md", "index.md", "note.txt"])).write_text("x")
+    elif op == 5 and here.is_dir() and not here.is_symlink():
+        mds = sorted(here.rglob("*.md"))
+        if mds:
+            rng.choice(mds).unlink()
+    elif op == 6 and os.path.lexists(here):
+        shutil.rmtree(here) if here.is_dir() and not here.is_symlink() else here.unlink()
+    elif op == 7 and os.path.lexists(here):
+        here.rename(base / f"r{n}")
+    elif op == 8 and not os.path.lexists(here):
+        far = outside / f"proj-{n}"
+        far.mkdir()
+        (far / "index.md").write_text(rng.choice(CLOSURES))
+        here.symlink_to(far, target_is_directory=True)  # a linked project: read through
+    elif op == 9 and not os.path.lexists(here):
+        here.write_text("a file, not a project")
+    elif op == 10:
+        far = sorted(outside.glob("proj-*"))
+        if far:
+            (rng.choice(far) / "x.md").write_text("x")  # inside a linked project's target
+    elif op == 11 and rng.random() < 0.2:
+        base.rename(outside / f"projects-{n}")  # projects itself replaced
+        base.mkdir()
+
+
+@pytest.mark.parametrize("seed", range(3 if quick() else 8))
+def test_projects_with_a_view_always_equal_a_fresh_read(ws, tmp_path, seed):
+    rng = random.Random(seed)
+    root = tmp_path / "bundle"
+    (root / "projects").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    ws.add(str(root))
+    for n in range(80):
+        try:
+            _project_step(rng, root, outside, n)
+        except OSError:
+            pass
+        if rng.random() < 0.8:
+            with watchkit.served(ws):
+                got = projects(str(root))
+            assert got == workstate.projects(root), n
