@@ -73,8 +73,9 @@ class Facts(Value):
 
 def failures(rows: list[Row], facts: Facts) -> list[str]:
     out: list[str] = []
+    every = [t for r in rows for t in r.targets]  # once: any row's target is a link of the board's
     for slug in facts.open_projects:
-        if not any(links_target(r.targets, f"/projects/{slug}") for r in rows):
+        if not links_target(every, f"/projects/{slug}"):
             out.append(
                 f"— pairing: projects/{slug} is open but no board line links it, and it carries no closed marker. "
                 f"Put it on the board (`okfpro capture -- \"[/projects/{slug}/](/projects/{slug}/index.md) <next action>\"`) "
@@ -98,7 +99,7 @@ def failures(rows: list[Row], facts: Facts) -> list[str]:
                 seen.add(t)
                 out.append(f"— pairing: a board line links {t}, which is not in the bundle; fix the link or drop the line.")
     for slug in facts.closed_projects:
-        if any(links_target(r.targets, f"/projects/{slug}") for r in rows):
+        if links_target(every, f"/projects/{slug}"):
             out.append(
                 f"— pairing: a board line still links projects/{slug}, which is closed; "
                 "closing a project removes its board lines."
