@@ -133,10 +133,12 @@ def events(ws: Path, root: Path, outside: Path) -> dict[str, tuple[str, str, dic
             return stop
         return before
 
-    def restore():
+    def restore():  # and a Stop, untimed: the session before the next round ended on a clean tree
         for path, raw in kept.items():
             if path.read_bytes() != raw:
                 path.write_bytes(raw)
+        subprocess.run([harness.PYTHON, "-m", "okfpro", "hook", "stop"], input=json.dumps(stop).encode(),
+                       cwd=str(ws), capture_output=True)
 
     return {
         "pre-tool-use outside": ("pre-tool-use", "pre_tool_use.py", {"cwd": str(outside), "tool_name": "Edit",
