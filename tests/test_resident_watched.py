@@ -67,3 +67,12 @@ def test_a_clean_stop_through_the_server_is_remembered_and_equals_a_fresh_proces
     kept = (record.stat().st_ino, record.stat().st_mtime_ns)
     assert stop() == 0
     assert (record.stat().st_ino, record.stat().st_mtime_ns) == kept
+    # a concept written and removed after that answer was settled (the server drained when it reaped
+    # the child that kept it): as git saw it, so no git runs and nothing is kept again
+    flash = ws / ".okf" / "learnings" / "for-a-moment.md"
+    flash.write_text("# For a moment\n")
+    flash.unlink()
+    assert stop() == 0 and stop(served=False) == 0
+    assert (record.stat().st_ino, record.stat().st_mtime_ns) == kept
+    concept.write_text(concept.read_text() + "another edit\n")  # a dirty tree: its lines kept, a second Stop runs no git
+    assert stop() == 2 and stop() == 2 and stop(served=False) == 2
