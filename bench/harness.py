@@ -94,6 +94,29 @@ def okfpro(*args: str) -> list[str]:
     return [PYTHON, "-m", "okfpro", *args]
 
 
+def script(*args: str) -> list[str]:
+    """The ``okfpro`` console script, as users run it: pip's generated wrapper (it imports ``re``
+    and calls ``okfpro.__main__:entry``; no ``runpy``, which ``python -m`` imports), beside the
+    timed interpreter."""
+    return [os.path.join(os.path.dirname(PYTHON), "okfpro"), *args]
+
+
+def launchers(ws: str | os.PathLike[str]) -> str:
+    """Install the hook launchers into ``ws/.claude/hooks`` as ``okfpro init`` does (the files of
+    ``hooks/`` with their run bit, the pin naming the timed interpreter and ``one-process``);
+    returns that folder."""
+    import shutil
+
+    hooks = os.path.join(ws, ".claude", "hooks")
+    os.makedirs(hooks, exist_ok=True)
+    for name in sorted(os.listdir(os.path.join(REPO, "hooks"))):
+        if name.endswith(".py"):
+            shutil.copy2(os.path.join(REPO, "hooks", name), os.path.join(hooks, name))
+    with open(os.path.join(hooks, "okfpro-python"), "w") as f:
+        f.write(PYTHON + "\none-process\n")
+    return hooks
+
+
 def installed(workdir: str) -> str:
     """Point :func:`okfpro` and :func:`baseline` at a fresh venv under ``workdir`` holding a
     non-editable install of this working tree (built from a copy, so the tree gets no build
@@ -116,6 +139,12 @@ def installed(workdir: str) -> str:
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     with open(os.path.join(site, "_bench_deps.pth"), "w") as f:
         f.write("".join(d + "\n" for d in sorted(deps)))
+    # the console script as pip writes it for a venv's install (pip's own script maker and template)
+    from pip._vendor.distlib.scripts import ScriptMaker
+
+    maker = ScriptMaker(None, os.path.join(venv, "bin"), add_launchers=False)
+    maker.executable, maker.clobber, maker.variants, maker.set_mode = python, True, {""}, True
+    maker.make("okfpro = okfpro.__main__:entry")
     check = subprocess.run([python, "-c", "import okfpro, sys; print(okfpro.__file__)"], cwd=workdir,
                            check=True, capture_output=True, text=True).stdout.strip()
     if not check.startswith(site):
