@@ -315,6 +315,49 @@ def test_budget_split_both_surfaces_and_spill(tmp_path, monkeypatch):
     assert "/secret/path" not in degraded.reason + degraded.text
 
 
+def test_knowledge_is_searched_while_the_memory_is_ranked(tmp_path, monkeypatch):
+    """The two surfaces overlap (the knowledge search on another thread); the answer and the order of
+    the degraded notes are those of the one-after-the-other recall."""
+    import threading
+
+    from okfpro.memory import index
+    from okfpro.memory.recall import recall_for_prompt
+
+    ws = workspace(tmp_path)
+    for k, v in ALICE.items():
+        monkeypatch.setenv(k, v)
+    _seed(ws, 3, ALICE)
+    ranking, threads = threading.Event(), []
+    real = index.recall
+
+    def memory(*a, **k):
+        ranking.set()
+        threads.append(("memory", threading.get_ident()))
+        return real(*a, **k)
+
+    def knowledge(query, limit):
+        threads.append(("knowledge", threading.get_ident()))
+        assert ranking.wait(10), "the memory was not ranked while the knowledge was searched"
+        return [{"id": "ops/deploy", "title": "Deploy guide", "snippet": "deploy on Friday"}]
+
+    monkeypatch.setattr(index, "recall", memory)
+    both = recall_for_prompt(prompt_event(ws, "s1", "what is the deploy window?"), ws, knowledge)
+    assert both.knowledge == ["ops/deploy"] and both.memory and "degraded" not in both.reason, both.reason
+    assert dict(threads)["knowledge"] != dict(threads)["memory"] == threading.get_ident()
+
+    def broken_memory(*a, **k):
+        ranking.set()
+        raise OSError("disk gone")
+
+    def broken(query, limit):
+        assert ranking.wait(10)
+        raise RuntimeError("index unavailable")
+
+    monkeypatch.setattr(index, "recall", broken_memory)
+    neither = recall_for_prompt(prompt_event(ws, "s1", "what is the deploy window?"), ws, broken)
+    assert neither.reason == "nothing recalled; degraded: knowledge (RuntimeError), memory (OSError)"
+
+
 def test_default_knowledge_surface_is_the_bundle(tmp_path, monkeypatch):
     from okfpro.memory.recall import recall_for_prompt
 

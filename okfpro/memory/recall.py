@@ -163,6 +163,66 @@ def _dated(rows: list[dict[str, Any]], bundles: Mapping[str | None, Any]) -> lis
     return rows
 
 
+def _background(work: Callable[[], Any]) -> Callable[[], tuple[Any, BaseException | None]]:
+    """Start ``work`` on another thread; the returned function waits for it and gives ``(result,
+    None)`` or ``(None, the exception)``.  ``_thread``, not ``threading`` (not imported on the hook's
+    path); where no thread can be started, ``work`` runs here, now."""
+    import _thread
+
+    done = _thread.allocate_lock()
+    done.acquire()
+    box: list[tuple[Any, BaseException | None]] = []
+
+    def run() -> None:
+        try:
+            box.append((work(), None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            box.append((None, exc))
+        finally:
+            done.release()
+
+    try:
+        _thread.start_new_thread(run, ())
+    except RuntimeError:  # no thread to be had
+        run()
+
+    def wait() -> tuple[Any, BaseException | None]:
+        with done:
+            return box[0]
+
+    return wait
+
+
+def _memory_blocks(door: MemoryDoor, scope: Any, query: str, today: Any, include_hidden: bool,
+                   degraded: list[str], clean: Callable[[list[str]], tuple[str, ...]]) -> list[Any]:
+    """The memory side of prompt recall: the scope's ranked hits as budget blocks."""
+    from okfpro.core import budget as _budget
+
+    mblocks: list[_budget.Block] = []
+    store = door.store
+    if store is None:
+        degraded.append("memory (store unavailable)")
+        return mblocks
+    try:
+        from okfpro.core import mempolicy as _mempolicy
+        from okfpro.memory.index import recall as index_recall
+
+        hits, _diags = index_recall(store, scope, query, today.isoformat(), include_hidden, MEMORY_LIMIT)
+        for passage, rec, status in [(h.passage(query), h.record, h.status) for h in hits]:
+            entry = passage.entry
+            lines = [ln for ln in (rec.text if rec.explicit else entry.text).splitlines() if ln.strip()]
+            label = None if status == "active" else status
+            if _mempolicy.review_due(rec, today) and label is None:
+                label = "review due"
+            title = f"{rec.kind} memory ({rec.source}, {rec.confidence} confidence)" if rec.explicit else ""
+            mblocks.append(_budget.Block("memory", f"memory:{entry.tier}", entry.id, title,
+                                         clean(lines[:MAX_MEMORY_LINES]), tier=entry.tier, date=entry.date,
+                                         status=label))
+    except Exception as exc:  # noqa: BLE001 - degrade to knowledge only
+        degraded.append(f"memory ({exc.__class__.__name__})")
+    return mblocks
+
+
 def recall_for_prompt(
     event: Event | Mapping[str, Any],
     start: str | os.PathLike[str],
@@ -211,12 +271,19 @@ def _recall(door: MemoryDoor, prompt: str, knowledge_search: KnowledgeSearch | N
     def clean(lines: list[str]) -> tuple[str, ...]:
         return tuple(redact(line).text for line in lines)
 
-    # knowledge
+    # knowledge: searched on another thread while the memory is ranked (each is mostly SQLite, which
+    # runs without the GIL, on its own connection); its notes come first in `degraded`, as before
     kblocks: list[_budget.Block] = []
     search = knowledge_search if knowledge_search is not None else bundle_search(workspace, cfg, degraded)
-    if search is not None:
+    knowledge = _background(lambda: list(search(query, KNOWLEDGE_LIMIT) or [])) if search is not None else None
+    mdegraded: list[str] = []
+    mblocks = _memory_blocks(door, scope, query, today, include_hidden, mdegraded, clean)
+    if knowledge is not None:
+        kept, failed = knowledge()
         try:
-            rows = list(search(query, KNOWLEDGE_LIMIT) or [])[:KNOWLEDGE_LIMIT]
+            if failed is not None:
+                raise failed
+            rows = kept[:KNOWLEDGE_LIMIT]
             for row in rows:
                 if not isinstance(row, Mapping) or not row.get("id"):
                     continue
@@ -234,41 +301,8 @@ def _recall(door: MemoryDoor, prompt: str, knowledge_search: KnowledgeSearch | N
                 )
         except Exception as exc:  # noqa: BLE001 - degrade to memory only
             degraded.append(f"knowledge ({exc.__class__.__name__})")
-
-    # memory
-    mblocks: list[_budget.Block] = []
+    degraded += mdegraded
     store = door.store
-    if store is None:
-        degraded.append("memory (store unavailable)")
-    else:
-        try:
-            from okfpro.core import mempolicy as _mempolicy
-            from okfpro.memory.index import recall as index_recall
-
-            hits, _diags = index_recall(store, scope, query, today.isoformat(), include_hidden, MEMORY_LIMIT)
-            if hits:
-                for passage, rec, status in [(h.passage(query), h.record, h.status) for h in hits]:
-                    entry = passage.entry
-                    lines = [ln for ln in (rec.text if rec.explicit else entry.text).splitlines() if ln.strip()]
-                    label = None if status == "active" else status
-                    if _mempolicy.review_due(rec, today) and label is None:
-                        label = "review due"
-                    title = (f"{rec.kind} memory ({rec.source}, {rec.confidence} confidence)" if rec.explicit
-                             else "")
-                    mblocks.append(
-                        _budget.Block(
-                            "memory",
-                            f"memory:{entry.tier}",
-                            entry.id,
-                            title,
-                            clean(lines[:MAX_MEMORY_LINES]),
-                            tier=entry.tier,
-                            date=entry.date,
-                            status=label,
-                        )
-                    )
-        except Exception as exc:  # noqa: BLE001 - degrade to knowledge only
-            degraded.append(f"memory ({exc.__class__.__name__})")
 
     budget_tokens = cfg.get("memory", "budget_tokens", _budget.DEFAULT_BUDGET)
     k_share = cfg.get("memory", "knowledge_share", _budget.DEFAULT_SHARES[0])
