@@ -99,16 +99,23 @@ def corpus_store(corpus):
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.mark.parametrize("always_try", [False, True])
+@pytest.mark.parametrize("always_try,split", [(False, False), (True, False), (True, True)])
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(corpus=corpora(), limits=st.lists(st.integers(1, 25), min_size=1, max_size=4, unique=True))
-def test_pruned_equals_unpruned_equals_files(monkeypatch, always_try, corpus, limits):
+def test_pruned_equals_unpruned_equals_files(monkeypatch, always_try, split, corpus, limits):
+    """``split``: every ranking scored in two spans of days at once (ranksql.SPLIT_AT 0)."""
+    from okfpro.io import threads
+    from okfpro.memory import ranksql
+
     query = corpus[3]
     with corpus_store(corpus) as store:
         for hidden in (False, True):
             for limit in limits:
                 with monkeypatch.context() as m:
+                    if split:
+                        m.setattr(ranksql, "SPLIT_AT", 0)
+                        m.setattr(threads, "spare_core", lambda: True)
                     spy = Spy(m, always_try)
                     got, _ = memindex.recall(store, ALICE, query, TODAY.isoformat(), hidden, limit)
                 event(f"pruned answer kept: {bool(spy.kept)}")

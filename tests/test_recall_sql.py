@@ -57,6 +57,69 @@ def test_the_statement_ranks_as_python_did(corpus, limits):
         assert_one_statement_is_the_python_ranking(store, corpus[3], limits)
 
 
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(corpus=corpora(), limits=st.lists(st.integers(1, 25), min_size=1, max_size=4, unique=True))
+def test_two_spans_of_days_scored_at_once_rank_as_python_did(corpus, limits):
+    """Every search split over two connections at a day (``ranksql.SPLIT_AT`` 0): the same answer,
+    unrounded scores included; the split did happen whenever the corpus spans two days."""
+    from okfpro.io import threads
+    from okfpro.memory import ranksql
+
+    with pytest.MonkeyPatch.context() as m, corpus_store(corpus) as store:
+        m.setattr(ranksql, "SPLIT_AT", 0)
+        m.setattr(threads, "spare_core", lambda: True)
+        cuts = []
+        real = ranksql._cut
+        m.setattr(ranksql, "_cut", lambda con: cuts.append(real(con)) or cuts[-1])
+        assert_one_statement_is_the_python_ranking(store, corpus[3], limits)
+        with memindex.opened(store, "user", ALICE) as idx:
+            assert idx is not None
+            days = idx.con.execute("SELECT count(DISTINCT date) FROM entries").fetchone()[0]
+        assert all((c is not None) == (days > 1) for c in cuts), (cuts, days)  # none: nothing matched
+
+
+def test_a_search_over_several_days_is_split(tmp_path, monkeypatch):
+    """With a limit, enough matched rows and a spare core the ranking is scored in two spans (the
+    second connection is opened); without a spare core, or without a limit, in one."""
+    import datetime as dt
+
+    from okfpro.io import threads
+    from okfpro.memory import ranksql
+
+    store = MemoryStore(tmp_path / "mem", history=False)
+    t0 = dt.datetime(2026, 5, 20, 9, tzinfo=dt.timezone.utc)
+    rows = [(f"same words here {'rare' if i % 7 == 3 else 'plain'}", t0 + dt.timedelta(days=i // 6, minutes=i))
+            for i in range(40)]
+    assert store.write_many(ALICE, rows, "user", actor="t", what="days")[2] is None
+    monkeypatch.setattr(ranksql, "SPLIT_AT", 30)
+    for spare, limit, split in ((True, 5, True), (False, 5, False), (True, None, False)):
+        monkeypatch.setattr(threads, "spare_core", lambda: spare)  # noqa: B023 - used in this round
+        with memindex.opened(store, "user", ALICE) as idx:
+            assert idx is not None
+            hits = idx.search("same words", TODAY.isoformat(), False, limit)
+            assert (idx.twin is not None) == split and len(hits) == (limit or 40)
+    assert_one_statement_is_the_python_ranking(store, "same words", (1, 5, 12))
+
+
+def test_the_split_is_between_whole_days():
+    """_cut: a row id at a day's start, above the first day and at or below the last one."""
+    import sqlite3
+
+    from okfpro.memory import ranksql
+
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE TABLE entries (rid INTEGER PRIMARY KEY)")
+    assert ranksql._cut(con) is None
+    con.executemany("INSERT INTO entries VALUES (?)", [(memindex.place("2026-01-09", s),) for s in (1, 2, 3)])
+    assert ranksql._cut(con) is None  # one day
+    for last in ("2026-01-10", "2026-01-11", "2026-03-01", "2027-01-01"):
+        con.execute("INSERT OR REPLACE INTO entries VALUES (?)", (memindex.place(last, 7),))
+        cut = ranksql._cut(con)
+        assert cut is not None and cut & 0xFFFFFFFF == 0
+        assert memindex.place("2026-01-09", 3) < cut <= memindex.place(last, 1), last
+        con.execute("DELETE FROM entries WHERE rid = ?", (memindex.place(last, 7),))
+
+
 def test_ties_and_expiry_rank_as_python_did(tmp_path):
     """Equal scores (same words, same length) order newest first; an entry whose validity ended
     before today is hidden, and so is its share of its neighbours' scores."""

@@ -44,6 +44,7 @@ from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, title
 from okfpro.core.scope import Scope, applicable_tiers, scope_key
 from okfpro.memory.entries import Diagnostic, Section, StoredEntry, day_listing, file_sections, fingerprint
 from okfpro.memory.indexfiles import index_files, index_path, remove
+from okfpro.io import threads
 from okfpro.memory import ranksql
 from okfpro.memory.layout import read_day_file
 from okfpro.memory.ranking import NEIGHBOUR, Hit, entry_fields, match_phrases, norm_digest, record_json, \
@@ -136,6 +137,8 @@ class ScopeIndex:
         self.path = index_path(store.base, tier, scope)
         self.directory = store.scope_dir(tier, scope)
         self.con: sqlite3.Connection | None = None
+        self.twin: sqlite3.Connection | None = None  # a second connection: two spans of days scored at once
+        self.split = False  # the current search scores two spans of days at once (ranksql.ranked's twin)
 
     # -- connection -------------------------------------------------------------------
 
@@ -147,9 +150,18 @@ class ScopeIndex:
         return con
 
     def close(self) -> None:
-        if self.con is not None:
-            self.con.close()
-            self.con = None
+        for con in (self.con, self.twin):
+            if con is not None:
+                con.close()
+        self.con = self.twin = None
+
+    def _twin(self) -> sqlite3.Connection:
+        """The second connection (opened on first use, on the thread that asks for it)."""
+        if self.twin is None:
+            self.twin = self._connect()
+            if not self._meta_ok(self.twin):
+                raise IndexUnavailable("the index changed under the search")
+        return self.twin
 
     def __enter__(self) -> "ScopeIndex":
         return self
@@ -508,6 +520,7 @@ class ScopeIndex:
             phrases, counts = [p for p, n in zip(phrases, counts) if n], [n for n in counts if n]
             if not phrases:
                 return []
+            self.split = sum(counts) >= ranksql.SPLIT_AT and threads.spare_core()
             rows = self._pruned(phrases, counts, today, include_hidden, limit)
         if rows is None:
             rows = self._ranked(phrases, today, include_hidden, limit)
@@ -553,9 +566,12 @@ class ScopeIndex:
 
     def _ranked(self, phrases: Sequence[str], today: str, include_hidden: bool, limit: int | None,
                 essential: str | None = None, narrow: tuple[str | None, float] | None = None) -> Any:
-        """:func:`okfpro.memory.ranksql.ranked` over this scope (``tests/test_recall_sql.py``)."""
+        """:func:`okfpro.memory.ranksql.ranked` over this scope (``tests/test_recall_sql.py``), in two
+        spans of days at once when the search matches ``ranksql.SPLIT_AT`` rows or more and a core is
+        idle."""
         assert self.con is not None
-        return ranksql.ranked(self.con, self.key, phrases, today, include_hidden, limit, essential, narrow)
+        twin = self._twin if limit and self.split else None
+        return ranksql.ranked(self.con, self.key, phrases, today, include_hidden, limit, essential, narrow, twin)
 
     def _verify(self, rows: Sequence[Sequence[Any]]) -> None:
         """Each returned entry is read back from its day file: same section, same text."""

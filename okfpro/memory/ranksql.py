@@ -10,7 +10,7 @@ from okfpro.memory.ranking import WEIGHTS
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
     import sqlite3
-    from typing import Any, Sequence
+    from typing import Any, Callable, Sequence
 
 HIDDEN_SQL = ", ".join(f"'{s}'" for s in _mempolicy.HIDDEN)
 EXPIRING_SQL = "'active', 'candidate', 'conflicted'"
@@ -58,8 +58,12 @@ def _successor(char: str) -> str | None:
     return None if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF else chr(code)
 
 
+SPLIT_AT = 2000  # matched rows (the phrases' counts summed) from which the scoring is split over two threads
+
+
 def ranked(con: sqlite3.Connection, key: str, phrases: Sequence[str], today: str, include_hidden: bool,
-           limit: int | None, essential: str | None = None, narrow: tuple[str | None, float] | None = None) -> Any:
+           limit: int | None, essential: str | None = None, narrow: tuple[str | None, float] | None = None,
+           twin: Callable[[], sqlite3.Connection] | None = None) -> Any:
     """The ranked rows ``(rid, name, date, seq, clock, title, text, start, end, score, 0, rec)``,
     in SQL: :mod:`okfpro.memory.ranking`'s order over FTS5's scores of ``phrases`` (OR-ed), the
     policy first (the hidden memories' rows, from ``records_status``, are never scored), each
@@ -77,21 +81,28 @@ def ranked(con: sqlite3.Connection, key: str, phrases: Sequence[str], today: str
     id inside the zone holds no match, or a hidden one: 0).  When the ``limit`` first rows of
     that order are all exactly ranked, they are the ``limit`` best of the zone, in order;
     otherwise None (the caller scores two places around every essential entry).
-    ``tests/test_recall_sql.py`` compares it with that order computed in Python."""
+
+    ``twin``: a second connection to the same index (opened on first use).  With a limit and a
+    scope of more than one day, the rows are then scored and ordered in two spans of days at
+    once, the older on another thread (:func:`okfpro.io.threads.background`): an entry's
+    neighbours are in its own day (``rid >> 32``), so each span's scores, neighbour sums and
+    order keys are those of the whole, and the ``limit`` first of the two spans' ``limit`` first
+    are the whole's.  ``tests/test_recall_sql.py`` compares it with that order computed in Python."""
     if narrow is None:
-        near = "r AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential)" if essential else ""
+        near = "r AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential{span})" if essential else ""
         within = [f"rid + {o} FROM r" for o in (0, -1, 1, -2, 2)] if essential else []
-        ranked = " UNION ALL SELECT ".join(within[:3]) if essential else ""
+        ranks = " UNION ALL SELECT ".join(within[:3]) if essential else ""
     else:
         rare, _ceiling = narrow
-        near = "r AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential)" + (
-            ", q AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :rare)" if rare else "")
+        near = "r AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :essential{span})" + (
+            ", q AS MATERIALIZED (SELECT rowid AS rid FROM docs WHERE docs MATCH :rare{span})" if rare else "")
         within = ["rid FROM r", "rid - 1 FROM r", "rid + 1 FROM r"] + (
             ["rid - 2 FROM q", "rid + 2 FROM q"] if rare else [])
-        ranked = "rid FROM r" + (" UNION ALL SELECT rid - 1 FROM q UNION ALL SELECT rid + 1 FROM q" if rare else "")
-    params = {"essential": essential, "query": " OR ".join(phrases), "key": key, "today": today,
-              "limit": -1 if limit is None else limit, "rare": narrow[0] if narrow else None,
-              "ceiling": narrow[1] if narrow else None}
+        ranks = "rid FROM r" + (" UNION ALL SELECT rid - 1 FROM q UNION ALL SELECT rid + 1 FROM q" if rare else "")
+    params: dict[str, Any] = {
+        "essential": essential, "query": " OR ".join(phrases), "key": key, "today": today,
+        "limit": -1 if limit is None else limit, "rare": narrow[0] if narrow else None,
+        "ceiling": narrow[1] if narrow else None}
     # the hidden memories' rows are never scored; when the scope hides none (one probe of
     # records_status) the condition is left out: a NOT IN over an empty set holds for every row,
     # and its probe cost ~1.1K instructions a matched row
@@ -100,27 +111,34 @@ def ranked(con: sqlite3.Connection, key: str, phrases: Sequence[str], today: str
         is None else f" AND +rowid NOT IN (SELECT e.rid FROM records c JOIN entries e ON e.memory = c.memory WHERE {hiding})"
     # the scores land in a temporary table keyed by rid (memory only, never a file): the neighbours
     # are then two primary-key probes a row (a materialised CTE needs two automatic indexes)
-    con.execute("PRAGMA temp_store = MEMORY")
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS scored (rid INTEGER PRIMARY KEY, score REAL, ranked INTEGER)")
-    con.execute("DELETE FROM temp.scored")
-    con.execute(f"INSERT INTO temp.scored WITH {near or 'x AS (SELECT 1)'} SELECT rowid, -bm25(docs, "
-                f"{WEIGHTS[0]!r}, {WEIGHTS[1]!r}), " + (f"+rowid IN (SELECT {ranked})" if essential else "1")
-                + " FROM docs WHERE docs MATCH :query"
-                + (f" AND +rowid IN (SELECT {' UNION ALL SELECT '.join(within)})" if essential else "") + hidden,
-                params)
+    scoring = (f"INSERT INTO temp.scored WITH {near or 'x AS (SELECT 1)'} SELECT rowid, -bm25(docs, "
+               f"{WEIGHTS[0]!r}, {WEIGHTS[1]!r}), " + (f"+rowid IN (SELECT {ranks})" if essential else "1")
+               + " FROM docs WHERE docs MATCH :query{span}"
+               + (f" AND +rowid IN (SELECT {' UNION ALL SELECT '.join(within)})" if essential else "") + hidden)
     final = f"m.score + {ranking.NEIGHBOUR!r} * (coalesce(a.score, 0.0) + coalesce(b.score, 0.0))"
     joined = ("temp.scored m LEFT JOIN temp.scored a ON a.rid = m.rid - 1 "
               "LEFT JOIN temp.scored b ON b.rid = m.rid + 1")
-    if narrow is None:
-        top = con.execute(f"SELECT m.rid, {final} AS final FROM {joined} WHERE m.ranked "
-                          "ORDER BY final DESC, m.rid DESC LIMIT :limit", params).fetchall()
+    if narrow is None:  # (rid, score, ranked exactly, order key)
+        order = (f"SELECT m.rid, {final} AS final, 1, {final} FROM {joined} WHERE m.ranked "
+                 "ORDER BY final DESC, m.rid DESC LIMIT :limit")
     else:
         bound = f"m.score + {ranking.NEIGHBOUR!r} * (coalesce(a.score, :ceiling) + coalesce(b.score, :ceiling))"
-        got = con.execute(f"SELECT m.rid, {final}, m.ranked FROM {joined} ORDER BY CASE WHEN m.ranked THEN "
-                          f"{final} ELSE {bound} END DESC, m.rid DESC LIMIT :limit", params).fetchall()
-        if limit is None or len(got) < limit or not all(ok for _rid, _score, ok in got):
-            return None
-        top = [(rid, score) for rid, score, _ok in got]
+        order = (f"SELECT m.rid, {final}, m.ranked, CASE WHEN m.ranked THEN {final} ELSE {bound} END AS k "
+                 f"FROM {joined} ORDER BY k DESC, m.rid DESC LIMIT :limit")
+    cut = _cut(con) if twin is not None and limit is not None else None
+    if cut is None:
+        got = _scored(con, scoring.replace("{span}", ""), order, params)
+    else:
+        from okfpro.io.threads import background
+
+        span = " AND rowid >= :lo AND rowid < :hi"
+        older = background(lambda: _scored(twin(), scoring.replace("{span}", span), order,  # type: ignore[misc]
+                                           {**params, "lo": -1 << 63, "hi": cut}))
+        got = _scored(con, scoring.replace("{span}", span), order, {**params, "lo": cut, "hi": (1 << 63) - 1})
+        got = sorted(got + older(), key=lambda row: (row[3], row[0]), reverse=True)[:limit]
+    if narrow is not None and (limit is None or len(got) < limit or not all(ok for _rid, _score, ok, _k in got)):
+        return None
+    top = [(rid, score) for rid, score, _ok, _k in got]
     details: dict[int, tuple] = {}
     for at in range(0, len(top), 500):
         rids = [rid for rid, _score in top[at:at + 500]]
@@ -129,3 +147,21 @@ def ranked(con: sqlite3.Connection, key: str, phrases: Sequence[str], today: str
             "JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
             f"WHERE e.scope = ? AND e.change = 0 AND e.rid IN ({','.join('?' * len(rids))})", (key, *rids)))
     return [(*details[rid][:9], score, 0, details[rid][9]) for rid, score in top if rid in details]
+
+
+def _scored(con: sqlite3.Connection, scoring: str, order: str, params: dict[str, Any]) -> list[tuple]:
+    """The rows ``scoring`` scores into ``temp.scored``, ranked by ``order`` (its ``limit`` first)."""
+    con.execute("PRAGMA temp_store = MEMORY")
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS scored (rid INTEGER PRIMARY KEY, score REAL, ranked INTEGER)")
+    con.execute("DELETE FROM temp.scored")
+    con.execute(scoring, params)
+    return con.execute(order, params).fetchall()
+
+
+def _cut(con: sqlite3.Connection) -> int | None:
+    """A row id between two days of the index's entries, near the middle of their range, or None
+    (one day): the rows below it and those from it on are two spans of whole days."""
+    low, high = con.execute("SELECT min(rid), max(rid) FROM entries").fetchone()
+    if low is None or low >> 32 == high >> 32:
+        return None
+    return max((low + high) // 2 >> 32, (low >> 32) + 1) << 32

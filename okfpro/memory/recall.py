@@ -163,36 +163,6 @@ def _dated(rows: list[dict[str, Any]], bundles: Mapping[str | None, Any]) -> lis
     return rows
 
 
-def _background(work: Callable[[], Any]) -> Callable[[], tuple[Any, BaseException | None]]:
-    """Start ``work`` on another thread; the returned function waits for it and gives ``(result,
-    None)`` or ``(None, the exception)``.  ``_thread``, not ``threading`` (not imported on the hook's
-    path); where no thread can be started, ``work`` runs here, now."""
-    import _thread
-
-    done = _thread.allocate_lock()
-    done.acquire()
-    box: list[tuple[Any, BaseException | None]] = []
-
-    def run() -> None:
-        try:
-            box.append((work(), None))
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-            box.append((None, exc))
-        finally:
-            done.release()
-
-    try:
-        _thread.start_new_thread(run, ())
-    except RuntimeError:  # no thread to be had
-        run()
-
-    def wait() -> tuple[Any, BaseException | None]:
-        with done:
-            return box[0]
-
-    return wait
-
-
 def _memory_blocks(door: MemoryDoor, scope: Any, query: str, today: Any, include_hidden: bool,
                    degraded: list[str], clean: Callable[[list[str]], tuple[str, ...]]) -> list[Any]:
     """The memory side of prompt recall: the scope's ranked hits as budget blocks."""
@@ -275,15 +245,14 @@ def _recall(door: MemoryDoor, prompt: str, knowledge_search: KnowledgeSearch | N
     # runs without the GIL, on its own connection); its notes come first in `degraded`, as before
     kblocks: list[_budget.Block] = []
     search = knowledge_search if knowledge_search is not None else bundle_search(workspace, cfg, degraded)
-    knowledge = _background(lambda: list(search(query, KNOWLEDGE_LIMIT) or [])) if search is not None else None
+    from okfpro.io.threads import background
+
+    knowledge = background(lambda: list(search(query, KNOWLEDGE_LIMIT) or [])) if search is not None else None
     mdegraded: list[str] = []
     mblocks = _memory_blocks(door, scope, query, today, include_hidden, mdegraded, clean)
     if knowledge is not None:
-        kept, failed = knowledge()
         try:
-            if failed is not None:
-                raise failed
-            rows = kept[:KNOWLEDGE_LIMIT]
+            rows = knowledge()[:KNOWLEDGE_LIMIT]
             for row in rows:
                 if not isinstance(row, Mapping) or not row.get("id"):
                     continue
