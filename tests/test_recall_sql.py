@@ -118,6 +118,10 @@ def test_the_split_is_between_whole_days():
         assert cut is not None and cut & 0xFFFFFFFF == 0
         assert memindex.place("2026-01-09", 3) < cut <= memindex.place(last, 1), last
         con.execute("DELETE FROM entries WHERE rid = ?", (memindex.place(last, 7),))
+    con.execute("DELETE FROM entries")  # the middle entry's day: 30 entries on 2026-02-01, 10 before, 10 after
+    con.executemany("INSERT INTO entries VALUES (?)", [(memindex.place(d, s),) for d, n in (
+        ("2025-01-01", 10), ("2026-02-01", 30), ("2026-11-30", 10)) for s in range(1, n + 1)])
+    assert ranksql._cut(con) == memindex.place("2026-02-01", 1) - 1
 
 
 def test_ties_and_expiry_rank_as_python_did(tmp_path):

@@ -159,9 +159,13 @@ def _scored(con: sqlite3.Connection, scoring: str, order: str, params: dict[str,
 
 
 def _cut(con: sqlite3.Connection) -> int | None:
-    """A row id between two days of the index's entries, near the middle of their range, or None
-    (one day): the rows below it and those from it on are two spans of whole days."""
-    low, high = con.execute("SELECT min(rid), max(rid) FROM entries").fetchone()
+    """A row id at the start of a day (``place``'s high half), at or below the middle entry's and
+    above the first entry's, or None (one day): the rows below it and those from it on are two
+    spans of whole days, about half of the entries each (a middle by date would put the busy days
+    in one span)."""
+    low, high, middle = con.execute(
+        "SELECT min(rid), max(rid), (SELECT rid FROM entries ORDER BY rid LIMIT 1 OFFSET "
+        "(SELECT count(*) / 2 FROM entries)) FROM entries").fetchone()
     if low is None or low >> 32 == high >> 32:
         return None
-    return max((low + high) // 2 >> 32, (low >> 32) + 1) << 32
+    return max(middle >> 32, (low >> 32) + 1) << 32
