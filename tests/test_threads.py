@@ -35,8 +35,8 @@ def test_without_a_thread_the_work_runs_here(monkeypatch):
     assert threads.background(_thread.get_ident)() == here
 
 
-@pytest.mark.parametrize("cores,load,spare", [(2, 0.4, True), (2, 1.0, True), (2, 1.3, False), (1, 0.0, False),
-                                              (8, 6.5, True), (8, 7.2, False)])
+@pytest.mark.parametrize("cores,load,spare", [(2, 0.4, True), (2, 1.2, True), (2, 1.5, False), (2, 3.0, False),
+                                              (1, 0.0, False), (8, 7.4, True), (8, 7.5, False)])
 def test_a_spare_core_is_one_the_load_leaves_idle(monkeypatch, cores, load, spare):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (load, 0.0, 0.0))

@@ -15,9 +15,11 @@ if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
 
 
 def spare_core() -> bool:
-    """Is a core likely idle (the last minute's load average at most the usable cores less one)?
-    Work that is split over two threads costs more in all (each part pays its fixed costs): it
-    pays only when the parts can run at once."""
+    """Is a core likely idle for a second thread: the last minute's load average below the usable
+    cores less half a core?  The load counts this process's own thread when it has been busy (a
+    host or a bench running hooks one after another keeps it near 1), so on two cores a load of
+    1.2 still leaves most of a core.  Work split over two threads costs more in all (each part
+    pays its fixed costs): it pays only when the parts can run at once."""
     import os
 
     try:
@@ -25,7 +27,7 @@ def spare_core() -> bool:
     except (AttributeError, OSError):  # not Linux
         cores = os.cpu_count() or 1
     try:
-        return cores > 1 and os.getloadavg()[0] <= cores - 1
+        return cores > 1 and os.getloadavg()[0] < cores - 0.5
     except OSError:  # no load average to be had
         return False
 
