@@ -126,13 +126,13 @@ def ranked(con: sqlite3.Connection, key: str, phrases: Sequence[str], today: str
         order = (f"SELECT m.rid, {final}, m.ranked, CASE WHEN m.ranked THEN {final} ELSE {bound} END AS k "
                  f"FROM {joined} ORDER BY k DESC, m.rid DESC LIMIT :limit")
     cut = _cut(con) if twin is not None and limit is not None else None
-    if cut is None:
+    if twin is None or cut is None:
         got = _scored(con, scoring.replace("{span}", ""), order, params)
     else:
         from okfpro.io.threads import background
 
-        span = " AND rowid >= :lo AND rowid < :hi"
-        older = background(lambda: _scored(twin(), scoring.replace("{span}", span), order,  # type: ignore[misc]
+        span, second = " AND rowid >= :lo AND rowid < :hi", twin
+        older = background(lambda: _scored(second(), scoring.replace("{span}", span), order,
                                            {**params, "lo": -1 << 63, "hi": cut}))
         got = _scored(con, scoring.replace("{span}", span), order, {**params, "lo": cut, "hi": (1 << 63) - 1})
         got = sorted(got + older(), key=lambda row: (row[3], row[0]), reverse=True)[:limit]
