@@ -320,30 +320,32 @@ def test_knowledge_is_searched_while_the_memory_is_ranked(tmp_path, monkeypatch)
     the degraded notes are those of the one-after-the-other recall."""
     import threading
 
+    from okfpro.io import threads
     from okfpro.memory import index
     from okfpro.memory.recall import recall_for_prompt
 
+    monkeypatch.setattr(threads, "spare_core", lambda: True)
     ws = workspace(tmp_path)
     for k, v in ALICE.items():
         monkeypatch.setenv(k, v)
     _seed(ws, 3, ALICE)
-    ranking, threads = threading.Event(), []
+    ranking, seen = threading.Event(), []
     real = index.recall
 
     def memory(*a, **k):
         ranking.set()
-        threads.append(("memory", threading.get_ident()))
+        seen.append(("memory", threading.get_ident()))
         return real(*a, **k)
 
     def knowledge(query, limit):
-        threads.append(("knowledge", threading.get_ident()))
+        seen.append(("knowledge", threading.get_ident()))
         assert ranking.wait(10), "the memory was not ranked while the knowledge was searched"
         return [{"id": "ops/deploy", "title": "Deploy guide", "snippet": "deploy on Friday"}]
 
     monkeypatch.setattr(index, "recall", memory)
     both = recall_for_prompt(prompt_event(ws, "s1", "what is the deploy window?"), ws, knowledge)
     assert both.knowledge == ["ops/deploy"] and both.memory and "degraded" not in both.reason, both.reason
-    assert dict(threads)["knowledge"] != dict(threads)["memory"] == threading.get_ident()
+    assert dict(seen)["knowledge"] != dict(seen)["memory"] == threading.get_ident()
 
     def broken_memory(*a, **k):
         ranking.set()
@@ -356,6 +358,13 @@ def test_knowledge_is_searched_while_the_memory_is_ranked(tmp_path, monkeypatch)
     monkeypatch.setattr(index, "recall", broken_memory)
     neither = recall_for_prompt(prompt_event(ws, "s1", "what is the deploy window?"), ws, broken)
     assert neither.reason == "nothing recalled; degraded: knowledge (RuntimeError), memory (OSError)"
+
+    monkeypatch.setattr(threads, "spare_core", lambda: False)  # a busy machine: one after the other, same answer
+    monkeypatch.setattr(index, "recall", real)
+    here = []
+    one = recall_for_prompt(prompt_event(ws, "s1", "what is the deploy window?"), ws,
+                            lambda q, n: here.append(threading.get_ident()) or [])
+    assert here == [threading.get_ident()] and one.memory and "degraded" not in one.reason
 
 
 def test_default_knowledge_surface_is_the_bundle(tmp_path, monkeypatch):

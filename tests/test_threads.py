@@ -49,3 +49,17 @@ def test_no_load_average_is_no_spare_core(monkeypatch):
 
     monkeypatch.setattr(os, "getloadavg", none)
     assert threads.spare_core() is False
+
+
+@pytest.mark.parametrize("spare", [True, False])
+def test_overlap_runs_elsewhere_only_with_a_spare_core(monkeypatch, spare):
+    monkeypatch.setattr(threads, "spare_core", lambda: spare)
+    here = _thread.get_ident()
+    assert (threads.overlap(_thread.get_ident)() != here) is spare
+
+    def work():
+        raise LookupError("gone")
+
+    wait = threads.overlap(work)
+    with pytest.raises(LookupError, match="gone"):
+        wait()

@@ -62,3 +62,21 @@ def background(work: Callable[[], Any]) -> Callable[[], Any]:
         return result
 
     return wait
+
+
+def overlap(work: Callable[[], Any]) -> Callable[[], Any]:
+    """:func:`background` when :func:`spare_core` says a core is idle; else ``work`` runs here,
+    now (on a busy machine a second thread only adds the switches), and the returned function
+    gives its result or raises what it raised."""
+    if spare_core():
+        return background(work)
+    try:
+        result = work()
+    except BaseException as exc:  # noqa: BLE001 - raised where the caller waits, as background does
+        failed = exc
+
+        def fail() -> Any:
+            raise failed
+
+        return fail
+    return lambda: result

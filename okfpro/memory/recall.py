@@ -241,13 +241,14 @@ def _recall(door: MemoryDoor, prompt: str, knowledge_search: KnowledgeSearch | N
     def clean(lines: list[str]) -> tuple[str, ...]:
         return tuple(redact(line).text for line in lines)
 
-    # knowledge: searched on another thread while the memory is ranked (each is mostly SQLite, which
-    # runs without the GIL, on its own connection); its notes come first in `degraded`, as before
+    # knowledge: searched on another thread while the memory is ranked when a core is idle (each is
+    # mostly SQLite, which runs without the GIL, on its own connection); its notes come first in
+    # `degraded`, as before
     kblocks: list[_budget.Block] = []
     search = knowledge_search if knowledge_search is not None else bundle_search(workspace, cfg, degraded)
-    from okfpro.io.threads import background
+    from okfpro.io.threads import overlap
 
-    knowledge = background(lambda: list(search(query, KNOWLEDGE_LIMIT) or [])) if search is not None else None
+    knowledge = overlap(lambda: list(search(query, KNOWLEDGE_LIMIT) or [])) if search is not None else None
     mdegraded: list[str] = []
     mblocks = _memory_blocks(door, scope, query, today, include_hidden, mdegraded, clean)
     if knowledge is not None:
