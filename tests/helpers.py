@@ -51,6 +51,12 @@ def quick() -> bool:
     return os.environ.get("OKFPRO_TESTS") == "quick"
 
 
+def full() -> bool:
+    """``OKFPRO_TESTS=full``: the drills at the size they were written with (more clones, writers and
+    rounds than the whole run needs to reach each of their races; see each drill's own ``full()``)."""
+    return os.environ.get("OKFPRO_TESTS") == "full"
+
+
 def examples(full: int) -> int:
     """A property test's Hypothesis example count: ``full``, or a quarter of it (at least 25) when
     :func:`quick`."""
