@@ -2,9 +2,10 @@
 
 Two ways: the hooks of ``.pre-commit-hooks.yaml`` replayed as ``repo: local`` hooks
 (``language: system``, ``python -m okfpro``; no network), where ``pre-commit run
---all-files`` must refuse a broken bundle and accept a clean one; and ``pre-commit
-try-repo`` on this repository, which installs the hooks as ``language: python`` exactly
-as a user's workspace would (needs the package index; skipped, saying so, without it).
+--all-files`` must refuse a broken bundle and accept a clean one; and this repository
+named in a workspace's ``.pre-commit-config.yaml``, whose hooks pre-commit installs as
+``language: python`` exactly as a user's workspace gets them (needs the package index;
+skipped, saying so, without it).
 """
 
 from __future__ import annotations
@@ -105,35 +106,61 @@ def _pypi_reachable() -> bool:
         return False
 
 
+def _checkout_copy(dest: Path, untracked: bool = False) -> str:
+    """A clone of this repository at ``dest`` whose one new commit holds the working tree's version of
+    every tracked file (``untracked``: and of every file Git does not ignore), committed or not, as
+    ``pre-commit try-repo`` makes of a checkout with changes.  Returns that commit's sha."""
+    subprocess.run(["git", "clone", "-q", str(hookkit.REPO), str(dest)], check=True)
+    which = ["--cached", "--others", "--exclude-standard"] if untracked else []
+    listed = subprocess.run(["git", "-C", str(hookkit.REPO), "ls-files", "-z", *which], capture_output=True,
+                            check=True).stdout
+    for rel in [*filter(None, listed.decode().split("\0")), ".pre-commit-config.yaml"]:
+        src = hookkit.REPO / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    subprocess.run(["git", "-C", str(dest), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(dest), "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q",
+                    "--allow-empty", "-m", "the working tree"], check=True)
+    return subprocess.run(["git", "-C", str(dest), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 @pytest.mark.slow
 def test_provided_hooks_install_as_language_python_and_gate(tmp_path):
-    """`pre-commit try-repo` on this repository: pre-commit builds its own virtualenv from
-    ``.pre-commit-hooks.yaml`` (``language: python``, installing okfpro and its dependencies
-    from the package index), then the hooks accept a clean workspace and refuse a broken one."""
+    """This repository (its working tree, committed or not) named in a workspace's
+    ``.pre-commit-config.yaml``: pre-commit builds its own virtualenv from ``.pre-commit-hooks.yaml``
+    (``language: python``, installing okfpro and its dependencies from the package index), then the
+    hook accepts a clean workspace and refuses a broken one.  One install serves both runs (the
+    same PRE_COMMIT_HOME, as on a user's machine); ``pre-commit try-repo`` would install twice."""
     pc = _pre_commit()
     if pc is None:
         pytest.skip("pre-commit is not installed (it is in the [test] extra)")
     if not _pypi_reachable():
         pytest.skip("the package index is not reachable: a language: python hook cannot be installed")
+    rev = _checkout_copy(tmp_path / "hooks-repo", untracked=True)
     ws = tmp_path / "ws"
     proc = subprocess.run([sys.executable, "-m", "okfpro", "init", str(ws)], capture_output=True, text=True,
                           env={**hookkit.os.environ, "PYTHONPATH": str(hookkit.REPO)})
     assert proc.returncode == 0, proc.stderr
+    (ws / ".pre-commit-config.yaml").write_text(yaml.safe_dump(
+        {"repos": [{"repo": str(tmp_path / "hooks-repo"), "rev": rev, "hooks": [{"id": "okfpro-validate"}]}]}))
     subprocess.run(["git", "-C", str(ws), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(ws), "commit", "-qm", "init"], check=True)
     env = {**hookkit.os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "OKFPRO_TODAY": "2026-11-30"}
     env.pop("PYTHONPATH", None)  # the hook must run the okfpro pre-commit installed, not this checkout
 
-    def try_repo(hook: str) -> subprocess.CompletedProcess:
-        return subprocess.run([*pc, "try-repo", str(hookkit.REPO), hook, "--all-files"], cwd=ws, env=env,
+    def run_hook() -> subprocess.CompletedProcess:
+        return subprocess.run([*pc, "run", "okfpro-validate", "--all-files", "--color", "never"], cwd=ws, env=env,
                               capture_output=True, text=True, timeout=600)
 
-    clean = try_repo("okfpro-validate")
+    clean = run_hook()
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "Passed" in clean.stdout
+    assert "Installing environment" in clean.stdout + clean.stderr  # language: python, built by pre-commit
     (ws / ".okf" / "learnings" / "broken.md").write_text("no frontmatter here\n")
     subprocess.run(["git", "-C", str(ws), "add", "-A"], check=True)
-    broken = try_repo("okfpro-validate")
+    broken = run_hook()
     assert broken.returncode != 0
     assert "broken.md" in broken.stdout and "Failed" in broken.stdout
 
@@ -145,15 +172,7 @@ def test_this_repository_passes_its_own_commit_door(tmp_path):
     if pc is None:
         pytest.skip("pre-commit is not installed (it is in the [test] extra)")
     clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", str(hookkit.REPO), str(clone)], check=True)
-    # the working tree's version of every tracked file (and the config itself), committed or not
-    tracked = subprocess.run(["git", "-C", str(hookkit.REPO), "ls-files", "-z"], capture_output=True, check=True).stdout
-    for rel in [*filter(None, tracked.decode().split("\0")), ".pre-commit-config.yaml"]:
-        src = hookkit.REPO / rel
-        if src.is_file():
-            (clone / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, clone / rel)
-    subprocess.run(["git", "-C", str(clone), "add", "-A"], check=True)
+    _checkout_copy(clone)  # the working tree's version of every tracked file (and the config itself)
     env = {**hookkit.os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "PYTHONPATH": str(hookkit.REPO)}
     proc = subprocess.run([*pc, "run", "--all-files"], cwd=clone, env=env, capture_output=True, text=True,
                           timeout=600)
