@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import click
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 from okfpro.cli.common import bundle_for, fail
 
 
@@ -32,12 +36,16 @@ def mcp_cmd(bundle_dir, http, host, port, tokens_file, new_token, tok_user, tok_
     scope comes from the host, okfpro.toml and the environment (over HTTP: from the bearer token),
     never from a tool argument.
     """
-    try:
-        import mcp.server.lowlevel  # noqa: F401 - the SDK, asked for first so its absence is named
+    import importlib.util
 
-        from okfpro.mcp import app
-    except ImportError as exc:
-        fail(f"the MCP SDK is not installed ({exc.name or exc}); install it with: pip install 'okfpro[mcp]'")
+    try:  # the SDK, asked for first so its absence is named; imported (~1 s) only to serve
+        present = importlib.util.find_spec("mcp") is not None
+    except (ImportError, ValueError):
+        present = False
+    if not present:
+        _no_sdk("mcp")
+    from okfpro.mcp import app
+
     root = bundle_for(bundle_dir, env=True).root
     try:
         if new_token:
@@ -52,6 +60,14 @@ def mcp_cmd(bundle_dir, http, host, port, tokens_file, new_token, tok_user, tok_
             app.run_stdio(root)
     except app.ServeError as exc:
         fail(str(exc))
+    except ImportError as exc:  # a part of the SDK (or of what it needs) missing: found above, not importable
+        if (exc.name or "").startswith("okfpro"):
+            raise
+        _no_sdk(exc.name or str(exc))
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _no_sdk(what: str) -> NoReturn:
+    fail(f"the MCP SDK is not installed ({what}); install it with: pip install 'okfpro[mcp]'")

@@ -119,15 +119,11 @@ def describe_identity(tenant: str | None, user: str | None, agent: str | None) -
 
 
 def build_http(root: Path, *, host: str, tokens_file: str | None):
-    """The Starlette app (and its session) for ``root``; refuses a non-loopback bind without tokens."""
-    from mcp.server.auth.provider import AccessToken
-    from mcp.server.auth.settings import AuthSettings
-
-    from okfpro.mcp.server import Session, build
+    """The Starlette app (and its session) for ``root``; refuses a non-loopback bind without tokens.
+    The refusals come before the SDK is imported (about a second) and before the bundle is loaded."""
     from okfpro.mcp.tokens import TokenFile, TokenFileError
 
-    base = make_host(root)
-    path = tokens_path(base.workspace, tokens_file)
+    path = tokens_path(workspace_of(root), tokens_file)
     table = None
     if path is not None:
         try:
@@ -139,6 +135,12 @@ def build_http(root: Path, *, host: str, tokens_file: str | None):
     if table is None and not is_loopback(host):
         raise ServeError(f"refusing to bind {host}: it is not a loopback address and no bearer tokens are configured "
                          "(mint one with `okfpro mcp --new-token --user NAME`, or bind 127.0.0.1)")
+    from mcp.server.auth.provider import AccessToken
+    from mcp.server.auth.settings import AuthSettings
+
+    from okfpro.mcp.server import Session, build
+
+    base = make_host(root)
 
     class Verifier:
         def __init__(self, tokens: TokenFile) -> None:
@@ -184,8 +186,8 @@ def build_http(root: Path, *, host: str, tokens_file: str | None):
 
 
 def run_http(root: Path, *, host: str, port: int, tokens_file: str | None) -> None:
+    app, _ = build_http(root, host=host, tokens_file=tokens_file)
     import uvicorn
 
-    app, _ = build_http(root, host=host, tokens_file=tokens_file)
     sys.stderr.write(f"okfpro mcp: serving {root} on http://{host}:{port}/mcp\n")
     uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
