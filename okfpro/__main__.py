@@ -60,6 +60,13 @@ def main(argv: list[str] | None = None) -> int:
         code = direct(args[1:])
         if code is not None:
             return code
+    if len(args) > 1 and args[:2] == ["memory", "server-hook"]:
+        # a Git server: one process per HTTP request (the CGI wrapper) and per push (pre-receive)
+        from okfpro.cli.serverdoor import direct as server_direct
+
+        code = server_direct(args[2:])
+        if code is not None:
+            return code
     from okfpro.cli.app import run
 
     return run(args)

@@ -97,6 +97,29 @@ def test_help_and_the_other_memory_verbs_still_go_through_click(ws):
     assert proc.returncode == 0 and "click" in tops(names)
 
 
+def test_a_git_server_runs_the_cgi_wrapper_and_the_pre_receive_hook_without_click(tmp_path):
+    """One process per HTTP request and per push, as ``memory server-hook install`` writes them;
+    the click forms they share a name with (``--help``, an option misspelt) still answer through click."""
+    repo = tmp_path / "memory.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(repo)], check=True)
+    config = repo / "okfpro-server.toml"
+    config.write_text('[pushers."alice"]\ntenant = "acme"\nuser = "alice"\n')
+    cgi = {**scoped_env(), "GIT_PROJECT_ROOT": str(tmp_path), "PATH_INFO": "/memory.git/info/refs",
+           "QUERY_STRING": "service=git-upload-pack", "REQUEST_METHOD": "GET", "REMOTE_USER": "alice", "GIT_HTTP_EXPORT_ALL": "1"}
+    names, proc = imported(tmp_path, cgi, "memory", "server-hook", "http-backend", "--config", str(config))
+    assert proc.returncode == 0 and b"application/x-git-upload-pack-advertisement" in proc.stdout, proc.stderr[-500:]
+    assert "click" not in tops(names) and "okfpro.cli.app" not in names, sorted(tops(names))
+    push = {**scoped_env(), "GIT_DIR": str(repo), "REMOTE_USER": "bob"}  # bob is no pusher: refused
+    line = f"{'0' * 40} {'1' * 40} refs/okfpro/memory/user/x\n".encode()
+    names, proc = imported(tmp_path, push, "memory", "server-hook", "--config", str(config), stdin=line)
+    assert proc.returncode == 1 and b"okfpro: refused refs/okfpro/memory/user/x" in proc.stderr, proc.stderr[-500:]
+    assert "click" not in tops(names), sorted(tops(names))
+    for args in (["--help"], ["http-backend", "--help"], ["--confg", str(config)], ["--config", str(tmp_path)]):
+        names, proc = imported(tmp_path, push, "memory", "server-hook", *args)
+        assert "click" in tops(names), args
+        assert proc.returncode == (0 if "--help" in args else 2), (args, proc.stderr[-500:])
+
+
 def test_the_prompt_hook_with_memory_imports_no_click(ws):
     env = env_for(OKFPRO_TENANT="acme", OKFPRO_USER="alice")
     subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", "the staging database is db-7"], cwd=ws,

@@ -11,7 +11,6 @@ mergeable without loss: the JSON and stderr say which); 2 could not run.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
@@ -73,11 +72,9 @@ def server_hook_cmd(ctx: click.Context, config_path: Path | None) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from okfpro.memory.serverhook import CONFIG_NAME, run_hook
+    from okfpro.cli.serverdoor import pre_receive
 
-    gitdir = Path(os.environ.get("GIT_DIR", "."))
-    code = run_hook(sys.stdin, dict(os.environ), config_path or gitdir / CONFIG_NAME)
-    ctx.exit(code)
+    ctx.exit(pre_receive(config_path))
 
 
 @server_hook_cmd.command("install")
@@ -109,14 +106,9 @@ def http_backend_cmd(config_path: Path | None) -> None:
     listing, fetching and pushing (transfer.hideRefs), and Git protocol v0 is used, under
     which only objects reachable from the shown refs are served.
     """
-    from okfpro.memory.serverhook import CONFIG_NAME, backend_env, repository_of
+    from okfpro.cli.serverdoor import exec_backend
 
-    env = dict(os.environ)
-    if config_path is None:
-        repo = repository_of(env.get("GIT_PROJECT_ROOT", ""), env.get("PATH_INFO", ""))
-        config_path = repo / CONFIG_NAME if repo is not None else None
-    sys.stdout.flush()
-    os.execvpe("git", ["git", "http-backend"], backend_env(config_path, env))
+    exec_backend(config_path)
 
 
 def erased_targets(store, scope, tier: str | None) -> list:
