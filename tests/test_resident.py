@@ -462,3 +462,29 @@ def test_a_caller_with_its_own_streams_is_answered_where_it_reads_and_writes(res
     assert "served=0 " in client.status(where)  # not handed over: the child would use descriptors 0-2
     assert (here.returncode, here.stdout, here.stderr) == (fresh.returncode, fresh.stdout.decode(), fresh.stderr.decode())
     assert here.returncode == 2 and "RULE 2" in here.stderr
+
+
+def test_a_silent_client_is_not_taken_for_gone_and_the_probe_never_waits():
+    """The server's probe of a connection (okfpro.resident.server.hung_up) on a socket still carrying
+    the request's read timeout: a live, silent client is not gone, and the answer is immediate; a
+    closed end, a reset and bytes after the request are gone.  (A recv with MSG_DONTWAIT on a socket
+    with a timeout waits out the timeout: the server stalled 5 s and killed a live request.)"""
+    import socket
+    import time
+
+    from okfpro.resident.server import READ_TIMEOUT, hung_up
+
+    for timeout in (READ_TIMEOUT, None):
+        server_end, client_end = socket.socketpair()
+        server_end.settimeout(timeout)
+        started = time.monotonic()
+        assert not hung_up(server_end)
+        assert time.monotonic() - started < READ_TIMEOUT / 2
+        client_end.sendall(b"x")
+        assert hung_up(server_end)  # more than a request
+        server_end.close(), client_end.close()
+        server_end, client_end = socket.socketpair()
+        server_end.settimeout(timeout)
+        client_end.close()
+        assert hung_up(server_end)  # the client's end closed
+        server_end.close()

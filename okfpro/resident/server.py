@@ -346,6 +346,7 @@ class Server:
                 return
             conn.settimeout(READ_TIMEOUT)
             request, fds = self._receive(conn)
+            conn.settimeout(None)  # the request is in: the connection lives as long as its child
             if request[1] == [client.STATUS]:
                 conn.sendall(f"S pid={self.pid} served={self.served} running={len(self.children)} "
                              f"watched={self._watched()} learned={self.learned}\n".encode())
@@ -458,9 +459,12 @@ class Server:
         self.last = time.monotonic()
         try:
             conn.sendall(f"A {pid}\n".encode())
-            os.write(go_w, b"g")
         except OSError:
             self._client_gone(conn.fileno())
+        try:
+            os.write(go_w, b"g")
+        except OSError:
+            pass  # the child is gone already (killed before it began): its reaping says how it ended
         finally:
             os.close(go_w)
 
@@ -468,13 +472,8 @@ class Server:
         child = self.by_conn.get(fd)
         if child is None:
             return
-        try:
-            if child.conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT):
-                pass  # the client said more than a request: not a client of this protocol, let it go
-        except BlockingIOError:
-            return  # nothing to read and not closed: a spurious wake-up
-        except OSError:
-            pass  # reset: gone
+        if not hung_up(child.conn):
+            return  # a spurious wake-up
         self.by_conn.pop(fd, None)
         try:
             self.poll.unregister(fd)
@@ -658,3 +657,23 @@ def main(where: str, path: list[str] | None = None) -> None:
     finally:
         os.close(lock)
     log("stopped")
+
+
+def hung_up(conn: socket.socket) -> bool:
+    """Has the client closed or reset its end of ``conn``, or said more than its request (not a
+    client of this protocol)?  Never waits: a ``recv`` on a socket carrying a timeout polls for that
+    long even with ``MSG_DONTWAIT``, which stalled the whole server on a spurious wake-up and took a
+    live client for one gone (a request's child killed before it began, CI 2026-12-02)."""
+    import select
+
+    probe = select.poll()
+    probe.register(conn.fileno(), select.POLLIN | select.POLLHUP)
+    if not probe.poll(0):
+        return False
+    try:
+        conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)  # readable: data (more than a request) or the end
+    except BlockingIOError:
+        return False
+    except OSError:
+        pass  # reset: gone
+    return True
