@@ -201,10 +201,9 @@ class WatchSet:
             unpack = _EVENT.unpack_from
             while at + 16 <= end:
                 wd, mask, cookie, size = unpack(data, at)
-                if size:
-                    events.append((wd, mask, cookie, os.fsdecode(data[at + 16:at + 16 + size].split(b"\x00", 1)[0])))
-                else:  # a watched file's own event (most are reads: its open and its close)
-                    events.append((wd, mask, cookie, ""))
+                # no name: a watched file's own event (most are reads: its open and its close)
+                name = os.fsdecode(data[at + 16:at + 16 + size].split(b"\x00", 1)[0]) if size else ""
+                events.append((wd, mask, cookie, name))
                 at += 16 + size
         if events:
             self.gen += 1
@@ -539,19 +538,15 @@ class WatchSet:
             held = self._wd.get(wd)
             if not held:
                 continue
-            if mask == IN_OPEN or mask == IN_CLOSE_NOWRITE:
-                # a read's open or close: only FILE_MASK asks for these, and a file's holders log neither
-                # (:meth:`_event`), so the open count is all it changes; a read of every file of a large
-                # bundle queues two of these per file
-                if mask == IN_OPEN:
-                    self._opens[wd] = self._opens.get(wd, 0) + 1
-                elif self._opens.get(wd, 0) > 0:
-                    self._opens[wd] -= 1
-                continue
             if mask & IN_OPEN:
                 self._opens[wd] = self._opens.get(wd, 0) + 1
             if mask & (IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) and self._opens.get(wd, 0) > 0:
                 self._opens[wd] -= 1
+            if mask == IN_OPEN or mask == IN_CLOSE_NOWRITE:
+                # a read's open or close: only FILE_MASK asks for these, and a file's holders log neither
+                # (:meth:`_event`), so the open count is all it changes; a read of every file of a large
+                # bundle queues two of these per file
+                continue
             for r, rel, kind in list(held):
                 if r.state != "watched" or r in rebuild:
                     continue
