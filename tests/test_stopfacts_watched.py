@@ -191,6 +191,7 @@ def random_tree(rng: random.Random, base: Path, outside: Path) -> list[str]:
             path.write_text("x")
         elif kind == 3:
             (outside / "d").mkdir(exist_ok=True)
+            (outside / "d" / "inside").write_text("x")  # reached only through the link: never an entry
             path.symlink_to(outside / "d", target_is_directory=True)
         elif kind == 4:
             path.symlink_to(outside / "nowhere")  # dangling
@@ -203,6 +204,9 @@ def random_tree(rng: random.Random, base: Path, outside: Path) -> list[str]:
         for variant in (rel, rel.upper(), rel.lower(), rel.swapcase()):
             keys.add(variant.strip("/").lower())
         keys.add(f"{rel}/d/x".lower())
+        keys.add(f"{rel}/inside".lower())
+        for name in names:  # what a linked directory holds is not listed under the link
+            keys.add(f"{rel}/{name}".lower())
     return sorted(keys)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import stat
 from contextlib import ExitStack, contextmanager
 
 from okfpro.core import board as _board
@@ -136,7 +137,6 @@ def reference_concepts(root: str | os.PathLike) -> list["Concept"]:
     """The concepts under ``reference/`` (the briefings), as the bundle's read finds them: the walk
     of :mod:`okfpro.io.reader`, which lists no hidden name and does not enter a linked directory
     (a ``reference`` that is a link is not read through)."""
-    import stat
 
     from okfpro.core.concept import Concept, parse_entry
     from okfpro.io.reader import read_bytes, walk
@@ -362,9 +362,36 @@ def present_entries(root: str | os.PathLike, keys: Iterable[str]) -> set[str]:
         return got
 
     out = set()
+    readable: dict[str, bool] = {}
+
+    def listable(where: str) -> bool:
+        got = readable.get(where)
+        if got is None:
+            got = readable[where] = os.access(where, os.R_OK | os.X_OK)
+        return got
+
+    def spelled(parts: list[str]) -> bool:
+        """The key names an entry as it is spelled, through directories (no link) the walk can
+        list: then listing finds it too, and nothing needs listing."""
+        where = base
+        for i, part in enumerate(parts):
+            if not listable(where):
+                return False
+            where = os.path.join(where, part)
+            try:
+                mode = os.lstat(where).st_mode
+            except OSError:
+                return False
+            if i < len(parts) - 1 and not stat.S_ISDIR(mode):
+                return False
+        return True
+
     for key in keys:
         parts = key.split("/")
         if any(not part or part.startswith(".") for part in parts):
+            continue
+        if spelled(parts):
+            out.add(key)
             continue
         frontier = [base]
         for part in parts[:-1]:
