@@ -100,3 +100,30 @@ def test_the_hook_refuses_as_audit_does_on_a_dirty_tree_with_briefings(tmp_path)
     for message in expected:
         assert message in said, message
     assert os.path.islink(root / "reference" / "escape.md")
+
+
+def test_a_bundle_owing_thousands_of_reads_gets_the_answer_the_whole_list_would_give(tmp_path):
+    """Pairing stops building messages once they pass what the answer can show (the hosts cut every
+    output at 10,000 characters): the capped answer is the one the whole list gives, cut."""
+    ws = hookkit.make_workspace(tmp_path)
+    root = ws / ".okf"
+    for i in range(400):  # owed reads nobody put on the board: ~80,000 characters of messages
+        concept(root / "reference" / f"brief-{i:03d}.md", f"Brief {i}", GENERATED)
+    hookkit.git(ws, "add", "-A")
+    hookkit.git(ws, "commit", "-qm", "briefings")
+    (root / "learnings" / "search-ranking.md").write_text((root / "learnings" / "search-ranking.md").read_text() + "x\n")
+    from okfpro.core import board as _board
+    from okfpro.core import pairing as _pairing
+    from okfpro.hooks.protocol import OUTPUT_CAP, _cap
+
+    rows = _board.parse((root / "board.md").read_text()).rows
+    facts = workstate.pairing_facts(root, load(root).concepts)
+    whole = _pairing.failures(rows, facts)
+    cut = _pairing.failures(rows, facts, chars=OUTPUT_CAP)
+    assert len(whole) >= 400 and len(cut) < len(whole) and whole[:len(cut)] == cut
+    for head in ([], ["RULE 2 — before stopping:"], ["x" * 5000]):
+        assert _cap("\n".join(head + cut)) == _cap("\n".join(head + whole))
+    event = {"hook_event_name": "Stop", "session_id": "s", "cwd": str(ws), "stop_hook_active": False}
+    proc = hookkit.hook("stop", event=event, extra_env={"OKFPRO_TODAY": hookkit.TODAY})
+    said = hookkit.err_text(proc)
+    assert proc.returncode == 2 and said.rstrip().endswith("limit]") and whole[0] in said

@@ -88,3 +88,44 @@ def forked(ws: WatchSet, argv: list[str], stdin: bytes, cwd: str, env: dict[str,
         fh.close()
     files[0].close()
     return os.waitstatus_to_exitcode(status), out[0], out[1]
+
+
+@contextlib.contextmanager
+def read_again(repo: str) -> Iterator[dict[str, str]]:
+    """An environment for git commands in the repository ``repo`` (any directory in it) whose index
+    is a copy in which every entry is racily clean (the copy dated second 1), so that git compares
+    every tracked file's content: a file rewritten at the same size with its times put back — which
+    git's stat check misses, ctime being compared to the second — counts as changed."""
+    import shutil
+    import subprocess
+
+    gitdir = subprocess.run(["git", "-C", repo, "rev-parse", "--absolute-git-dir"], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "index")
+        shutil.copyfile(os.path.join(gitdir, "index"), copy)
+        os.utime(copy, (1, 1))
+        yield {**os.environ, "GIT_INDEX_FILE": copy}
+
+
+def content_dirty(root: str) -> bool:
+    """``git status --porcelain -- '*.md'`` under ``root`` non-empty, every file's content compared
+    (:func:`read_again`)."""
+    import subprocess
+
+    with read_again(root) as env:
+        out = subprocess.run(["git", "-C", root, "--no-optional-locks", "status", "--porcelain", "-z", "--", "*.md"],
+                             capture_output=True, env=env, check=True).stdout
+    return bool(out)
+
+
+def plain_git(home: Any, monkeypatch: Any) -> None:
+    """git as a fresh user runs it: no ``GIT_*`` variable, ``HOME`` at ``home`` (made, holding only
+    a name and an address), no ``XDG_CONFIG_HOME``."""
+    for name in [k for k in os.environ if k.startswith("GIT_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    os.makedirs(home, exist_ok=True)
+    with open(os.path.join(home, ".gitconfig"), "w", encoding="utf-8") as fh:
+        fh.write("[user]\n\tname = t\n\temail = t@t\n")

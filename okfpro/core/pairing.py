@@ -20,7 +20,7 @@ from okfpro.core.record import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
-    from typing import Iterable
+    from typing import Iterable, Iterator
 
 MARKER = rx.compile(r"\bclosed\b(?!-)[\t \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000*(\u2014\u2013:-]*[0-9]{4}-[0-9]{2}-[0-9]{2}", rx.I | rx.A)
 NEGATED = rx.compile(r"\b(?:not|never|no longer|isn['\u2019]?t|wasn['\u2019]?t|hasn['\u2019]?t)[\W_]*closed\b", rx.I | rx.A)
@@ -71,12 +71,28 @@ class Facts(Value):
         self.entries = set() if entries is None else entries
 
 
-def failures(rows: list[Row], facts: Facts) -> list[str]:
+def failures(rows: list[Row], facts: Facts, chars: int | None = None) -> list[str]:
+    """The messages of every invariant broken, in order.  ``chars``: stop once they total more
+    than ``chars`` characters (one more for each line break): what follows could not be shown
+    where the answer is cut there (a bundle can owe thousands of reads)."""
+    found = _failures(rows, facts)
+    if chars is None:
+        return list(found)
     out: list[str] = []
+    total = 0
+    for message in found:
+        out.append(message)
+        total += len(message) + 1
+        if total > chars:
+            break
+    return out
+
+
+def _failures(rows: list[Row], facts: Facts) -> Iterator[str]:
     every = [t for r in rows for t in r.targets]  # once: any row's target is a link of the board's
     for slug in facts.open_projects:
         if not links_target(every, f"/projects/{slug}"):
-            out.append(
+            yield (
                 f"— pairing: projects/{slug} is open but no board line links it, and it carries no closed marker. "
                 f"Put it on the board (`okfpro capture -- \"[/projects/{slug}/](/projects/{slug}/index.md) <next action>\"`) "
                 f"or close it (`okfpro close {slug}`)."
@@ -85,7 +101,7 @@ def failures(rows: list[Row], facts: Facts) -> list[str]:
     for bid in facts.unverified_briefings:
         want = f"/{bid}.md".lower()
         if want not in linked:
-            out.append(
+            yield (
                 f"— pairing: unverified briefing {bid}.md has no board line owing its read; "
                 "it has dropped out of sight. Owe the read on the board, e.g. under '## To read': "
                 f"`- [/{bid}.md](/{bid}.md) — read and confirm`."
@@ -97,10 +113,10 @@ def failures(rows: list[Row], facts: Facts) -> list[str]:
             key = t.strip("/").lower()
             if key and key not in entries and t not in seen:
                 seen.add(t)
-                out.append(f"— pairing: a board line links {t}, which is not in the bundle; fix the link or drop the line.")
+                yield f"— pairing: a board line links {t}, which is not in the bundle; fix the link or drop the line."
     for slug in facts.closed_projects:
         if links_target(every, f"/projects/{slug}"):
-            out.append(
+            yield (
                 f"— pairing: a board line still links projects/{slug}, which is closed; "
                 "closing a project removes its board lines."
             )
@@ -110,8 +126,7 @@ def failures(rows: list[Row], facts: Facts) -> list[str]:
             continue
         for t in r.targets:
             if t.lower() in verified:
-                out.append(
+                yield (
                     f"— pairing: a To-read line links {t}, which a human has already verified; "
                     "the reading happened, so the line goes."
                 )
-    return out

@@ -75,16 +75,23 @@ def _remembered(view, root: str) -> Briefings:
     root_real = os.path.realpath(root)
     kept = Remembered(view, root_real, "briefings", _relevant)
     since = kept.since()
+    # the record: the answer's two lists on its first line, the walk's state on the second
+    answer, _nl, walked = since[0].partition("\n") if since is not None else ("", "", "")
+    if since is not None and not since[1]:
+        try:
+            unverified, verified = jsonc.loads(answer)  # nothing changed: the answer as it was
+            if isinstance(unverified, list) and isinstance(verified, list) and all(
+                    isinstance(i, str) for i in unverified) and all(isinstance(i, str) for i in verified):
+                return Briefings(unverified, verified)
+        except (ValueError, TypeError):
+            pass
     record = None
     if since is not None:
         try:
-            dirs, rels, flags, ids = jsonc.loads(since[0])
+            dirs, rels, flags, ids = jsonc.loads(walked)
             record = (dirs, rels, flags, ids)
         except (ValueError, TypeError):
             record = None
-    if record is not None and since is not None and not since[1]:
-        dirs, rels, flags, ids = record  # nothing changed: the lists straight from the record
-        return _facts([(f, ids.get(r) or r[:-3]) for r, f in zip(rels, flags)])
     if record is None or since is None or REF in since[1] or REF + "/" in since[1]:
         state = _walked(root_real)
     else:
@@ -93,10 +100,11 @@ def _remembered(view, root: str) -> Briefings:
         _update(root_real, state[0], state[1], since[1])
     got_dirs, files = state
     rels = sorted(files)
+    facts = _facts([files[r] for r in rels])
     # per briefing its flags, and its id only when it is not its path's
-    kept.keep(jsonc.dumps([sorted(got_dirs), rels, [files[r][0] for r in rels],
-                           {r: files[r][1] for r in rels if files[r][1] != r[:-3]}]))
-    return _facts([files[r] for r in rels])
+    kept.keep(jsonc.dumps([facts.unverified, facts.verified]) + "\n" + jsonc.dumps(
+        [sorted(got_dirs), rels, [files[r][0] for r in rels], {r: files[r][1] for r in rels if files[r][1] != r[:-3]}]))
+    return facts
 
 
 def _read(root_real: str, rel: str) -> tuple[int, str] | None:

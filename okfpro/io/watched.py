@@ -15,7 +15,7 @@ bundle listing (:mod:`okfpro.io.fts`).
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 _MAGIC = "okfpro-watched-1"
 
@@ -69,7 +69,7 @@ class Remembered:
         record = "\x00".join([_MAGIC, os.path.realpath(self.root), self.token, self.setting, answer])
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            atomic_write(self.path, record.encode("utf-8", "surrogateescape"))
+            atomic_write(self.path, record.encode("utf-8", "surrogateescape"), durable=False)  # a cache
         except OSError:
             return
         from okfpro.resident import tell_parent
@@ -126,6 +126,22 @@ def git_relevant(path: str) -> bool:
             or path.rsplit("/", 1)[-1] in _GIT_NAMES)
 
 
+def user_git_dirs() -> tuple[str, str]:
+    """``$HOME`` and the folder git reads the user's ``git/config``, ``git/ignore`` and
+    ``git/attributes`` from (``$XDG_CONFIG_HOME``, else ``~/.config``)."""
+    home = os.environ.get("HOME", "")
+    return home, os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+
+
+def git_configs(dirs: Sequence[str]) -> list[str]:
+    """The configuration files git reads for a repository whose git directories are ``dirs`` (a
+    linked worktree's and the common one): the user's two and the system's first, then each
+    directory's ``config`` and ``config.worktree``."""
+    home, xdg = user_git_dirs()
+    return [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"), "/etc/gitconfig",
+            *(os.path.join(d, name) for d in dirs for name in ("config", "config.worktree"))]
+
+
 def git_setting(view: Any, root: str) -> str | None:
     """What ``git status`` depends on outside the watched tree and git directory: the user's and the
     system's git configuration, ignore and attributes files (their identity and times), the files
@@ -139,10 +155,8 @@ def git_setting(view: Any, root: str) -> str | None:
     dirs = view.git_dirs(root)
     if dirs is None:
         return None
-    home = env.get("HOME", "")
-    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    configs = [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"), "/etc/gitconfig"]
-    configs += [os.path.join(d, "config") for d in dirs]
+    home, xdg = user_git_dirs()
+    configs = git_configs(dirs)
     named = [os.path.join(xdg, "git", "ignore"), os.path.join(xdg, "git", "attributes")]
     for config in configs:
         try:
@@ -172,6 +186,7 @@ def git_setting(view: Any, root: str) -> str | None:
     return "\x01".join(parts)
 
 
+LITERAL = ":(literal)"  # the pathspec magic of one file named as it is
 NARROW_MAX = 256  # changed files a narrowed git status names; more, and git looks at the whole tree
 
 
@@ -203,13 +218,15 @@ def narrowed(root: str, changed: set[str]) -> list[str] | None:
                 pass
             except OSError:
                 return None
-        specs.add(":(literal)" + name)
+        specs.add(LITERAL + name)
     return sorted(specs)
 
 
 # ---------------------------------------------------------------------- the kept answer of git status
-# what `git status` said at a kept token: "clean", or (dirty) whether the entries are all of them and
-# the entries, each the root-relative path(s) of one line of `git status --porcelain -z`
+# what `git status` said at a kept token: "clean", or (dirty) whether the entries are all of them,
+# the entries, each the root-relative path(s) of one line of `git status --porcelain -z`, and whether
+# every line was a change in the work tree alone (its index column blank: the index held HEAD's
+# blob for every Markdown file then, what :mod:`okfpro.io.headblobs` relies on)
 CLEAN = "clean"
 
 
@@ -219,7 +236,6 @@ def git_record(root: str, out: bytes) -> str | None:
     are kept; more, and the record says it holds only some of them."""
     if not out:
         return CLEAN
-    from okfpro.core import jsonc
     from okfpro.io.roots import git_fence
 
     real = os.path.realpath(root)
@@ -235,11 +251,13 @@ def git_record(root: str, out: bytes) -> str | None:
         return None
     fields.pop()
     entries: list[list[str]] = []
+    worktree = True
     at = 0
     while at < len(fields):
         field = fields[at]
         if len(field) < 4 or field[2] != " ":
             return None
+        worktree = worktree and field[0] == " "
         paths = [field[3:]]
         if "R" in field[:2] or "C" in field[:2]:  # a rename or copy: its source follows
             at += 1
@@ -250,23 +268,35 @@ def git_record(root: str, out: bytes) -> str | None:
         if not all(p.startswith(prefix) and len(p) > len(prefix) for p in paths):
             return None
         entries.append([p[len(prefix):] for p in paths])
-    return jsonc.dumps([len(entries) <= NARROW_MAX, entries[:NARROW_MAX]])
+    return dirty_record(entries, worktree)
 
 
-def git_kept(answer: str) -> tuple[bool, list[list[str]]] | None:
-    """A kept answer read back: (the entries are all of them, the entries); None when unreadable."""
+def dirty_record(entries: list[list[str]], worktree: bool) -> str:
+    """The answer to keep for git's lines ``entries`` (each the root-relative path(s) of one;
+    ``worktree``: every line a change in the work tree alone)."""
+    if not entries:
+        return CLEAN
+    from okfpro.core import jsonc
+
+    return jsonc.dumps([len(entries) <= NARROW_MAX, entries[:NARROW_MAX], worktree])
+
+
+def git_kept(answer: str) -> tuple[bool, list[list[str]], bool] | None:
+    """A kept answer read back: (the entries are all of them, the entries, every entry a change
+    in the work tree alone); None when unreadable."""
     if answer == CLEAN:
-        return True, []
+        return True, [], True
     from okfpro.core import jsonc
 
     try:
-        complete, entries = jsonc.loads(answer)
+        complete, entries, worktree = jsonc.loads(answer)
     except (ValueError, TypeError):
         return None
-    if not isinstance(complete, bool) or not isinstance(entries, list) or not entries or not all(
-            isinstance(e, list) and e and all(isinstance(p, str) and p.strip("/") for p in e) for e in entries):
+    if not isinstance(complete, bool) or not isinstance(worktree, bool) or not isinstance(entries, list) \
+            or not entries or not all(isinstance(e, list) and e and all(isinstance(p, str) and p.strip("/") for p in e)
+                                      for e in entries):
         return None
-    return complete, entries
+    return complete, entries, worktree
 
 
 def still_dirty(entries: list[list[str]], changed: set[str]) -> bool:
