@@ -172,12 +172,12 @@ def _step(rng: random.Random, top: Path, root: Path, n: int) -> None:
         path.write_bytes(data)  # the same bytes again, a new file
 
 
-@pytest.mark.parametrize("seed", range(3 if quick() else 10))
+@pytest.mark.parametrize("seed", range(2 if quick() else 6))
 def test_every_answer_is_gits_over_random_edits(repo, seed):
     top, root = repo
     rng = random.Random(seed)
     answered = 0
-    for n in range(40 if quick() else 80):
+    for n in range(40 if quick() else 60):
         _step(rng, top, root, n)
         truth = dirty_names(top, root)
         if truth is None:
