@@ -211,9 +211,8 @@ def pairing_messages(ctx: Ctx, root: str, board_text: str, briefings: Briefings,
     links name, so the rest of the bundle is neither parsed nor listed here."""
     from okfpro.core import board as _board
     from okfpro.core import pairing as _pairing
-    from okfpro.io import workstate
-
     from okfpro.hooks.protocol import OUTPUT_CAP
+    from okfpro.io import workstate
 
     rows = _board.parse(board_text).rows
     facts = workstate.briefed_pairing_facts(root, briefings.unverified, briefings.verified, projs, rows)

@@ -54,11 +54,12 @@ def dirty_now(root: str, gitdirs: Sequence[str], names: list[str]) -> list[str] 
         if not stat.S_ISREG(st.st_mode):
             return None
         present[name] = bool(st.st_mode & 0o100)
-    prefix = _prefix(root)
+    from okfpro.io.spawn import Child, TimedOut
+    from okfpro.io.watched import LITERAL, repo_prefix
+
+    prefix = repo_prefix(root)
     if prefix is None or not _as_added(root, gitdirs, names) or not _plain_index(root, gitdirs[0]):
         return None
-    from okfpro.io.spawn import Child, TimedOut
-    from okfpro.io.watched import LITERAL
 
     try:
         tree = Child(["git", "-C", root, "ls-tree", "-z", "--full-name", "HEAD", "--",
@@ -92,20 +93,6 @@ def dirty_now(root: str, gitdirs: Sequence[str], names: list[str]) -> list[str] 
     return sorted(set(dirty))
 
 
-def _prefix(root: str) -> str | None:
-    """``root``'s path inside its repository, ``""`` or ending ``/``; None when it is not inside one."""
-    from okfpro.io.roots import git_fence
-
-    real = os.path.realpath(root)
-    top = git_fence(real)
-    if top is None:
-        return None
-    rel = os.path.relpath(real, top).replace(os.sep, "/")
-    if rel.startswith("../") or rel == "..":
-        return None
-    return "" if rel == "." else rel + "/"
-
-
 def _as_added(root: str, gitdirs: Sequence[str], names: list[str]) -> bool:
     """Does no attribute and no line-ending setting bear on how git turns these files into blobs?
     ``git hash-object`` reads no index, where ``git status`` keeps a file's CRLF when its indexed
@@ -114,7 +101,6 @@ def _as_added(root: str, gitdirs: Sequence[str], names: list[str]) -> bool:
     repository, the user or the system, or a configuration naming ``autocrlf``, an attributes file
     or an include (read conservatively: a mention is enough) — and this says no (ask git)."""
     from okfpro.io.roots import git_fence
-
     from okfpro.io.watched import git_configs, user_git_dirs
 
     top = git_fence(os.path.realpath(root))

@@ -230,12 +230,9 @@ def narrowed(root: str, changed: set[str]) -> list[str] | None:
 CLEAN = "clean"
 
 
-def git_record(root: str, out: bytes) -> str | None:
-    """The answer to keep for ``out`` (``git -C root status --porcelain -z``'s output), or None when
-    it cannot be read back path by path (then nothing is kept).  At most :data:`NARROW_MAX` entries
-    are kept; more, and the record says it holds only some of them."""
-    if not out:
-        return CLEAN
+def repo_prefix(root: str) -> str | None:
+    """``root``'s path inside its repository as git prints paths (``""``, or ending ``/``);
+    None when it is not inside one."""
     from okfpro.io.roots import git_fence
 
     real = os.path.realpath(root)
@@ -243,8 +240,19 @@ def git_record(root: str, out: bytes) -> str | None:
     if top is None:
         return None
     prefix = os.path.relpath(real, top).replace(os.sep, "/")
-    prefix = "" if prefix == "." else prefix + "/"
-    if prefix.startswith("../"):
+    if prefix == ".." or prefix.startswith("../"):
+        return None
+    return "" if prefix == "." else prefix + "/"
+
+
+def git_record(root: str, out: bytes) -> str | None:
+    """The answer to keep for ``out`` (``git -C root status --porcelain -z``'s output), or None when
+    it cannot be read back path by path (then nothing is kept).  At most :data:`NARROW_MAX` entries
+    are kept; more, and the record says it holds only some of them."""
+    if not out:
+        return CLEAN
+    prefix = repo_prefix(root)
+    if prefix is None:
         return None
     fields = os.fsdecode(out).split("\x00")
     if fields[-1] != "":
