@@ -238,3 +238,21 @@ def test_no_fresh_path_makes_dataclasses_or_imports_typing_or_tomllib(tmp_path):
     recall = subprocess.run([sys.executable, "-m", "okfpro", "memory", "recall", "friday"], cwd=ws, env=env,
                             capture_output=True, check=True)
     assert b"ship it friday" in recall.stdout, recall.stdout  # the Stop captured: it read the transcript (jsonc)
+
+
+def test_each_digest_loads_its_own_module_alone(tmp_path):
+    """``okfpro.core.digest`` loads a hash module on first use: the resident client, which names its
+    socket with BLAKE2b, loads that one alone (each is a shared library: ~1 M instructions for the
+    three); the digests are hashlib's."""
+    code = ("import sys\n"
+            "from okfpro.core import digest\n"
+            "from okfpro.core.digest import blake2b\n"
+            "key = blake2b(b'x', digest_size=8).hexdigest()\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('_sha', '_blake2', '_hashlib', 'hashlib'))))\n"
+            "import hashlib\n"
+            "assert key == hashlib.blake2b(b'x', digest_size=8).hexdigest()\n"
+            "assert digest.sha1(b'y').hexdigest() == hashlib.sha1(b'y').hexdigest()\n"
+            "assert digest.sha256(b'z').hexdigest() == hashlib.sha256(b'z').hexdigest()\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['_blake2']"
