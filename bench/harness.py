@@ -95,9 +95,9 @@ def okfpro(*args: str) -> list[str]:
 
 
 def script(*args: str) -> list[str]:
-    """The ``okfpro`` console script, as users run it: pip's generated wrapper (it imports ``re``
-    and calls ``okfpro.__main__:entry``; no ``runpy``, which ``python -m`` imports), beside the
-    timed interpreter."""
+    """The ``okfpro`` console script, as users run it: pip's generated wrapper (it calls
+    ``okfpro.__main__:entry``; no ``runpy``, which ``python -m`` imports; the wrapper of a pip
+    older than 25.0 also imports ``re``), beside the timed interpreter."""
     return [os.path.join(os.path.dirname(PYTHON), "okfpro"), *args]
 
 
@@ -139,8 +139,12 @@ def installed(workdir: str) -> str:
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     with open(os.path.join(site, "_bench_deps.pth"), "w") as f:
         f.write("".join(d + "\n" for d in sorted(deps)))
-    # the console script as pip writes it for a venv's install (pip's own script maker and template)
-    from pip._vendor.distlib.scripts import ScriptMaker
+    # the console script as pip writes it for a venv's install: pip's own script maker and template
+    # (since pip 25.0, pypa/pip#13166, one that imports no `re`; distlib's, which older pips used, imports it)
+    try:
+        from pip._internal.operations.install.wheel import PipScriptMaker as ScriptMaker
+    except ImportError:
+        from pip._vendor.distlib.scripts import ScriptMaker
 
     maker = ScriptMaker(None, os.path.join(venv, "bin"), add_launchers=False)
     maker.executable, maker.clobber, maker.variants, maker.set_mode = python, True, {""}, True
