@@ -92,12 +92,19 @@ def entry() -> None:
     paid after the answer is written.  Other verbs exit the ordinary way."""
     args = sys.argv[1:]
     if not _light(args):
-        sys.exit(main(args))
+        try:
+            code = main(args)
+            sys.stdout.flush()  # here, not in the teardown, which would report a reader gone as exit 120
+        except BrokenPipeError:  # stdout's reader went away (`okfpro --version | true`): quietly
+            from okfpro.cli.memverbs import reader_gone
+
+            code = reader_gone()
+        sys.exit(code)
     try:
-        code: object = main(args)
+        code_: object = main(args)
     except SystemExit as exc:
-        code = exc.code
-    exit_now(code)
+        code_ = exc.code
+    exit_now(code_)
 
 
 def exit_now(code: object) -> None:

@@ -242,6 +242,23 @@ def _echo(message: str, err: bool = False) -> None:
     stream.flush()
 
 
+def reader_gone() -> int:
+    """stdout's reader went away (``okfpro memory recall kilo | head -1``): end quietly, as click
+    ends a command whose output hits EPIPE (exit 1, no report).  What is still buffered would fail
+    again at exit (exit 120, and a report from the interpreter's teardown): stdout's descriptor
+    now writes to the null device.  Call from the ``except BrokenPipeError`` block
+    (tests/test_closed_stdout.py)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, sys.stdout.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError, AttributeError):  # no descriptor to point (a stream in memory): nothing is flushed to one
+        pass
+    return 1
+
+
 def direct(args: list[str]) -> int | None:
     """Run ``memory remember|recall ...`` (``args`` from the verb on) without click, or None
     when click must read this command line."""
@@ -265,6 +282,8 @@ def direct(args: list[str]) -> int | None:
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 2)
+    except BrokenPipeError:  # stdout's reader went away (`| head -1`)
+        return reader_gone()
     except (KeyboardInterrupt, EOFError):  # as click reports them
         from okfpro.cli.app import aborted
 
