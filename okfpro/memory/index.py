@@ -42,7 +42,8 @@ from okfpro.core import maxscore
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, title
 from okfpro.core.scope import Scope, applicable_tiers, scope_key
-from okfpro.memory.entries import Diagnostic, Section, StoredEntry, day_listing, file_sections, fingerprint
+from okfpro.memory.entries import Diagnostic, Section, StoredEntry, current_listing, day_listing, file_sections, \
+    fingerprint
 from okfpro.memory.indexfiles import index_files, index_path, remove
 from okfpro.io import threads
 from okfpro.memory import ranksql
@@ -200,7 +201,7 @@ class ScopeIndex:
             except sqlite3.DatabaseError:
                 pass
             self.close()
-        listing = day_listing(self.directory)
+        listing = current_listing(self.directory)  # in a resident child: remembered while unchanged
         if not listing and not create and not os.path.exists(self.path):
             raise NothingStored("nothing stored in this scope")
         for attempt in (1, 2):
