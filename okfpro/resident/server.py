@@ -79,7 +79,8 @@ def log(text: str) -> None:
 
 
 def warm() -> None:
-    """Import what the per-event paths import, and build their regular expressions."""
+    """Import what the per-event paths import, build their regular expressions, and read the
+    installed distributions' entry points (:func:`okfpro.io.identity.remember_declared`)."""
     import importlib
     import pkgutil
 
@@ -96,6 +97,12 @@ def warm() -> None:
         except Exception as exc:  # noqa: BLE001 - imported by the child that needs it
             log(f"not preloaded: {name} ({type(exc).__name__}: {exc})")
     _warm_patterns()
+    try:  # the installed distributions' entry points, stamped: a child checks the stamps, not ~60 files
+        from okfpro.io import identity
+
+        identity.remember_declared()
+    except Exception as exc:  # noqa: BLE001 - a child reads them, as a fresh process does
+        log(f"identity entry points not read ahead: {type(exc).__name__}: {exc}")
     import gc
 
     gc.collect()
