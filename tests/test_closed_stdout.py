@@ -13,7 +13,9 @@ import pytest
 
 from okfpro.core.scope import Scope
 from okfpro.memory.store import MemoryStore
+from tests import hookkit
 from tests.helpers import memory_workspace, scoped_env
+from tests.test_resident import Resident
 
 CLICK_DOOR = "import sys; from okfpro.cli.app import run; sys.exit(run(sys.argv[1:]))"
 START = dt.datetime(2025, 1, 1, 8, 0, 0, tzinfo=dt.timezone.utc)
@@ -69,3 +71,33 @@ def test_a_closed_stdout_ends_quietly(filled, argv, first_line, buffered):
         pytest.skip("one line: head reads the whole answer")
     code, err = _run(filled, argv, first_line, buffered)
     assert (code, err) == (1, b""), err.decode(errors="replace")
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the server needs pidfd_open (Linux 5.3+)")
+@pytest.mark.parametrize("first_line", [False, True], ids=["closed-before", "head-1"])
+def test_a_closed_stdout_ends_quietly_in_a_resident_child(filled, first_line):
+    """The same recall answered by the resident server's warm child, which writes to the client's stdout."""
+    resident = Resident()
+    try:
+        resident.start()
+        argv = ["-m", "okfpro", *RECALL]
+        env = {**resident.env, "OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice", "OKFPRO_AGENT": "", "OKFPRO_SESSION": "",
+               "OKFPRO_TODAY": "2026-11-30"}
+        served = resident.served()
+        read_end, write_end = os.pipe()
+        if not first_line:
+            os.close(read_end)
+        try:
+            proc = subprocess.Popen([sys.executable, *argv], cwd=filled, stdout=write_end, stderr=subprocess.PIPE,
+                                    env={k: v for k, v in hookkit.env(env).items() if k != "PYTHONUNBUFFERED"})
+        finally:
+            os.close(write_end)
+        if first_line:
+            with os.fdopen(read_end, "rb") as reader:
+                assert reader.readline()
+        _out, err = proc.communicate(timeout=120)
+        assert (proc.returncode, err) == (1, b""), err.decode(errors="replace")
+        assert resident.served() == served + 1  # the child answered it, not the client
+    finally:
+        resident.stop()
+
