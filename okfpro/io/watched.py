@@ -8,8 +8,9 @@ view no longer knows (another server, an overflow, a root moved), a relevant cha
 ``setting`` (what the answer depends on outside the tree), an unreadable record — is "do the work",
 as a fresh process does.  Imported only when :func:`okfpro.resident.watches` gave a view.
 
-Two readers use it: the Stop gate's clean ``git status`` (:func:`clean_git`) and the prompt hook's
-bundle listing (:mod:`okfpro.io.fts`).
+Its readers: the Stop gate's clean ``git status`` (:func:`clean_git`), the Stop's briefings
+(:mod:`okfpro.io.stopfacts`), the prompt hook's bundle listing (:mod:`okfpro.io.fts`) and a memory
+scope's day listing (:func:`okfpro.memory.entries.current_listing`).
 """
 
 from __future__ import annotations
