@@ -34,12 +34,15 @@ def filled(tmp_path_factory: pytest.TempPathFactory):
     return ws
 
 
-def _run(ws, argv: list[str], first_line: bool, buffered: bool) -> tuple[int, bytes]:
+def _run(ws, argv: list[str], first_line: bool, buffered: bool, env: dict[str, str] | None = None) -> tuple[int, bytes]:
     """Run ``argv`` with stdout on a pipe whose reader is gone: closed before the process starts, or
     (``first_line``) after it read the first line, as ``head -1`` does; ``buffered``: without
-    ``PYTHONUNBUFFERED`` (a user's shell: what is printed last is written at exit).  (exit code, stderr)."""
-    env = scoped_env("_OKFPRO_COMPLETE", "PYTHONUNBUFFERED", OKFPRO_TENANT="acme", OKFPRO_USER="alice",
-                     OKFPRO_TODAY="2026-11-30", OKFPRO_RESIDENT="0", **({} if buffered else {"PYTHONUNBUFFERED": "1"}))
+    ``PYTHONUNBUFFERED`` (a user's shell: what is printed last is written at exit).  ``env``: the
+    environment (default: this one, no resident server, alice's scope).  (exit code, stderr)."""
+    if env is None:
+        env = scoped_env("_OKFPRO_COMPLETE", OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_TODAY="2026-11-30",
+                         OKFPRO_RESIDENT="0")
+    env = {k: v for k, v in env.items() if k != "PYTHONUNBUFFERED"} | ({} if buffered else {"PYTHONUNBUFFERED": "1"})
     read_end, write_end = os.pipe()
     if not first_line:
         os.close(read_end)
@@ -80,23 +83,11 @@ def test_a_closed_stdout_ends_quietly_in_a_resident_child(filled, first_line):
     resident = Resident()
     try:
         resident.start()
-        argv = ["-m", "okfpro", *RECALL]
         env = {**resident.env, "OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice", "OKFPRO_AGENT": "", "OKFPRO_SESSION": "",
                "OKFPRO_TODAY": "2026-11-30"}
         served = resident.served()
-        read_end, write_end = os.pipe()
-        if not first_line:
-            os.close(read_end)
-        try:
-            proc = subprocess.Popen([sys.executable, *argv], cwd=filled, stdout=write_end, stderr=subprocess.PIPE,
-                                    env={k: v for k, v in hookkit.env(env).items() if k != "PYTHONUNBUFFERED"})
-        finally:
-            os.close(write_end)
-        if first_line:
-            with os.fdopen(read_end, "rb") as reader:
-                assert reader.readline()
-        _out, err = proc.communicate(timeout=120)
-        assert (proc.returncode, err) == (1, b""), err.decode(errors="replace")
+        code, err = _run(filled, ["-m", "okfpro", *RECALL], first_line, True, hookkit.env(env))
+        assert (code, err) == (1, b""), err.decode(errors="replace")
         assert resident.served() == served + 1  # the child answered it, not the client
     finally:
         resident.stop()
