@@ -393,3 +393,18 @@ def test_a_write_into_an_earlier_day_folds_as_if_replayed_in_place(tmp_path, how
         for mid, want in folded.items():
             assert idx.record(mid) == want, mid
     assert_same(store, ALICE)
+
+
+def test_a_same_size_edit_with_its_times_put_back_is_seen(store):
+    """A day file's fingerprint holds its ctime: an edit at the same size with its mtime put back
+    (``touch -r``, a copy that keeps times) still changes what the index answers."""
+    remember(store, ALICE, "alice likes tabs", today=TODAY)
+    assert [h.record.text for h in memindex.recall(store, ALICE, "tabs", TODAY.isoformat())[0]] == ["alice likes tabs"]
+    day = next(Path(store.scope_dir("user", ALICE)).glob("*.md"))
+    st = os.stat(day)
+    day.write_bytes(day.read_bytes().replace(b"tabs", b"vims"))
+    os.utime(day, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(day).st_size == st.st_size
+    got, _ = memindex.recall(store, ALICE, "vims", TODAY.isoformat())
+    want, _ = memindex.scan_recall(store, ALICE, "vims", TODAY.isoformat())
+    assert shown(got) == shown(want) and [h.record.text for h in got] == ["alice likes vims"]

@@ -291,7 +291,7 @@ def records_by_entry(entries: Iterable[Any]) -> list[tuple[Any, _mempolicy.Memor
 
 
 def fingerprint(st: os.stat_result) -> str:
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{st.st_nlink}"
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_nlink}"
 
 
 def day_listing(directory: str | os.PathLike[str]) -> dict[str, str]:
