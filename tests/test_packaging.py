@@ -150,6 +150,14 @@ def test_the_caches_code_stamp_survives_a_reinstall_of_the_same_files_and_not_an
 
     first = stamps()
     assert first[2].startswith(str(venv))
+    # the source tree the wheel was built from (no RECORD: every file by its content) stamps alike:
+    # an editable checkout beside an installed copy of the same code shares their caches
+    source = subprocess.run([sys.executable, "-c", "import json, okfpro.io.cachedir as c, okfpro.io.analysis as a;"
+                             "print(json.dumps([c.code_stamp(), c.code_stamp(a.CODE), c.__file__]))"],
+                            capture_output=True, text=True, cwd=tmp_path, env={**_env(), "PYTHONPATH": str(REPO)},
+                            timeout=60)
+    assert source.returncode == 0, source.stderr
+    assert json.loads(source.stdout)[2].startswith(str(REPO)) and json.loads(source.stdout)[:2] == first[:2]
     _install(venv, wheel_path, "--force-reinstall")
     again = stamps()
     assert again == first  # new files, new mtimes, the same content

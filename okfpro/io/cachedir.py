@@ -70,7 +70,7 @@ def code_stamp(files: tuple[str, ...] = PARSE_CODE) -> str:
     keeps every cache built with them (a rebuild at 50,000 concepts is about a minute).  A
     file changed after the install (newer than ``RECORD``, or of another size), and any
     file of a source tree or an editable install (no ``RECORD`` beside the package), is
-    named by its size and mtime."""
+    named by the same digest of its content (:func:`_content_digest`)."""
     base = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     record = _install_record(base)
     parts = []
@@ -81,8 +81,35 @@ def code_stamp(files: tuple[str, ...] = PARSE_CODE) -> str:
             parts.append(f"{rel}:-")
             continue
         recorded = _recorded(record, rel, st) if record is not None else None
-        parts.append(f"{rel}:{st.st_size}:{recorded or st.st_mtime_ns}")
+        parts.append(f"{rel}:{st.st_size}:{recorded or _content_digest(os.path.join(base, rel), st)}")
     return sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+_DIGESTS: dict[tuple[str, int, int, int, int], str] = {}  # (path, identity) -> digest, once a process
+
+
+def _content_digest(path: str, st: os.stat_result) -> str:
+    """``path``'s digest as an install's ``RECORD`` writes it (``sha256=`` and the unpadded URL-safe
+    base64 of its SHA-256): a source tree, an editable install or a file edited after the install
+    is named by its content, so the same code gives the same stamp however it is installed (an
+    editable checkout beside an installed copy rebuilt each other's caches on every switch); its
+    mtime when it cannot be read."""
+    key = (path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    got = _DIGESTS.get(key)
+    if got is None:
+        from binascii import b2a_base64
+
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return str(st.st_mtime_ns)
+        got = _DIGESTS[key] = "sha256=" + b2a_base64(sha256(data).digest(), newline=False).decode(
+            "ascii").translate(_URL_SAFE).rstrip("=")
+    return got
+
+
+_URL_SAFE = str.maketrans("+/", "-_")
 
 
 _RECORD: dict[str, tuple[bytes, int] | None] = {}  # package directory -> (RECORD's bytes, its mtime), once a process
