@@ -101,10 +101,10 @@ def entry() -> None:
             code = reader_gone()
         sys.exit(code)
     try:
-        code_: object = main(args)
+        status: object = main(args)
     except SystemExit as exc:
-        code_ = exc.code
-    exit_now(code_)
+        status = exc.code
+    exit_now(status)
 
 
 def exit_now(code: object) -> None:
