@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from okfpro.core import bm25
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.record import replace
 from okfpro.core.scope import Scope
@@ -187,7 +188,9 @@ def test_hand_edited_rows_never_show_text_the_files_do_not_hold(store):
     con = sqlite3.connect(_index(store, ALICE))
     # rewrite alice's entry text and tokens to bob's words, keeping alice's scope key
     con.execute("UPDATE entries SET text = 'bob secret nightly postgres backup'")
-    con.execute("UPDATE docs SET body = 'bob secret nightly postgres backup'")
+    for term in bm25.stemmed_terms("postgres backup"):  # and alice's postings say her entry holds them
+        con.execute("INSERT INTO postings (term, code, ords) SELECT ?, code, ords FROM postings WHERE term = 'alic'",
+                    (term,))
     con.commit()
     con.close()
     hits, _ = memindex.recall(store, ALICE, "postgres backup", TODAY.isoformat())

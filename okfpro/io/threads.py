@@ -1,9 +1,9 @@
-"""Work on another thread while this one goes on: two SQLite searches at once.
+"""Work on another thread while this one goes on: a SQLite search beside other work.
 
-The prompt hook ranks the knowledge bundle and the memory, and a large recall scores two spans
-of days (when :func:`spare_core` says a core is idle); each is mostly ``sqlite3_step``, which
-runs without the GIL, on a connection of its own, so on a machine with a free core the two take
-about as long as the longer one.  Built on
+The prompt hook ranks the knowledge bundle (when :func:`spare_core` says a core is idle) while
+the memory is ranked; the bundle's search is mostly ``sqlite3_step``, which runs without the GIL,
+on a connection of its own, so on a machine with a free core the two take about as long as the
+longer one.  Built on
 ``_thread`` (``threading`` is not imported on the per-event paths: tests/test_import_diet.py).
 """
 

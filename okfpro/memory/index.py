@@ -15,9 +15,9 @@ Where: ``<memory root>/.okf-index/<sha256(scope key)[:32]>.sqlite`` (the memory 
   changed behind the index) clears the fingerprint and the next reader rebuilds.
 
 What it holds, per entry: the parsed section (clock, text, title, byte span), the
-record the memory policy parses from it, and the search tokens
-(:func:`okfpro.core.bm25.tokenize`, stored pre-split so FTS5's ``ascii`` tokenizer
-keeps every okfpro token whole); per memory id: the effective record after the
+record the memory policy parses from it, and the postings of its search terms
+(:func:`okfpro.core.bm25.stemmed_terms`; :mod:`okfpro.memory.postings`, ranked by
+:mod:`okfpro.core.postings`); per memory id: the effective record after the
 policy's fold (:func:`okfpro.core.mempolicy.fold_step`), its status and validity, a
 digest of its normalised text (duplicates) and its vocabulary (the write decision's
 candidates).
@@ -38,31 +38,28 @@ import stat
 
 from okfpro.core import jsonc
 from okfpro.core import bm25
-from okfpro.core import maxscore
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, title
 from okfpro.core.scope import Scope, applicable_tiers, scope_key
 from okfpro.memory.entries import Diagnostic, Section, StoredEntry, current_listing, day_listing, file_sections, \
     fingerprint
 from okfpro.memory.indexfiles import index_files, index_path, remove
-from okfpro.io import threads
-from okfpro.memory import ranksql
+from okfpro.core import postings as _postings
+from okfpro.memory import postings
 from okfpro.memory.layout import read_day_file
-from okfpro.memory.ranking import NEIGHBOUR, Hit, entry_fields, match_phrases, norm_digest, record_json, \
-    record_of, recall_terms, scan_tier, visible_status
+from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, norm_digest, record_json, record_of, \
+    recall_terms, scan_tier, visible_status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
     from typing import Any, Iterable, Iterator, Sequence
 
-SCHEMA = "okfpro-memory-index/6"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords; 4: entries_place;
-# 5: records_size (the write decision's candidates that share only common words); 6: rid = place(day, seq),
-# records_status (recall ranks in one statement: neighbours are rid +- 1, the hidden set comes from the index)
+SCHEMA = f"okfpro-memory-index/7-{postings.BYTE_ORDER}"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords;
+# 4: entries_place; 5: records_size (the write decision's candidates that share only common words); 6: rid =
+# place(day, seq), records_status; 7: postings and docmap instead of FTS5 (recall ranks in Python: core/postings)
 COMMON_AT = 64  # a word in this many memories is "common": the candidates are not found through it
-# okfpro tokens are \w runs joined by ._-/:@#+ (and '_' in backtick spans); the ascii
-# tokenizer keeps non-ASCII characters as token characters, so with these joiners every
-# stored token is exactly one FTS5 token.
-_TOKENIZER = "ascii tokenchars '._-/:@#+_'"
+HIDDEN_SQL = ", ".join(f"'{s}'" for s in _mempolicy.HIDDEN)
+EXPIRING_SQL = "'active', 'candidate', 'conflicted'"
 
 
 def place(day: str, seq: int) -> int:
@@ -115,7 +112,7 @@ _DDL = (
     " error TEXT)",
     "CREATE TABLE entries (rid INTEGER PRIMARY KEY, scope TEXT NOT NULL, name TEXT NOT NULL, date TEXT NOT NULL,"
     " seq INTEGER NOT NULL, clock TEXT NOT NULL, title TEXT NOT NULL, text TEXT NOT NULL, start INTEGER NOT NULL,"
-    " end INTEGER NOT NULL, memory TEXT NOT NULL, change INTEGER NOT NULL, rec TEXT NOT NULL)",
+    " end INTEGER NOT NULL, memory TEXT NOT NULL, change INTEGER NOT NULL, rec TEXT NOT NULL, ord INTEGER)",
     "CREATE INDEX entries_memory ON entries (memory)",
     "CREATE TABLE records (memory TEXT PRIMARY KEY, scope TEXT NOT NULL, status TEXT NOT NULL, valid_until TEXT,"
     " kind TEXT NOT NULL, norm TEXT NOT NULL, rec TEXT NOT NULL, nwords INTEGER NOT NULL)",
@@ -123,7 +120,7 @@ _DDL = (
     "CREATE INDEX records_size ON records (nwords)",
     "CREATE INDEX records_status ON records (status, valid_until)",  # the hidden memories, without a scan
     "CREATE TABLE vocab (word TEXT NOT NULL, memory TEXT NOT NULL, PRIMARY KEY (word, memory)) WITHOUT ROWID",
-    f"CREATE VIRTUAL TABLE docs USING fts5(title, body, tokenize=\"{_TOKENIZER}\")",
+    *postings.DDL,
 )
 
 
@@ -138,31 +135,20 @@ class ScopeIndex:
         self.path = index_path(store.base, tier, scope)
         self.directory = store.scope_dir(tier, scope)
         self.con: sqlite3.Connection | None = None
-        self.twin: sqlite3.Connection | None = None  # a second connection: two spans of days scored at once
-        self.split = False  # the current search scores two spans of days at once (ranksql.ranked's twin)
 
     # -- connection -------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        con = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+        con = sqlite3.connect(self.path, timeout=10, isolation_level=None)
         con.execute("PRAGMA secure_delete = ON")  # a deleted row's text is overwritten in place
         con.execute("PRAGMA synchronous = OFF")  # rebuildable: the day files are the truth
         return con
 
     def close(self) -> None:
-        for con in (self.con, self.twin):
-            if con is not None:
-                con.close()
-        self.con = self.twin = None
-
-    def _twin(self) -> sqlite3.Connection:
-        """The second connection (opened on first use, on the thread that asks for it)."""
-        if self.twin is None:
-            self.twin = self._connect()
-            if not self._meta_ok(self.twin):
-                raise IndexUnavailable("the index changed under the search")
-        return self.twin
+        if self.con is not None:
+            self.con.close()
+        self.con = None
 
     def __enter__(self) -> "ScopeIndex":
         return self
@@ -242,7 +228,7 @@ class ScopeIndex:
                 con.execute(ddl)
             con.executemany("INSERT INTO meta VALUES (?, ?)", (("schema", SCHEMA), ("scope", self.key)))
             entries: list[tuple] = []
-            docs: list[tuple] = []
+            docs: list[tuple[int, list[str], list[str]]] = []
             files: list[tuple] = []
             recs: list[_mempolicy.MemoryRecord] = []
             for name in sorted(listing):
@@ -258,14 +244,14 @@ class ScopeIndex:
                     continue
                 files.append((name, self.key, fp, len(secs), None))
                 for seq, sec in enumerate(secs, start=1):
-                    row, rec = self._entry_row(name, day, seq, sec)
+                    row, rec = self._entry_row(name, day, seq, sec, len(docs))
                     entries.append(row)
                     recs.append(rec)
                     if not rec.change:
-                        docs.append((row[0], *self._doc_columns(row[6], sec.text)))
+                        docs.append((row[0], *self._doc_terms(row[6], sec.text)))
             con.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", files)
-            con.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
-            con.executemany("INSERT INTO docs (rowid, title, body) VALUES (?, ?, ?)", docs)
+            con.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
+            postings.write(con, docs, 0)
             folded = _mempolicy.fold(recs)
             con.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             [self._record_row(r) for r in folded.values()])
@@ -276,17 +262,20 @@ class ScopeIndex:
             con.execute("ROLLBACK")
             raise
 
-    def _entry_row(self, name: str, day: str, seq: int, sec: Section) -> tuple[tuple, _mempolicy.MemoryRecord]:
+    def _entry_row(self, name: str, day: str, seq: int, sec: Section, ordinal: int
+                   ) -> tuple[tuple, _mempolicy.MemoryRecord]:
+        """The entries row of one section; ``ordinal``: its document's, when it is one (not a change record)."""
         entry_id = f"{self.key}/{day}#{seq}"
         rec = _mempolicy.parse(sec.text, entry_id, day)
         row = (place(day, seq), self.key, name, day, seq, sec.clock, title(sec.text), sec.text, sec.start, sec.end, rec.id,
-               int(bool(rec.change)), record_json(rec))
+               int(bool(rec.change)), record_json(rec), None if rec.change else ordinal)
         return row, rec
 
     @staticmethod
-    def _doc_columns(title: str, text: str) -> tuple[str, str]:
+    def _doc_terms(title: str, text: str) -> tuple[list[str], list[str]]:
+        """The search terms of one entry's title and body (what the postings hold)."""
         fields = entry_fields(title, text)
-        return " ".join(bm25.stemmed_terms(fields["title"])), " ".join(bm25.stemmed_terms(fields["body"]))
+        return bm25.stemmed_terms(fields["title"]), bm25.stemmed_terms(fields["body"])
 
     def _record_row(self, rec: _mempolicy.MemoryRecord) -> tuple:
         return (rec.id, self.key, rec.status, rec.valid_until or None, rec.kind, norm_digest(rec.text),
@@ -314,21 +303,26 @@ class ScopeIndex:
                 con.execute("COMMIT")
                 return False
             newest = con.execute("SELECT max(name) FROM files WHERE scope = ?", (self.key,)).fetchone()[0]
+            first = con.execute("SELECT length(rids) / 8 FROM docmap WHERE id = 0").fetchone()[0]
             rows = []
+            docs: list[tuple[int, list[str], list[str]]] = []
             for name, _before, after, count, secs in files:
                 day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]  # day_listing names match DAY_RE
-                rows.append((name, after, count, secs,
-                             [self._entry_row(name, day, seq, sec) for seq, sec in enumerate(secs, start=count + 1)]))
+                made = []
+                for seq, sec in enumerate(secs, start=count + 1):
+                    entry, rec = self._entry_row(name, day, seq, sec, first + len(docs))
+                    made.append((entry, rec))
+                    if not rec.change:
+                        docs.append((entry[0], *self._doc_terms(entry[6], sec.text)))
+                rows.append((name, after, count, secs, made))
             added = [rec for *_, made in rows for _entry, rec in made]
             in_order = newest is None or min(f[0] for f in files) >= newest or self._commute(added)
             for name, after, count, secs, made in rows:
-                for (entry, rec), sec in zip(made, secs):
-                    con.execute("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entry)
-                    if not rec.change:
-                        con.execute("INSERT INTO docs (rowid, title, body) VALUES (?, ?, ?)",
-                                    (entry[0], *self._doc_columns(entry[6], sec.text)))
+                con.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                [entry for entry, _rec in made])
                 con.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, NULL)",
                             (name, self.key, after, count + len(secs)))
+            postings.write(con, docs, first)
             if in_order:
                 for rec in added:
                     self._fold_one(rec)
@@ -421,7 +415,7 @@ class ScopeIndex:
         return False
 
     def _visible_sql(self, alias: str = "r") -> str:
-        return (f"{alias}.status NOT IN ({ranksql.HIDDEN_SQL}) AND NOT ({alias}.status IN ({ranksql.EXPIRING_SQL}) "
+        return (f"{alias}.status NOT IN ({HIDDEN_SQL}) AND NOT ({alias}.status IN ({EXPIRING_SQL}) "
                 f"AND {alias}.valid_until IS NOT NULL AND {alias}.valid_until < ?)")
 
     def candidates(self, new: _mempolicy.MemoryRecord, today: str, wanted: Iterable[str] = ()) -> list[_mempolicy.MemoryRecord]:
@@ -504,75 +498,52 @@ class ScopeIndex:
                            time=clock, title=title, text=text, path=f"{self.key}/{name}", seq=seq)
 
     def search(self, query: str, today: str, include_hidden: bool = False, limit: int | None = None) -> list[Hit]:
-        """What :func:`scan_tier` answers over the files, from the index; every hit is
-        checked against its day file before it is returned.  With a limit, common words are
-        pruned under an exact bound (:mod:`okfpro.core.maxscore`), else every matched entry is scored."""
+        """What :func:`scan_tier` answers over the files, from the index (every matched document
+        scored from the postings: :mod:`okfpro.core.postings`); every hit is checked against its
+        day file before it is returned."""
         con = self.con
         assert con is not None
         tokens = recall_terms(query)
         if not tokens:
             return []
-        phrases = match_phrases(tokens)
-        rows = None
-        if limit:
-            phrases, counts = ranksql.counted(con, tokens, phrases)
-            # a phrase no entry holds adds exactly 0.0 to every score (FTS5 sums the phrases in order, from
-            # 0.0): left out of the scored query, every score and the rows matched are the same
-            phrases, counts = [p for p, n in zip(phrases, counts) if n], [n for n in counts if n]
-            if not phrases:
-                return []
-            self.split = sum(counts) >= ranksql.SPLIT_AT and threads.spare_core()
-            rows = self._pruned(phrases, counts, today, include_hidden, limit)
-        if rows is None:
-            rows = self._ranked(phrases, today, include_hidden, limit)
+        try:
+            rids, prev, nxt, total = postings.docmap(con)
+            phrases = [postings.phrase(con, tok) for tok in tokens]
+            top = _postings.ranked(len(rids), total, phrases, prev, nxt, rids, self._hidden(today, include_hidden),
+                                   limit, WEIGHTS, NEIGHBOUR)
+            top = [(rids[o], score) for o, score in top]
+        except (ValueError, IndexError, OverflowError) as exc:  # a torn or hand-edited index
+            raise IndexUnavailable(f"memory index {os.path.basename(self.path)}: {exc}") from exc
+        details: dict[int, tuple] = {}
+        for at in range(0, len(top), 500):
+            chunk = [rid for rid, _score in top[at:at + 500]]
+            details.update((row[0], row) for row in con.execute(
+                "SELECT e.rid, e.name, e.date, e.seq, e.clock, e.title, e.text, e.start, e.end, r.rec FROM entries e "
+                "JOIN records r ON r.memory = e.memory AND r.scope = e.scope "
+                f"WHERE e.scope = ? AND e.change = 0 AND e.rid IN ({','.join('?' * len(chunk))})", (self.key, *chunk)))
+        rows: list[tuple] = []
         hits: list[Hit] = []
-        for row in rows:
-            rec = record_of(row[11])
+        for rid, score in top:
+            row = details.get(rid)  # None: a row id of another scope (a hand-edited index) is never shown
+            if row is None:
+                continue
+            rows.append(row)
+            rec = record_of(row[9])
             status = visible_status(rec, today, include_hidden)
             if status is None:
                 continue
-            hits.append(Hit(self._stored(row), row[9], rec, status))
+            hits.append(Hit(self._stored(row), score, rec, status))
         self._verify(rows)
         return hits
 
-    def _pruned(self, phrases: Sequence[str], counts: Sequence[int], today: str, include_hidden: bool,
-                limit: int) -> list | None:
-        """The ``limit`` best rows ranked over the entries holding the rarest phrases and their
-        neighbours only, when the ``limit``-th of them provably beats every entry left out
-        (:mod:`okfpro.core.maxscore`); None: rank every match."""
-        con = self.con
-        assert con is not None
-        rows = con.execute("SELECT count(*) FROM docs_docsize").fetchone()[0]  # FTS5's row count (one size row each)
-        head = maxscore.first(counts, rows, limit, NEIGHBOUR)
-        for _attempt in (1, 2):
-            if head is None:
-                return None
-            essential = " OR ".join(phrases[i] for i in head)
-            rest = maxscore.rest(counts, rows, head)
-            # first the entries one place from an essential one (two from the rarest's, whose
-            # neighbours are the likeliest to rank); two places from all of them only when a row
-            # at the edge of that zone might rank (its unscored neighbour counted at its ceiling)
-            rare = " OR ".join(phrases[i] for i in head if counts[i] <= limit) or None
-            got = self._ranked(phrases, today, include_hidden, limit, essential, (rare, maxscore.single(rest)))
-            if got is None:
-                got = self._ranked(phrases, today, include_hidden, limit, essential)
-            if len(got) < limit:
-                return None
-            theta = got[limit - 1][9]
-            if maxscore.beats(theta, maxscore.bound(rest, NEIGHBOUR)):
-                return got
-            wider = maxscore.essential(counts, rows, limit, NEIGHBOUR, theta)
-            head = wider if wider is not None and len(wider) > len(head) else None
-        return None
-
-    def _ranked(self, phrases: Sequence[str], today: str, include_hidden: bool, limit: int | None,
-                essential: str | None = None, narrow: tuple[str | None, float] | None = None) -> Any:
-        """:func:`okfpro.memory.ranksql.ranked` over this scope (``tests/test_recall_sql.py``), in two
-        spans of days at once when the search matches ``ranksql.SPLIT_AT`` rows or more and a core is
-        idle."""
-        assert self.con is not None
-        twin = self._twin if limit and self.split else None
-        return ranksql.ranked(self.con, self.key, phrases, today, include_hidden, limit, essential, narrow, twin)
+    def _hidden(self, today: str, include_hidden: bool) -> list[int]:
+        """The ordinals of the documents the policy hides (none with ``include_hidden``)."""
+        if include_hidden:
+            return []
+        return [o for (o,) in self.con.execute(  # type: ignore[union-attr]
+            f"SELECT e.ord FROM records c JOIN entries e ON e.memory = c.memory WHERE c.scope = ? AND e.ord IS NOT NULL "
+            f"AND (c.status IN ({HIDDEN_SQL}) OR (c.status IN ({EXPIRING_SQL}) AND c.valid_until < ?))",
+            (self.key, today))]
 
     def _verify(self, rows: Sequence[Sequence[Any]]) -> None:
         """Each returned entry is read back from its day file: same section, same text."""

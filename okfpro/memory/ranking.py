@@ -10,7 +10,8 @@ neighbours share its context: the reply to "we adopted a puppy" says "a dog!"), 
 memory no query term matches is never returned; order = that score rounded to 4 places,
 then unrounded, then newest first.  Measured on long conversations (``bench/eval_recall.py``, design note
 ``.okf/design/recall-quality.md``).  :func:`scan_tier` is that definition over a list of
-entries; :mod:`okfpro.memory.index` answers the same from SQLite FTS5 and is tested equal
+entries; :mod:`okfpro.memory.index` answers the same from its postings (:mod:`okfpro.core.postings`:
+SQLite FTS5's ``bm25()`` to the bit) and is tested equal
 to it.  Also here: the record (de)serialisation and the normalised-text digest both sides
 use.
 """
@@ -171,12 +172,3 @@ def scan_tier(
     hits = [h for _, h in ranked]
     return hits if limit is None else hits[:limit]
 
-
-def match_phrases(tokens: Sequence[str]) -> list[str]:
-    """One FTS5 phrase per query token (a prefix query from ``PREFIX_MIN`` characters on); the
-    index matches them joined by ``OR``."""
-    phrases = []
-    for tok in tokens:
-        quoted = '"' + tok.replace('"', '""') + '"'
-        phrases.append(quoted + "*" if len(tok) >= bm25.PREFIX_MIN else quoted)
-    return phrases

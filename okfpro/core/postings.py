@@ -1,0 +1,164 @@
+"""Memory recall's ranking over stored postings: SQLite FTS5's ``bm25()`` to the bit, in Python.  Pure.
+
+A scope's documents (its memory entries; change records are not documents) are numbered in the
+order they were indexed: their *ordinals*.  A term's postings are grouped by *code*: the term's
+count in the title, its count in the body and the document's length in tokens over both fields
+(:func:`code`), each group the ordinals of the documents holding the term with that code.  One
+posting's share of a score depends on its code and the phrase's idf alone, so a phrase's shares
+are computed once per group (a few dozen) and the ranking is one Python loop per posting plus a
+few passes over the documents.  Why Python and not FTS5's ``bm25()``: design note
+``.okf/design/memory-index.md`` (FTS5 spent ~7K instructions a scored row; this, ~1-2K).
+
+The score is FTS5's (``fts5_aux.c``, ``fts5Bm25Function``), operation for operation::
+
+    avgdl = tokens / rows
+    idf(p) = log((rows - n(p) + 0.5) / (n(p) + 0.5)), or 1e-6 when that is <= 0
+    F = the weights of p's instances (title x weights[0], body x weights[1])
+    score = 0.0; score += idf(p) * ((F * (k1 + 1.0)) / (F + k1 * (1 - b + b * D / avgdl))), phrase by phrase
+
+``rows`` and ``n(p)`` count every document, hidden ones included (FTS5 counts its rows); ``F`` is
+summed as integers times the weights (exact for integral weights, which
+:data:`okfpro.core.search.WEIGHTS` are).  The policy hides documents before the neighbours:
+a hidden document scores nothing and lends nothing.  Then each matched, shown document gains
+``neighbour x`` the scores of the documents just before and after it in its day file (most often
+the ordinals just before and after it; the others are recorded: ``prev`` / ``nxt``), and the
+order is that sum, then the newest (highest row id) first; the limit last.
+``tests/test_recall_postings.py`` compares every answer, unrounded scores included, with FTS5's
+own ``bm25`` over the same tokens.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from heapq import nlargest
+from itertools import compress, repeat
+from operator import eq, gt
+
+from okfpro.core.bm25 import B, K1
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
+    from typing import Callable, Iterable, Sequence
+
+FIELD_BITS = 21
+FIELD_MAX = (1 << FIELD_BITS) - 1  # a count or a length above this cannot be coded (2,097,151 tokens)
+_TF_MASK = ~FIELD_MAX  # a code less its length: the two counts, which add across the terms of one phrase
+
+
+def code(title_tf: int, body_tf: int, length: int) -> int:
+    """One posting's code: ``title_tf``, ``body_tf`` and the document's ``length``, 21 bits each
+    (a signed 64-bit array holds it).  ValueError past :data:`FIELD_MAX` (the caller reads files)."""
+    if length > FIELD_MAX or title_tf > FIELD_MAX or body_tf > FIELD_MAX:
+        raise ValueError(f"a memory of {length:,} tokens is past the index's {FIELD_MAX:,}")
+    return title_tf << (2 * FIELD_BITS) | body_tf << FIELD_BITS | length
+
+
+def document(title_terms: Sequence[str], body_terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+    """A document's length and each of its terms' code."""
+    length = len(title_terms) + len(body_terms)
+    code(0, 0, length)  # every count is at most the length: one check covers them all
+    codes = {term: n << FIELD_BITS | length for term, n in Counter(body_terms).items()}
+    for term, n in Counter(title_terms).items():
+        codes[term] = codes.get(term, length) + (n << (2 * FIELD_BITS))
+    return length, codes
+
+
+def merged(groups: Sequence[tuple[str, int, Sequence[int]]]) -> list[tuple[int, Sequence[int]]]:
+    """One phrase's postings ``[(code, ordinals)]`` from its terms' groups ``(term, code,
+    ordinals)`` (a prefix that begins several terms): a document holding several of them counts
+    all their instances (the counts add; the length is its own)."""
+    acc: dict[int, int] = {}
+    get = acc.get
+    for _term, c, ords in groups:
+        counts = c & _TF_MASK
+        for o in ords:
+            had = get(o)
+            acc[o] = c if had is None else had + counts
+    out: dict[int, list[int]] = {}  # the merged codes' groups
+    for o, c in acc.items():
+        cell = out.get(c)
+        if cell is None:
+            out[c] = [o]
+        else:
+            cell.append(o)
+    return [(c, ords) for c, ords in out.items()]
+
+
+def share(idf: float, posting: int, avgdl: float, weights: Sequence[float]) -> float:
+    """One phrase's share of one document's score (FTS5's expression, in its order)."""
+    f = weights[0] * (posting >> (2 * FIELD_BITS)) + weights[1] * ((posting >> FIELD_BITS) & FIELD_MAX)
+    d = posting & FIELD_MAX
+    return idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d / avgdl)))
+
+
+def idf(rows: int, hits: int) -> float:
+    value = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return value if value > 0.0 else 1e-6
+
+
+SPARSE = 2  # fewer postings than documents / SPARSE: the neighbours are summed per match, else per document
+# (callgrind, 10,000 documents: 1,538 postings 12.5M sparse against 21.8M dense; 7,500 postings 33.9M against 27.4M)
+
+
+def ranked(rows: int, tokens: int, phrases: Sequence[list[tuple[int, Sequence[int]]]], prev: dict[int, int],
+           nxt: dict[int, int], rids: Sequence[int], hidden: Iterable[int], limit: int | None,
+           weights: Sequence[float], neighbour: float) -> list[tuple[int, float]]:
+    """``(ordinal, score)`` of the best ``limit`` matched, shown documents (every one without a
+    limit), best first, ties newest first.  ``phrases``: each query phrase's postings, in the
+    query's order, grouped by code; ``prev`` / ``nxt``: the neighbours that are not the ordinals
+    just before / after (-1: none); ``rids``: each document's row id (the tie order); ``hidden``:
+    the ordinals the policy hides."""
+    if not rows:
+        return []
+    avgdl = tokens / rows
+    held = [groups for groups in phrases if groups]  # a phrase no document holds adds 0.0 to each
+    own = [0.0] * (rows + 1)  # the last slot is "no neighbour" (ordinal -1 and ordinal rows): 0.0
+    matched = 0
+    for groups in held:
+        df = sum(len(ords) for _c, ords in groups)
+        matched += df
+        weight = idf(rows, df)
+        for c, ords in groups:
+            x = share(weight, c, avgdl, weights)
+            for o in ords:
+                own[o] += x
+    for o in hidden:
+        own[o] = 0.0  # hidden before the neighbours: it scores nothing and lends nothing
+    if matched * SPARSE < rows:
+        before, after = prev.get, nxt.get
+        live = [o for o in {o for groups in held for _c, ords in groups for o in ords} if own[o] > 0.0]
+        found = {o: own[o] + neighbour * (own[before(o, o - 1)] + own[after(o, o + 1)]) for o in live}
+        return best(live, found.__getitem__, rids, limit)
+    left = own[-1:] + own[:rows - 1]  # own[o - 1] (the first: none), then the recorded exceptions
+    for o, p in prev.items():
+        left[o] = own[p]
+    right = own[1:]  # own[o + 1] (the last: none)
+    for o, n in nxt.items():
+        right[o] = own[n]
+    final = [a + neighbour * (b + c) if a else -1.0 for a, b, c in zip(own, left, right)]
+    if limit is None or rows - final.count(-1.0) <= limit:
+        return best(list(compress(range(rows), map(gt, final, repeat(0.0)))), final.__getitem__, rids, None)
+    return _cut(range(rows), final, final.__getitem__, rids, limit)
+
+
+def best(live: list[int], score: Callable[[int], float], rids: Sequence[int], limit: int | None
+         ) -> list[tuple[int, float]]:
+    """``(ordinal, score)`` of the ``limit`` best of ``live`` (all without a limit), by score then
+    row id, both descending."""
+    if limit is None or len(live) <= limit:
+        live.sort(key=lambda o: (score(o), rids[o]), reverse=True)
+        return [(o, score(o)) for o in live]
+    return _cut(live, list(map(score, live)), score, rids, limit)
+
+
+def _cut(live: Iterable[int], scores: list[float], score: Callable[[int], float], rids: Sequence[int],
+         limit: int) -> list[tuple[int, float]]:
+    """The ``limit`` best of ``live`` (``scores``: theirs, in order): the limit-th best score; the
+    rows above it in full order, then the newest of those tied with it."""
+    theta = nlargest(limit, scores)[-1]
+    above = list(compress(live, map(gt, scores, repeat(theta))))
+    above.sort(key=lambda o: (score(o), rids[o]), reverse=True)
+    tied = list(compress(live, map(eq, scores, repeat(theta))))
+    tied.sort(key=rids.__getitem__, reverse=True)
+    return [(o, score(o)) for o in above + tied[:limit - len(above)]]
