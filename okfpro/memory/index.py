@@ -538,9 +538,11 @@ class ScopeIndex:
 
     def _hidden(self, today: str, include_hidden: bool) -> list[int]:
         """The ordinals of the documents the policy hides (none with ``include_hidden``)."""
+        con = self.con
+        assert con is not None
         if include_hidden:
             return []
-        return [o for (o,) in self.con.execute(  # type: ignore[union-attr]
+        return [o for (o,) in con.execute(
             f"SELECT e.ord FROM records c JOIN entries e ON e.memory = c.memory WHERE c.scope = ? AND e.ord IS NOT NULL "
             f"AND (c.status IN ({HIDDEN_SQL}) OR (c.status IN ({EXPIRING_SQL}) AND c.valid_until < ?))",
             (self.key, today))]
