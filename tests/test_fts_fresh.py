@@ -267,3 +267,91 @@ def test_a_tie_run_longer_than_the_fetch_is_ranked_as_the_pure_engine_ranks_it(t
             pure = _dated(bm25.rank_docs(bundle, q, limit), {None: bundle})
             assert _dated(fts.rank_bundle(root, bundle, q, limit), {None: bundle}) == pure, (q, limit)
             assert fts.answer_fresh(root, q, limit) == pure, (q, limit)
+
+
+def _index_ranking(root: Path) -> tuple[sqlite3.Connection, list[int], dict[int, int], str]:
+    """The index's connection, tie order, its ranks and the column weights, as answer_fresh reads them."""
+    from okfpro.core import jsonc
+    from okfpro.core import search as _search
+
+    con = sqlite3.connect(fts.db_path(root))
+    listing = dict(con.execute("SELECT key, value FROM meta"))["listing"]
+    ordered, _shared = jsonc.loads(listing.partition("\n")[2])
+    weights = ", ".join(str(_search.WEIGHTS[c]) for c in fts._COLS)
+    return con, ordered, dict(zip(ordered, range(len(ordered)))), weights
+
+
+def test_rows_only_common_phrases_match_are_ranked_without_scoring_them(tmp_path, monkeypatch):
+    """A phrase whose exact term is in half the concepts or more has FTS5's floor idf; the rows only
+    such phrases match all round to a score of 0 and tie (fts._common_pruned).  Here: ``alpha`` in
+    3/4 of the concepts, ``bravo`` in exactly half (floored too), ``charli`` in one fewer than half
+    (not floored: a small idf that still moves a rounded score), ``alphabet``-only concepts that
+    match the prefix ``alpha*`` but not its exact term (and sort first in the tie order), concepts
+    that match nothing between them, and rare words.  Every answer is the pure engine's, and the
+    pruned ranking answers most of them (it is not a path that never runs)."""
+    from okfpro.core import bm25
+
+    if not fts.available():
+        pytest.skip("SQLite without FTS5")
+    monkeypatch.setattr(cache, "RACY_NS", -1)
+    (tmp_path / "okfpro.toml").write_text("")
+    root = tmp_path / ".okf"
+    root.mkdir()
+    for i in range(48):
+        words = []
+        if i % 4 != 3:
+            words.append("alpha")
+        if i % 2 == 0 or i in (1, 3):  # 26 of the 52 concepts
+            words.append("bravo")
+        if i % 2 == 1 and i != 47 or i in (0, 2):  # 25
+            words.append("charlie")
+        if i % 16 == 5:
+            words.append("delta")
+        if i % 9 == 0:
+            words.append("echo echo")
+        body = " ".join(words) or "nothing here"
+        # ids in another order than the paths (and the rowids): ties are ordered by id, not as FTS5 returns them
+        (root / f"m{i:02d}.md").write_text(f"---\nid: c{(i * 37) % 48:02d}\ntitle: Note {i}\n---\n\n"
+                                           f"{body} filler{i % 5} words\n")
+    for i in range(4):  # the prefix alone: lowest ids, so the common run's first places go to them
+        (root / f"a{i}.md").write_text(f"---\ntitle: Letters {i}\n---\n\nalphabet soup {i}\n")
+    bundle = cache.load_bundle(root)
+    fts.rank_bundle(root, bundle, "alpha", 1)  # the index, synced with its answers
+    queries = ("alpha", "alpha bravo", "alpha delta", "bravo delta echo", "alpha charlie", "charlie",
+               "alpha bravo charlie delta echo", "alpha zulu", "bravo", "alpha soup", "delta", "echo bravo alpha")
+    con, ordered, rank, weights = _index_ranking(root)
+    pruned = 0
+    for q in queries:
+        tokens = bm25.bundle_query(q)
+        for limit in (1, 2, 5, 8, 12, 30, 60):
+            pure = _dated(bm25.rank_docs(bundle, q, limit), {None: bundle})
+            assert fts.answer_fresh(root, q, limit) == pure, (q, limit)
+            got = fts._common_pruned(con, tokens, limit, ordered, rank, weights)
+            if got is not None:
+                pruned += 1
+                full = fts._ranked_all(con, tokens, limit, rank, weights)
+                assert [(r, round(s, 4)) for r, s in got] == [(r, round(s, 4)) for r, s in full], (q, limit)
+    # what the pruning rests on, measured on this SQLite: the common phrases add less than their share
+    # to every row (and something: they are scored), and a row only they match rounds to 0
+    full = dict(con.execute(f"SELECT rowid, -bm25(docs, {weights}) FROM docs WHERE docs MATCH ?",
+                            (fts.match_expression(bm25.bundle_query("alpha charlie delta"), fts._COLS),)))
+    part = dict(con.execute(f"SELECT rowid, -bm25(docs, {weights}) FROM docs WHERE docs MATCH ?",
+                            (fts.match_expression(bm25.bundle_query("charlie delta"), fts._COLS),)))
+    added = [full[rid] - part.get(rid, 0.0) for rid in full]
+    assert all(0 <= a < fts._common_share(1) for a in added)
+    assert max(added) > fts._common_share(1) / 10 and len(full) > len(part)
+    assert all(round(full[rid], 4) == 0 for rid in full if rid not in part)
+    con.close()
+    assert pruned >= 40
+
+
+def test_a_score_near_a_rounding_boundary_is_not_taken_from_the_rare_phrases_alone():
+    """The common phrases add less than ``share`` to a score: a rounded score is taken from the rare
+    phrases' part only when no rounding boundary lies within that share of it."""
+    share = 3 * fts._COMMON_SHARE + fts._FLOAT_SLACK
+    assert fts._rounds_as(0.123, share) == 0.123
+    assert fts._rounds_as(2.00004, share) == 2.0
+    assert fts._rounds_as(0.12345 - share / 2, share) is None  # the whole score may round up
+    assert fts._rounds_as(0.12345 + 1e-12, share) is None  # exactly at it: the float slack
+    assert fts._rounds_as(0.00001, share) == 0.0
+    assert fts._rounds_as(0.0000495, share) is None
