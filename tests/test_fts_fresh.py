@@ -355,3 +355,35 @@ def test_a_score_near_a_rounding_boundary_is_not_taken_from_the_rare_phrases_alo
     assert fts._rounds_as(0.12345 + 1e-12, share) is None  # exactly at it: the float slack
     assert fts._rounds_as(0.00001, share) == 0.0
     assert fts._rounds_as(0.0000495, share) is None
+
+
+def test_a_row_is_matched_from_its_own_terms_only_where_they_are_fts5_tokens():
+    """The pruned ranking's last resort before fetching every common row: a row's stored terms read
+    in Python (fts._row_matches).  Where text and phrase are plain it answers as FTS5's own MATCH
+    does; anything the tokenizer could split or fold otherwise is None (FTS5 decides)."""
+    if not fts.available():
+        pytest.skip("SQLite without FTS5")
+    con = fts._connect(None)
+    fts._ensure(con, "/nowhere")
+    texts = ["alphabet soup", "beta gamma", "ab cd", "abc", "école straße", "x_y.z-1/2:3@4#5+6", "Alpha", "a,b alpha",
+             "tab\there alpha", ""]
+    for rid, text in enumerate(texts, 1):
+        con.execute(f"INSERT INTO docs (rowid, {', '.join(fts._COLS)}) VALUES (?, ?, '', '', '', '', '', '')",
+                    (rid, text))
+    cases = [["alpha"], ["beta"], ["ab"], ["abc"], ["éco"], ["straß"], ["x_y.z"], ["x_y.z-1/2:3@4#5+6"], ["gam", "ab"],
+             ["zz"], ["cd"], ["alp ha"], ["Alpha"], ["a,b"]]
+    answered = 0
+    for rid in range(1, len(texts) + 2):  # and a rowid the index does not hold
+        for phrases in cases:
+            got = fts._row_matches(con, rid, phrases)
+            if got is None:
+                continue
+            answered += 1
+            want = con.execute("SELECT 1 FROM docs WHERE docs MATCH ? AND rowid = ?",
+                               (fts.match_expression(phrases, fts._COLS), rid)).fetchone() is not None
+            assert got == want, (texts[rid - 1] if rid <= len(texts) else None, phrases)
+    assert fts._row_matches(con, 1, ["alpha"]) is True and fts._row_matches(con, 2, ["alpha"]) is False
+    assert fts._row_matches(con, 7, ["alpha"]) is None and fts._row_matches(con, 8, ["alpha"]) is None
+    assert fts._row_matches(con, 9, ["alpha"]) is None and fts._row_matches(con, 1, ["alp ha"]) is None
+    assert answered >= 60
+    con.close()

@@ -28,7 +28,7 @@ import os
 import sys
 from operator import itemgetter
 
-from okfpro.core import bm25
+from okfpro.core import bm25, rx
 from okfpro.core import search as _search
 from okfpro.core.digest import blake2b
 
@@ -576,6 +576,29 @@ _FLOAT_SLACK = 1e-9  # the same terms summed in another order (FTS5's own double
 _PROBES = 24  # single-row probes for the common run before its rows are fetched whole
 
 
+# Text the index's ``ascii`` tokenizer splits at its spaces only: lower-case ASCII letters, digits, the
+# declared token characters (_TOKENIZER) and any non-ASCII character (a token character to it, never
+# folded); a term of the same characters, space excluded, is one FTS5 token.
+_PLAIN = rx.compile("[a-z0-9._\\-/:@#+ \u0080-\U0010ffff]*")
+
+
+def _row_matches(con: Any, rid: int, phrases: Sequence[str]) -> bool | None:
+    """Does row ``rid`` match a phrase of ``phrases`` (a prefix phrase from :data:`bm25.PREFIX_MIN`
+    characters, as :func:`match_expression` writes them), read from its stored text; None when that
+    text or a phrase is not plain (:data:`_PLAIN`), and only FTS5 can say."""
+    got = con.execute(f"SELECT {', '.join(_COLS)} FROM docs WHERE rowid = ?", (rid,)).fetchone()
+    if got is None:
+        return False  # not in the index: it matches nothing (the probe said so too)
+    text = " ".join(got)
+    if not all(isinstance(p, str) and p and " " not in p and _PLAIN.fullmatch(p) for p in phrases) \
+            or not _PLAIN.fullmatch(text):
+        return None
+    terms = set(text.split(" "))
+    prefixes = tuple(p for p in phrases if len(p) >= bm25.PREFIX_MIN)
+    return any(p in terms for p in phrases if len(p) < bm25.PREFIX_MIN) \
+        or (bool(prefixes) and any(t.startswith(prefixes) for t in terms))
+
+
 def _common_share(common: int) -> float:
     """More than ``common`` common phrases can add to a row's score (with the float slack)."""
     return common * _COMMON_SHARE + _FLOAT_SLACK
@@ -651,13 +674,15 @@ def _common_pruned(con: Any, tokens: Sequence[str], limit: int, ordered: list[in
         if rid in above:
             continue
         if rid in zero:
-            hit = True
+            hit: bool | None = True
         elif matching is not None:
             hit = rid in matching
         else:
             probes += 1
             hit = con.execute(probe, (exacts, rid)).fetchone() is not None
-            if not hit and not definite or probes > _PROBES:
+            if not hit and not definite:  # a longer term may begin with a common prefix: the row's own terms
+                hit = _row_matches(con, rid, common)
+            if hit is None or probes > _PROBES:
                 matching = {r for (r,) in con.execute("SELECT rowid FROM docs WHERE docs MATCH ?",
                                                       (match_expression(common, _COLS),))}
                 hit = rid in matching
