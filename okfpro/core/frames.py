@@ -80,9 +80,14 @@ def neutralise(text: str, host_only: bool = False) -> str:
     if not text or not _holds_any(text, _CANDIDATES):
         return text
     frames = _HOST if host_only else _ALL
+    judged: dict[str, bool] = {}  # a recall answer repeats a few names (okf-context) dozens of times
 
     def one(m: re.Match[str]) -> str:
-        return "&lt;" + m.group("rest") if _is_frame(m.group("name"), frames) else m.group(0)
+        name = m.group("name")
+        frame = judged.get(name)
+        if frame is None:
+            frame = judged[name] = _is_frame(name, frames)
+        return "&lt;" + m.group("rest") if frame else m.group(0)
 
     full = not text.isascii() and _holds_any(text, _NON_ASCII_SPELLINGS)
     return rx.compile(_TAG_REGEX if full else _ASCII_TAG_REGEX).sub(one, text)
