@@ -245,18 +245,24 @@ def test_the_prompt_hook_answers_alike_from_the_index_alone_and_from_a_reading(s
     assert b"Staging moved" in edited and parse_cache.read_bytes() != b"garbage"  # read again
 
 
-def test_a_tie_run_longer_than_the_fetch_is_ranked_as_the_pure_engine_ranks_it(tmp_path, monkeypatch):
-    """Words in most concepts (their idf clamped, as at the bench's prompt) tie ~2,000 rows at a
-    score of 0 there; here 90 rows, more than limit + the fetch margin, so the index's answer picks
-    the lowest ids of the run (fts._first) — it must be the pure engine's answer."""
-    from okfpro.core import bm25
-
+def empty_bundle(tmp_path: Path, monkeypatch) -> Path:
+    """An empty bundle in a workspace, its files counted as settled (their identity is vouched)."""
     if not fts.available():
         pytest.skip("SQLite without FTS5")
     monkeypatch.setattr(cache, "RACY_NS", -1)
     (tmp_path / "okfpro.toml").write_text("")
     root = tmp_path / ".okf"
     root.mkdir()
+    return root
+
+
+def test_a_tie_run_longer_than_the_fetch_is_ranked_as_the_pure_engine_ranks_it(tmp_path, monkeypatch):
+    """Words in most concepts (their idf clamped, as at the bench's prompt) tie ~2,000 rows at a
+    score of 0 there; here 90 rows, more than limit + the fetch margin, so the index's answer picks
+    the lowest ids of the run (fts._first) — it must be the pure engine's answer."""
+    from okfpro.core import bm25
+
+    root = empty_bundle(tmp_path, monkeypatch)
     for i in range(90):  # ids in another order than paths, and one id declared twice
         ident = "twin" if i in (7, 60) else f"c{(i * 37) % 90:02d}"
         extra = " rare" if i % 30 == 0 else ""
@@ -291,12 +297,7 @@ def test_rows_only_common_phrases_match_are_ranked_without_scoring_them(tmp_path
     pruned ranking answers most of them (it is not a path that never runs)."""
     from okfpro.core import bm25
 
-    if not fts.available():
-        pytest.skip("SQLite without FTS5")
-    monkeypatch.setattr(cache, "RACY_NS", -1)
-    (tmp_path / "okfpro.toml").write_text("")
-    root = tmp_path / ".okf"
-    root.mkdir()
+    root = empty_bundle(tmp_path, monkeypatch)
     for i in range(48):
         words = []
         if i % 4 != 3:
