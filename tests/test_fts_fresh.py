@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.io import cache, fts
+from okfpro.io import cache, fts, ftsquery
 from okfpro.memory.recall import _dated
 from tests.helpers import memory_workspace, scoped_env
 
@@ -289,7 +289,7 @@ def _index_ranking(root: Path) -> tuple[sqlite3.Connection, list[int], dict[int,
 
 def test_rows_only_common_phrases_match_are_ranked_without_scoring_them(tmp_path, monkeypatch):
     """A phrase whose exact term is in half the concepts or more has FTS5's floor idf; the rows only
-    such phrases match all round to a score of 0 and tie (fts._common_pruned).  Here: ``alpha`` in
+    such phrases match all round to a score of 0 and tie (ftsquery.common_pruned).  Here: ``alpha`` in
     3/4 of the concepts, ``bravo`` in exactly half (floored too), ``charli`` in one fewer than half
     (not floored: a small idf that still moves a rounded score), ``alphabet``-only concepts that
     match the prefix ``alpha*`` but not its exact term (and sort first in the tie order), concepts
@@ -327,7 +327,7 @@ def test_rows_only_common_phrases_match_are_ranked_without_scoring_them(tmp_path
         for limit in (1, 2, 5, 8, 12, 30, 60):
             pure = _dated(bm25.rank_docs(bundle, q, limit), {None: bundle})
             assert fts.answer_fresh(root, q, limit) == pure, (q, limit)
-            got = fts._common_pruned(con, tokens, limit, ordered, rank, weights)
+            got = ftsquery.common_pruned(con, tokens, limit, ordered, rank, weights)
             if got is not None:
                 pruned += 1
                 full = fts._ranked_all(con, tokens, limit, rank, weights)
@@ -339,8 +339,8 @@ def test_rows_only_common_phrases_match_are_ranked_without_scoring_them(tmp_path
     part = dict(con.execute(f"SELECT rowid, -bm25(docs, {weights}) FROM docs WHERE docs MATCH ?",
                             (fts.match_expression(bm25.bundle_query("charlie delta"), fts._COLS),)))
     added = [full[rid] - part.get(rid, 0.0) for rid in full]
-    assert all(0 <= a < fts._common_share(1) for a in added)
-    assert max(added) > fts._common_share(1) / 10 and len(full) > len(part)
+    assert all(0 <= a < ftsquery.common_share(1) for a in added)
+    assert max(added) > ftsquery.common_share(1) / 10 and len(full) > len(part)
     assert all(round(full[rid], 4) == 0 for rid in full if rid not in part)
     con.close()
     assert pruned >= 40
@@ -349,18 +349,18 @@ def test_rows_only_common_phrases_match_are_ranked_without_scoring_them(tmp_path
 def test_a_score_near_a_rounding_boundary_is_not_taken_from_the_rare_phrases_alone():
     """The common phrases add less than ``share`` to a score: a rounded score is taken from the rare
     phrases' part only when no rounding boundary lies within that share of it."""
-    share = 3 * fts._COMMON_SHARE + fts._FLOAT_SLACK
-    assert fts._rounds_as(0.123, share) == 0.123
-    assert fts._rounds_as(2.00004, share) == 2.0
-    assert fts._rounds_as(0.12345 - share / 2, share) is None  # the whole score may round up
-    assert fts._rounds_as(0.12345 + 1e-12, share) is None  # exactly at it: the float slack
-    assert fts._rounds_as(0.00001, share) == 0.0
-    assert fts._rounds_as(0.0000495, share) is None
+    share = 3 * ftsquery._COMMON_SHARE + ftsquery._FLOAT_SLACK
+    assert ftsquery.rounds_as(0.123, share) == 0.123
+    assert ftsquery.rounds_as(2.00004, share) == 2.0
+    assert ftsquery.rounds_as(0.12345 - share / 2, share) is None  # the whole score may round up
+    assert ftsquery.rounds_as(0.12345 + 1e-12, share) is None  # exactly at it: the float slack
+    assert ftsquery.rounds_as(0.00001, share) == 0.0
+    assert ftsquery.rounds_as(0.0000495, share) is None
 
 
 def test_a_row_is_matched_from_its_own_terms_only_where_they_are_fts5_tokens():
     """The pruned ranking's last resort before fetching every common row: a row's stored terms read
-    in Python (fts._row_matches).  Where text and phrase are plain it answers as FTS5's own MATCH
+    in Python (ftsquery.row_matches).  Where text and phrase are plain it answers as FTS5's own MATCH
     does; anything the tokenizer could split or fold otherwise is None (FTS5 decides)."""
     if not fts.available():
         pytest.skip("SQLite without FTS5")
@@ -376,15 +376,15 @@ def test_a_row_is_matched_from_its_own_terms_only_where_they_are_fts5_tokens():
     answered = 0
     for rid in range(1, len(texts) + 2):  # and a rowid the index does not hold
         for phrases in cases:
-            got = fts._row_matches(con, rid, phrases)
+            got = ftsquery.row_matches(con, rid, phrases)
             if got is None:
                 continue
             answered += 1
             want = con.execute("SELECT 1 FROM docs WHERE docs MATCH ? AND rowid = ?",
                                (fts.match_expression(phrases, fts._COLS), rid)).fetchone() is not None
             assert got == want, (texts[rid - 1] if rid <= len(texts) else None, phrases)
-    assert fts._row_matches(con, 1, ["alpha"]) is True and fts._row_matches(con, 2, ["alpha"]) is False
-    assert fts._row_matches(con, 7, ["alpha"]) is None and fts._row_matches(con, 8, ["alpha"]) is None
-    assert fts._row_matches(con, 9, ["alpha"]) is None and fts._row_matches(con, 1, ["alp ha"]) is None
+    assert ftsquery.row_matches(con, 1, ["alpha"]) is True and ftsquery.row_matches(con, 2, ["alpha"]) is False
+    assert ftsquery.row_matches(con, 7, ["alpha"]) is None and ftsquery.row_matches(con, 8, ["alpha"]) is None
+    assert ftsquery.row_matches(con, 9, ["alpha"]) is None and ftsquery.row_matches(con, 1, ["alp ha"]) is None
     assert answered >= 60
     con.close()
