@@ -30,7 +30,6 @@ own ``bm25`` over the same tokens.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from heapq import nlargest
 from itertools import compress, repeat
 from operator import eq, gt
@@ -58,9 +57,11 @@ def document(title_terms: Sequence[str], body_terms: Sequence[str]) -> tuple[int
     """A document's length and each of its terms' code."""
     length = len(title_terms) + len(body_terms)
     code(0, 0, length)  # every count is at most the length: one check covers them all
-    codes = {term: n << FIELD_BITS | length for term, n in Counter(body_terms).items()}
-    for term, n in Counter(title_terms).items():
-        codes[term] = codes.get(term, length) + (n << (2 * FIELD_BITS))
+    codes: dict[str, int] = {}
+    get = codes.get
+    for terms, one in ((body_terms, 1 << FIELD_BITS), (title_terms, 1 << (2 * FIELD_BITS))):
+        for term in terms:  # a code starts as the length and counts up in its field
+            codes[term] = get(term, length) + one
     return length, codes
 
 

@@ -324,8 +324,7 @@ class ScopeIndex:
                             (name, self.key, after, count + len(secs)))
             postings.write(con, docs, first)
             if in_order:
-                for rec in added:
-                    self._fold_one(rec)
+                self._fold_in(added)
             else:
                 self._refold()  # written into an earlier day, before records it may change places with
             con.execute("COMMIT")
@@ -354,24 +353,31 @@ class ScopeIndex:
                 return False
         return True
 
-    def _fold_one(self, rec: _mempolicy.MemoryRecord) -> None:
+    def _fold_in(self, added: Sequence[_mempolicy.MemoryRecord]) -> None:
+        """Replay ``added`` (written after every indexed record) against the effective records
+        they touch (:func:`~okfpro.core.mempolicy.fold_touches`), read once each, and write back
+        those that changed: one statement for the records and one for the new ids' vocabulary."""
         con = self.con
         assert con is not None
-        ids = [i for i in _mempolicy.fold_touches(rec) if i]
         out: dict[str, _mempolicy.MemoryRecord] = {}
-        if ids:
-            marks = ",".join("?" * len(ids))
-            for raw in con.execute(f"SELECT rec FROM records WHERE scope = ? AND memory IN ({marks})", (self.key, *ids)):
-                r = record_of(raw[0])
-                out[r.id] = r
+        seen: set[str] = set()
+        for rec in added:
+            wanted = [i for i in _mempolicy.fold_touches(rec) if i and i not in seen]
+            for at in range(0, len(wanted), 500):
+                chunk = wanted[at:at + 500]
+                for raw in con.execute(f"SELECT rec FROM records WHERE scope = ? AND memory IN ({','.join('?' * len(chunk))})",
+                                       (self.key, *chunk)):
+                    r = record_of(raw[0])
+                    out[r.id] = r
+            seen.update(wanted)
         before = dict(out)
-        _mempolicy.fold_step(out, rec)
-        for rid, r in out.items():
-            if before.get(rid) == r:
-                continue
-            con.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?)", self._record_row(r))
-            if rid not in before:
-                con.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)", [(w, r.id) for w in _mempolicy.vocabulary(r.text)])
+        for rec in added:
+            _mempolicy.fold_step(out, rec)
+        changed = [r for rid, r in out.items() if before.get(rid) != r]
+        con.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [self._record_row(r) for r in changed])
+        con.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)",
+                        [(w, r.id) for r in changed if r.id not in before for w in _mempolicy.vocabulary(r.text)])
 
     def _refold(self) -> None:
         con = self.con
