@@ -9,12 +9,14 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
-from tests.helpers import cache_dir
+from tests.helpers import REPO, cache_dir
 
 
 def _tmp_in_memory() -> None:
@@ -94,6 +96,46 @@ for _var in ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "
     os.environ.pop(_var, None)
 
 
+@pytest.fixture(scope="session")
+def okfpro_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout's wheel, built once per worker (tests/test_packaging.py and tests/test_ci_workflow.py,
+    one xdist group): ``pip wheel`` of a copy of the sources (so no ``build/`` or ``*.egg-info`` lands in
+    the checkout), without build isolation when setuptools can build wheels offline, else with isolation.
+    The isolated build from source is what pre-commit does in tests/test_precommit.py's language: python
+    install."""
+    base = tmp_path_factory.mktemp("pkg")
+    src = base / "src"
+    src.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    for name in ("pyproject.toml", "README.md", "okfpro", "template", "hooks"):
+        origin = REPO / name
+        if origin.is_dir():
+            shutil.copytree(origin, src / name, ignore=ignore, symlinks=True)
+        elif origin.exists():
+            shutil.copy2(origin, src / name)
+    dist = base / "dist"
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(src)]
+    if _offline_wheel_build_possible():
+        cmd.insert(4, "--no-build-isolation")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**env, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (built,) = dist.glob("okfpro-*.whl")
+    return built
+
+
+def _offline_wheel_build_possible() -> bool:
+    try:
+        import wheel  # noqa: F401
+
+        return True
+    except ImportError:
+        import setuptools
+
+        return tuple(int(x) for x in setuptools.__version__.split(".")[:2]) >= (70, 1)
+
+
 @pytest.fixture
 def today_env(monkeypatch: pytest.MonkeyPatch):
     """Pin okfpro's clock for a test: returns a setter."""
@@ -153,9 +195,22 @@ def _named(item: pytest.Item) -> str:
     return f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
 
 
+@pytest.fixture
+def _group_ignored() -> None:
+    pytest.fail("pytest-xdist ignored this test's xdist_group under --dist loadgroup, so the group's shared "
+                "fixtures are built on every worker: see the pytest bound in pyproject.toml")
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's own, which names each grouped test's group
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the tests of ``SLOW``; then the ``slow`` tests run first: under ``-n`` a 60 s test
-    started last is a minute of one idle core."""
+    started last is a minute of one idle core.  Under ``--dist loadgroup`` a test marked ``xdist_group``
+    whose node id does not end in its group's name fails: pytest-xdist then ignores the groups without a
+    word (it did with pytest 9.2, pyproject's bound) and their shared fixtures are built on every worker."""
+    if getattr(config.option, "loadgroup", False):  # set in pytest-xdist's workers
+        for item in items:
+            if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
+                item.fixturenames.insert(0, "_group_ignored")  # a collection error here loses its message
     names = {_named(item) for item in items}
     files = {item.path.name for item in items}
     stale = [name for name in SLOW if name.split("::")[0] in files and name not in names]

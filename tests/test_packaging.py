@@ -1,15 +1,14 @@
 """The template ships inside the wheel: build it, install it in a fresh venv, and run ``okfpro init`` from there.
 
-The build runs on a copy of the sources (so no ``build/`` or ``*.egg-info`` lands in the checkout),
-without build isolation when setuptools can build wheels offline, else with isolation.  The venv
-sees the system site-packages (okfpro's dependencies) but installs okfpro only from the wheel.
+The wheel is tests/conftest.py's ``okfpro_wheel`` (built once per worker from a copy of the sources, so
+no ``build/`` or ``*.egg-info`` lands in the checkout; tests/test_ci_workflow.py installs the same one).
+The venv sees the system site-packages (okfpro's dependencies) but installs okfpro only from the wheel.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -19,10 +18,9 @@ import pytest
 
 from tests.helpers import REPO
 
-# Slow (a wheel build and a venv install); one worker builds the wheel once for both tests.
+# Slow (a wheel build and a venv install); one worker builds the wheel once for these tests and
+# tests/test_ci_workflow.py's fresh environment (the same xdist group).
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
-
-SOURCES = ("pyproject.toml", "README.md", "okfpro", "template", "hooks")
 
 
 def _env() -> dict[str, str]:
@@ -31,37 +29,9 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _offline_wheel_build_possible() -> bool:
-    try:
-        import wheel  # noqa: F401
-
-        return True
-    except ImportError:
-        import setuptools
-
-        return tuple(int(x) for x in setuptools.__version__.split(".")[:2]) >= (70, 1)
-
-
 @pytest.fixture(scope="module")
-def wheel_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("pkg")
-    src = base / "src"
-    src.mkdir()
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-    for name in SOURCES:
-        origin = REPO / name
-        if origin.is_dir():
-            shutil.copytree(origin, src / name, ignore=ignore, symlinks=True)
-        elif origin.exists():
-            shutil.copy2(origin, src / name)
-    dist = base / "dist"
-    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(src)]
-    if _offline_wheel_build_possible():
-        cmd.insert(4, "--no-build-isolation")
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (built,) = dist.glob("okfpro-*.whl")
-    return built
+def wheel_path(okfpro_wheel: Path) -> Path:
+    return okfpro_wheel
 
 
 def test_the_wheel_holds_the_template_with_its_dotfiles_and_every_module(wheel_path: Path) -> None:

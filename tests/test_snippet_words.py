@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from okfpro.core.bm25 import _FOLDS_TO_ASCII, WordStart
 
 WORDS = st.text(alphabet="abcXYZ019", min_size=1, max_size=4)
-JOINED = st.lists(WORDS, min_size=1, max_size=3).flatmap(  # the tokenizer's words: joined by . - / : @ # +
-    lambda ws: st.lists(st.sampled_from(".-/:@#+"), min_size=len(ws) - 1, max_size=len(ws) - 1).map(
-        lambda seps: "".join(w + s for w, s in zip(ws, [*seps, ""]))))
+# the tokenizer's words joined by . - / : @ # +: one word and up to two (separator, word) pairs after it
+# (not a flatmap: building a strategy per draw was 3 in 4 of this file's time, measured with cProfile)
+JOINED = st.tuples(WORDS, st.lists(st.tuples(st.sampled_from(".-/:@#+"), WORDS), max_size=2)).map(
+    lambda first_rest: first_rest[0] + "".join(s + w for s, w in first_rest[1]))
 TOKENS = st.one_of(
     st.lists(JOINED, min_size=1, max_size=3).map("_".join),  # the string path
     st.text(alphabet="ab_.-/:Kk1\u017f\u00e9", min_size=1, max_size=6),  # anything else: the expression
@@ -39,8 +40,13 @@ def got(token: str, text: str) -> tuple[int, int] | None:
     return None if m is None else (m.start(), m.end())
 
 
-@settings(max_examples=2000, deadline=None)
+# 500 examples, with the two @examples marked "missed" below: seeds 1-3 caught each of seven mutations of
+# WordStart.search at 500 exactly as at 2000 (five of them both ways; the two marked were missed at both
+# counts, and their examples catch them); 2000 cost 4x the CPU (~10 s here)
+@settings(max_examples=500, deadline=None)
 @given(TOKENS, TEXTS)
+@example("ab", "x_ab ab")  # "_" before a part is a word character: no word start there (missed)
+@example("\u017f", "s")  # a non-ASCII token goes to the expression, which folds LONG S to s (missed)
 @example("ab_c", "xab_c ab__-c")
 @example("ab_c", "ab c")
 @example("ab_c", "abc")
