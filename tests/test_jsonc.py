@@ -103,7 +103,11 @@ def test_loads_reads_what_json_writes(value, indent, ensure_ascii, sort_keys) ->
 WS = st.text(st.sampled_from(" \t\n\r\x0b\x0c\xa0\u2028\ufeff\x00x,]}"), max_size=4)
 
 
-@settings(max_examples=examples(600), deadline=None)
+# 300 examples (was 600): seeds 1-3 caught each of the six mutations of jsonc.loads that 600 caught
+# (JSON whitespace with a form feed, Unicode whitespace stripped either side, strict off, ints as floats,
+# trailing data ignored) at 300 as well; NaN read as inf: 2/3 at 300, 0/3 at 600 (test_adversarial_documents
+# holds it); the leading whitespace left to the scanner is no fault (json answers)
+@settings(max_examples=examples(300), deadline=None)
 @given(values, WS, WS, st.data())
 def test_loads_fails_as_json_does_on_broken_documents(value, before, after, data) -> None:
     """Whitespace (JSON's and not), a BOM or garbage around a document; the document cut short,
