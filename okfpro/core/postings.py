@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from heapq import nlargest
 from itertools import compress, repeat
-from operator import eq, gt
+from operator import ge, gt
 
 from okfpro.core.bm25 import B, K1
 
@@ -158,8 +158,9 @@ def _cut(live: Iterable[int], scores: list[float], score: Callable[[int], float]
     """The ``limit`` best of ``live`` (``scores``: theirs, in order): the limit-th best score; the
     rows above it in full order, then the newest of those tied with it."""
     theta = nlargest(limit, scores)[-1]
-    above = list(compress(live, map(gt, scores, repeat(theta))))
+    near = list(compress(live, map(ge, scores, repeat(theta))))  # one pass in C; the few found split here
+    above = [o for o in near if score(o) > theta]
     above.sort(key=lambda o: (score(o), rids[o]), reverse=True)
-    tied = list(compress(live, map(eq, scores, repeat(theta))))
+    tied = [o for o in near if score(o) == theta]
     tied.sort(key=rids.__getitem__, reverse=True)
     return [(o, score(o)) for o in above + tied[:limit - len(above)]]
