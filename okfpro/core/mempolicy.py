@@ -52,6 +52,7 @@ POLICY_VERSION = "1"
 KINDS = ("profile", "preference", "project", "decision", "event", "experience", "workflow")
 STATUSES = ("candidate", "active", "superseded", "conflicted", "expired", "archived")
 HIDDEN = ("superseded", "expired", "archived")
+EXPIRING = ("active", "candidate", "conflicted")  # the statuses a passed valid_until turns into "expired"
 CONFIDENCE = ("low", "medium", "high")
 VISIBILITY = ("private", "workspace", "department", "tenant", "global")
 CONFIRMED_SOURCES = ("user", "user-confirmed", "admin")
@@ -460,7 +461,7 @@ def fold_step(out: dict[str, MemoryRecord], rec: MemoryRecord) -> None:
 
 
 def effective_status(rec: MemoryRecord, today: _dt.date) -> str:
-    if rec.status in ("active", "candidate", "conflicted") and rec.valid_until:
+    if rec.status in EXPIRING and rec.valid_until:
         if rec.valid_until < today.isoformat():
             return "expired"
     return rec.status

@@ -59,7 +59,7 @@ SCHEMA = f"okfpro-memory-index/7-{postings.BYTE_ORDER}"  # 2: stemmed terms (okf
 # place(day, seq), records_status; 7: postings and docmap instead of FTS5 (recall ranks in Python: core/postings)
 COMMON_AT = 64  # a word in this many memories is "common": the candidates are not found through it
 HIDDEN_SQL = ", ".join(f"'{s}'" for s in _mempolicy.HIDDEN)
-EXPIRING_SQL = "'active', 'candidate', 'conflicted'"
+EXPIRING_SQL = ", ".join(f"'{s}'" for s in _mempolicy.EXPIRING)
 
 
 def place(day: str, seq: int) -> int:

@@ -91,7 +91,7 @@ def visible_status(rec: _mempolicy.MemoryRecord, today: str, include_hidden: boo
     if rec.change:
         return None
     status = rec.status
-    if status in ("active", "candidate", "conflicted") and rec.valid_until and rec.valid_until < today:
+    if status in _mempolicy.EXPIRING and rec.valid_until and rec.valid_until < today:
         status = "expired"
     if status in _mempolicy.HIDDEN and not include_hidden:
         return None
