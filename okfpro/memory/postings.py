@@ -57,10 +57,7 @@ def _blob(pairs: dict[int, int]) -> bytes:
 def write(con: sqlite3.Connection, docs: Sequence[tuple[int, Sequence[str], Sequence[str]]], first: int) -> None:
     """Index ``docs`` (row id, title terms, body terms), ordinals ``first``, ``first + 1``, ...;
     their entries rows (with their ordinals) are already written.  ``first`` 0: a new index."""
-    row = con.execute("SELECT rids, prev, next, tokens FROM docmap WHERE id = 0").fetchone()
-    rids = _array("q", row[0]) if row else array("q")
-    prev, nxt = (_pairs(row[1]), _pairs(row[2])) if row else ({}, {})
-    tokens = row[3] if row else 0
+    rids, prev, nxt, tokens = docmap(con) if first else (array("q"), {}, {}, 0)
     if len(rids) != first:
         raise ValueError("the index's documents do not match its entries")
     groups: dict[tuple[str, int], array] = {}
