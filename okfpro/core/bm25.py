@@ -64,6 +64,13 @@ STOP_WORDS = frozenset(
 )
 
 
+def phrase_score(idf: float, f: float, length: float, avg: float) -> float:
+    """One phrase's share of a document's score: FTS5's ``bm25()`` term (``fts5_aux.c``),
+    operation for operation, so an engine that sums these in the query's order gets FTS5's
+    score to the bit (the index of memory recall: :mod:`okfpro.core.postings`)."""
+    return idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * length / avg)))
+
+
 def fold(text: str) -> str:
     if text.isascii():
         return text.lower()
@@ -227,7 +234,7 @@ class RankedIndex:
                     if tf[j]:
                         f += weights[j] * tf[j]
                         bits |= 1 << j
-                scores[i] = scores.get(i, 0.0) + idf * f * (K1 + 1) / (f + K1 * (1 - B + B * self.doc_len[i] / avg))
+                scores[i] = scores.get(i, 0.0) + phrase_score(idf, f, self.doc_len[i], avg)
                 matched[i] = matched.get(i, 0) | bits
                 every[i] = every.get(i, 0) + 1
         if fuzzy:

@@ -34,7 +34,7 @@ from heapq import nlargest
 from itertools import compress, repeat
 from operator import ge, gt
 
-from okfpro.core.bm25 import B, K1
+from okfpro.core.bm25 import phrase_score
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
@@ -89,8 +89,7 @@ def merged(groups: Sequence[tuple[str, int, Sequence[int]]]) -> list[tuple[int, 
 def share(idf: float, posting: int, avgdl: float, weights: Sequence[float]) -> float:
     """One phrase's share of one document's score (FTS5's expression, in its order)."""
     f = weights[0] * (posting >> (2 * FIELD_BITS)) + weights[1] * ((posting >> FIELD_BITS) & FIELD_MAX)
-    d = posting & FIELD_MAX
-    return idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d / avgdl)))
+    return phrase_score(idf, f, posting & FIELD_MAX, avgdl)
 
 
 def idf(rows: int, hits: int) -> float:
