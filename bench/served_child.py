@@ -11,8 +11,9 @@ memories); the request is ``bench/bench_memory_hooks.py``'s later-turn ``hook us
 (``pip install --no-deps .`` into a venv of its own): a server is never started for an editable one.
 
 ``callgrind`` runs the server under ``valgrind --tool=callgrind --zero-before=getppid``: a child
-calls ``os.getppid()`` as it begins (``okfpro/resident/child.py``), so each child's file counts that
-child alone, from its first instruction to its exit.  The first children differ (the server learns
+calls ``os.getppid()`` once its request has come (``okfpro/resident/child.py``, ``standby``: a child
+forked ahead of its request calls it once before too), so each child's file counts that request's
+work alone, from the request to the child's exit.  The first children differ (the server learns
 imports, the kept answers are written); the last ones are the steady state.  Unlike
 ``bench/warm_child.py`` (a warm parent without a watcher), the children here answer the bundle's
 listing and the memory's day listing from the watch view, as served requests do.

@@ -269,8 +269,11 @@ def _hanging(resident: Resident, ws: Path, event: str) -> tuple[subprocess.Popen
     server = resident.start()
     proc = subprocess.Popen([sys.executable, "-m", "okfpro", "hook", event], cwd=ws, env=hookkit.env(resident.env),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    child = wait_for(lambda: children_of(server))[0]
-    return proc, server, child
+    # the request's child: the server's only child once the request runs (a spare waiting before it
+    # is handed this request, and no other is forked while a request runs)
+    child = wait_for(lambda: resident.servers()[0]["running"] == 1 and children_of(server))
+    assert len(child) == 1, child
+    return proc, server, child[0]
 
 
 @pytest.mark.parametrize(("event", "code", "says"), [
@@ -299,6 +302,26 @@ def test_a_server_killed_mid_request_refuses_and_the_next_request_is_answered(re
     again = hookkit.hook("stop", event=event, extra_env=resident.env, cwd=ws)
     fresh = hookkit.hook("stop", event=event, extra_env={"OKFPRO_RESIDENT": "0"}, cwd=ws)
     assert answer(again) == answer(fresh)  # a dead server's leftover socket: answered in-process
+
+
+def test_a_spare_killed_while_it_waits_is_replaced_and_dies_with_its_server(resident, tmp_path):
+    """The child forked ahead of the next request (the spare): killed while it waits, the next
+    request is answered all the same (by a child forked for it, or the spare forked after the
+    first was reaped) and another spare is forked; it never outlives its server."""
+    ws = hookkit.make_workspace(tmp_path)
+    server = resident.start()
+    spare = wait_for(lambda: resident.servers()[0]["spare"])
+    assert children_of(server) == [spare]
+    os.kill(spare, signal.SIGKILL)
+    event = {"cwd": str(ws), "session_id": "s1", "source": "startup"}
+    served = hookkit.hook("session-start", event=event, extra_env=resident.env, cwd=ws)
+    fresh = hookkit.hook("session-start", event=event, extra_env={"OKFPRO_RESIDENT": "0"}, cwd=ws)
+    assert answer(served) == answer(fresh) and served.returncode == 0
+    assert resident.served() == 1
+    again = wait_for(lambda: resident.servers()[0]["spare"] not in (0, spare) and resident.servers()[0]["spare"])
+    assert children_of(server) == [again]
+    os.kill(server, signal.SIGKILL)
+    wait_for(lambda: not _running(again))  # PR_SET_PDEATHSIG
 
 
 def test_a_client_killed_mid_request_takes_its_child_with_it(resident, tmp_path):

@@ -238,6 +238,58 @@ def test_a_writable_mapping_is_changed_until_it_is_closed(ws, repo):
     assert (repo / ".okf" / "a.md").read_bytes().startswith(b"Z")
 
 
+def test_the_fingerprint_moves_with_what_a_child_could_see_and_not_with_a_read(ws, repo, tmp_path):
+    """A resident server hands a request to a child forked before it only while the fingerprint is
+    what it was at that fork (okfpro/resident/server.py, Spare): every change a child's view shows
+    must move it; a read (open, then close) must not, or no spare would ever be used."""
+    root = str(repo / ".okf")
+    ws.add(root)
+    ws.drain()
+    first = ws.fingerprint()
+    assert (repo / ".okf" / "a.md").read_text() == "a\n"
+    with open(repo / ".okf" / "sub" / "b.md", "rb") as fh:
+        fh.read()
+    ws.drain()
+    assert ws.fingerprint() == first  # reads, closed again
+    fd = os.open(repo / ".okf" / "a.md", os.O_RDONLY)
+    ws.drain()
+    assert ws.fingerprint() != first  # open now: a writable mapping would change it without an event
+    os.close(fd)
+    ws.drain()
+    assert ws.fingerprint() == first
+    for change in (lambda: (repo / ".okf" / "a.md").write_text("a2\n"),
+                   lambda: os.chmod(repo / ".okf" / "a.md", 0o600),
+                   lambda: (repo / ".okf" / "new.md").write_text("n\n"),
+                   lambda: os.rename(repo / ".okf" / "new.md", repo / ".okf" / "sub" / "new.md"),
+                   lambda: (repo / ".okf" / "sub" / "new.md").unlink(),
+                   lambda: git(repo, "commit", "-qam", "edit"),
+                   lambda: ws.settle(root, ws.token(root)),
+                   lambda: ws.add(str(tmp_path))):
+        before = ws.fingerprint()
+        change()
+        ws.drain()
+        assert ws.fingerprint() != before, change
+
+
+@pytest.mark.xfail(strict=True, reason="inotify merges two identical events queued back to back: the mapping's open "
+                   "and the read's arrive as one, and the read's close leaves the count at zero (file-watcher.md)")
+def test_a_mapping_whose_open_merged_with_a_reads_open_is_missed(ws, repo):
+    root = str(repo / ".okf")
+    ws.add(root)
+    ws.drain()
+    t = ws.token(root)
+    fd = os.open(repo / ".okf" / "a.md", os.O_RDWR)
+    mapped = mmap.mmap(fd, 0)
+    os.close(fd)  # the mapping holds the file open: no close yet
+    with open(repo / ".okf" / "a.md", "rb") as fh:  # its open queued right behind the mapping's
+        fh.read()
+    try:
+        mapped[0:1] = b"Z"
+        assert since(ws, root, t) == {"a.md"}
+    finally:
+        mapped.close()
+
+
 def test_the_root_deleted_moved_or_replaced_is_unknown(ws, repo, tmp_path):
     root = str(repo / ".okf")
     ws.add(root)
@@ -520,6 +572,7 @@ def random_step(rng: random.Random, root: str, outside: str, n: int) -> None:
                 fh.write("m")
         fd = os.open(f, os.O_RDWR)
         mapped = mmap.mmap(fd, 0)
+        MAPPED.add(os.fstat(fd).st_ino)
         os.close(fd)
         mapped[0:1] = b"M" if mapped[0:1] != b"M" else b"N"
         if rng.random() < 0.7:
@@ -529,6 +582,7 @@ def random_step(rng: random.Random, root: str, outside: str, n: int) -> None:
 
 
 OPEN_MAPS: list[mmap.mmap] = []
+MAPPED: set[int] = set()  # inodes ever mapped writable by random_step (kept open or not)
 
 
 @pytest.mark.parametrize("seed", range(4 if quick() else 8))
@@ -542,10 +596,23 @@ def test_random_operations_never_answer_clean_for_a_change(ws, tmp_path, seed):
     outside.mkdir()
     ws.add(str(root))
     tokens: list[tuple[str, dict]] = [(ws.token(str(root)), snapshot(str(root)))]
+    views: list[tuple[tuple, dict]] = []
     unknown = 0
     try:
+        reads = random.Random(-1 - seed)  # its own: the steps' sequence stays what each seed always drew
         for n in range(40 if quick() else 80):
             random_step(rng, str(root), str(outside), n)
+            # reads between the steps and the drains, of files never mapped (a read's open queued right
+            # behind a mapping's merges with it: test_a_mapping_whose_open_merged_with_a_reads_open_is_missed)
+            readable = sorted(os.path.join(d, name) for d, _dirs, names in os.walk(root) for name in names
+                              if stat.S_ISREG(os.lstat(os.path.join(d, name)).st_mode)
+                              and os.lstat(os.path.join(d, name)).st_ino not in MAPPED)
+            for path in reads.sample(readable, min(2, len(readable))):
+                try:
+                    with open(path, "rb") as fh:  # a read: no change to hear of
+                        fh.read()
+                except OSError:  # a file made unreadable
+                    pass
             if rng.random() < 0.4:
                 ws.drain()
                 if rng.random() < 0.5:
@@ -556,16 +623,24 @@ def test_random_operations_never_answer_clean_for_a_change(ws, tmp_path, seed):
                 tokens.append((ws.token(str(root)), snapshot(str(root))))
             ws.drain()
             now = snapshot(str(root))
+            answers = {}
             for token, then in tokens:
-                answer = ws.changes_since(str(root), token)
+                answer = answers[token] = ws.changes_since(str(root), token)
                 if answer is None:
                     unknown += 1
                     continue
                 missed = [p for p in truly_changed(then, now) if not covered(p, answer)]
                 assert not missed, (n, token, missed, answer)
+            # a child forked at an earlier moment with this fingerprint (a resident server's spare)
+            # answers every token it knew as a child forked now does
+            for mark, earlier in views:
+                if mark == ws.fingerprint():
+                    assert all(answers[token] == answer for token, answer in earlier.items()), n
+            views.append((ws.fingerprint(), answers))
     finally:
         while OPEN_MAPS:
             OPEN_MAPS.pop().close()
+        MAPPED.clear()
     assert unknown < len(tokens) * 40  # the watcher answers, not just "unknown"
 
 

@@ -20,7 +20,7 @@ from okfpro.resident import client
 
 
 def _peer(where: str) -> dict | None:
-    """What the server answering at ``where`` says of itself (pid, served, running, watched), or None."""
+    """What the server answering at ``where`` says of itself (pid, served, ahead, running, watched), or None."""
     line = client.status(where)
     if line is None:
         return None
@@ -59,7 +59,7 @@ def _servers() -> list[dict]:
             where = os.path.join(directory, name)
             facts = _peer(where) or {}
             out.append({"socket": where, "stamp": name[len("okfpro-"):-len(".sock")], "pid": facts.get("pid"),
-                        "served": facts.get("served"), "running": facts.get("running"),
+                        "served": facts.get("served"), "ahead": facts.get("ahead"), "running": facts.get("running"),
                         "watched": facts.get("watched"), "learned": facts.get("learned")})
     return out
 
@@ -86,7 +86,8 @@ def status_cmd(as_json: bool) -> int:
     if not servers:
         click.echo("no server is running")
     for server in servers:
-        state = (f"pid {server['pid']}, {server['served']} requests answered, {server['running']} running, "
+        state = (f"pid {server['pid']}, {server['served']} requests answered ({server['ahead']} by a child forked "
+                 f"ahead), {server['running']} running, "
                  f"{server['watched']} trees watched") if server["pid"] else "not answering (a leftover socket)"
         click.echo(f"  {server['stamp']}: {state}{'  <- this interpreter' if server['this_interpreter'] else ''}")
     return 0

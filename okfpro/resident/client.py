@@ -28,9 +28,10 @@ from __future__ import annotations
 import os
 import sys
 
+from okfpro.resident.wire import PROTOCOL
+
 ENV = "OKFPRO_RESIDENT"
 DIR_ENV = "OKFPRO_RESIDENT_DIR"
-PROTOCOL = 1
 START_PAUSE = 10.0  # seconds between two attempts to start the server of one stamp
 MAX_PATH = 100  # bytes: an AF_UNIX path is at most 107; a longer one is no server, not a truncated name
 # The commands a resident child answers.  PreToolUse is not among them: a fresh process answers it in
@@ -205,8 +206,7 @@ def _streams() -> tuple:
 
 
 def _exchange(sock, args: list[str]) -> int | str | None:  # noqa: ANN001 - the C module's socket
-    import _socket
-    import marshal
+    from okfpro.resident import wire
 
     fds, present = [], []
     for fd in (0, 1, 2):
@@ -221,14 +221,10 @@ def _exchange(sock, args: list[str]) -> int | str | None:  # noqa: ANN001 - the 
     fds.append(cwd_fd)
     mask = os.umask(0o022)
     os.umask(mask)
-    request = marshal.dumps((PROTOCOL, list(args), dict(os.environ), list(sys.argv), list(sys.path),
-                             tuple(present), _streams(), mask, _cwd()))
-    frame = len(request).to_bytes(4, "little") + request
+    request = (PROTOCOL, list(args), dict(os.environ), list(sys.argv), list(sys.path), tuple(present), _streams(),
+               mask, _cwd())
     try:
-        rights = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in fds)
-        sent = sock.sendmsg([frame], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
-        if sent < len(frame):
-            sock.sendall(frame[sent:])
+        wire.send(sock, request, fds)
     finally:
         os.close(cwd_fd)
     accepted = False

@@ -1,4 +1,4 @@
-"""The resident okfpro: one process per stamp that keeps okfpro imported and forks a child per request.
+"""The resident okfpro: one process per stamp that keeps okfpro imported and hands each request to a child.
 
 Started in the background by the first request that finds no server (:func:`okfpro.resident.client.start`),
 or by ``okfpro resident start``.  It:
@@ -10,7 +10,9 @@ or by ``okfpro resident start``.  It:
 2. binds ``<socket>`` (0600, in a directory only its owner may enter) and answers each connection
    from a process of the same user (``SO_PEERCRED``; any other is closed unread): it reads the
    request (command line, environment, working directory, umask, standard descriptors), says ``R``
-   (declined: busy, or its code changed on disk — then it exits) or forks a child and says ``A``;
+   (declined: busy, or its code changed on disk — then it exits) or hands it to a child and says ``A``:
+   the child forked ahead of it while nothing ran (a spare, :class:`Spare`) when the server's state
+   is still what it was at that fork, else one forked for it;
 3. the child becomes the client's process as a fresh interpreter would be and runs
    ``okfpro.__main__.main`` (:mod:`okfpro.resident.child`);
 4. when the child ends, the server sends ``X exit N`` (or ``X signal N``); when the client goes away
@@ -31,7 +33,7 @@ import time
 from typing import Any, Protocol
 
 from okfpro.resident import child as becoming
-from okfpro.resident import client
+from okfpro.resident import client, preload, wire
 
 
 class Watches(Protocol):
@@ -44,30 +46,16 @@ class Watches(Protocol):
     def token(self, root: str) -> str | None: ...
     def changes_since(self, root: str, token: str | None) -> set[str] | None: ...
     def settle(self, root: str, token: str) -> None: ...
+    def fingerprint(self) -> tuple: ...
     def detach(self) -> None: ...
     def close(self) -> None: ...
 
 IDLE = 600.0  # seconds without a request before the server exits ($OKFPRO_RESIDENT_IDLE)
 MAX_CHILDREN = 32  # requests answered at once; one more is declined (answered in-process)
-REQUEST_LIMIT = 8 << 20  # bytes of one request (the environment included)
 READ_TIMEOUT = 5.0  # seconds for a client to send its request once connected
 TELL_LIMIT = 1 << 16  # bytes a child may send its server
-# What the server imports before its first child: okfpro's pure core and hook door whole, and the entry
-# modules of the memory verbs and the merge driver with what they import.  Not all of okfpro: the Git
-# transport, the doctor and the scaffold pull pygit2, ssl and subprocess, which no per-event path needs,
-# and every page the server holds is a page each fork maps (39 MB warm against 20).  What a child
-# imports beyond this it reports, and the server imports it for the next one (:meth:`Server._learn`).
-WARM_PACKAGES = ("okfpro.core", "okfpro.hooks")
-WARM_MODULES = (
-    "okfpro.__main__", "okfpro.cli.memverbs", "okfpro.io.mergedriver", "okfpro.io.rxcache",
-    "okfpro.memory.recall", "okfpro.memory.store", "okfpro.memory.capture", "okfpro.memory.door",
-    "okfpro.memory.index", "okfpro.memory.ranking", "okfpro.memory.views", "okfpro.memory.telemetry",
-    "okfpro.io.fts", "okfpro.io.analysis", "okfpro.io.workstate", "okfpro.io.friction", "okfpro.io.tail",
-    "okfpro.io.spawn", "okfpro.io.identity", "okfpro.io.bundle", "okfpro.io.cache", "okfpro.io.config",
-    "okfpro.io.reader", "okfpro.io.rule1state", "okfpro.memory.history", "okfpro.memory.loose",
-    "okfpro.memory.policy", "okfpro.cli.common", "atexit", "struct", "binascii", "mmap",
-)
 LEARN_LIMIT = 400  # module names a child may report
+REFRESH = 0.05  # seconds of quiet after a change before a spare forked before it is replaced
 
 
 def log(text: str) -> None:
@@ -76,86 +64,6 @@ def log(text: str) -> None:
         sys.stderr.flush()
     except Exception:  # noqa: BLE001 - the log is best effort
         pass
-
-
-def warm() -> None:
-    """Import what the per-event paths import, build their regular expressions, and read the
-    installed distributions' entry points (:func:`okfpro.io.identity.remember_declared`)."""
-    import importlib
-    import pkgutil
-
-    for name in WARM_PACKAGES:
-        package = importlib.import_module(name)
-        for info in pkgutil.iter_modules(package.__path__, name + "."):
-            try:
-                importlib.import_module(info.name)
-            except Exception as exc:  # noqa: BLE001 - a module a path does not need: imported on use
-                log(f"not preloaded: {info.name} ({type(exc).__name__}: {exc})")
-    for name in WARM_MODULES:
-        try:
-            importlib.import_module(name)
-        except Exception as exc:  # noqa: BLE001 - imported by the child that needs it
-            log(f"not preloaded: {name} ({type(exc).__name__}: {exc})")
-    _warm_patterns()
-    try:  # the installed distributions' entry points, stamped: a child checks the stamps, not ~60 files
-        from okfpro.io import identity
-
-        identity.remember_declared()
-    except Exception as exc:  # noqa: BLE001 - a child reads them, as a fresh process does
-        log(f"identity entry points not read ahead: {type(exc).__name__}: {exc}")
-    import gc
-
-    gc.collect()
-    gc.freeze()
-
-
-def _warm_patterns() -> None:
-    """Every literal pattern the recipe files of this build name, compiled once for all children.
-    The recipes themselves are dropped again: a child reads its own path's file, as a fresh
-    process does, so what it keeps at exit is what that path compiles."""
-    import glob
-
-    from okfpro.core import rx
-    from okfpro.io import rxcache
-
-    first = rxcache.path("cli")
-    for where in glob.glob(glob.escape(first[: -len("cli.bin")]) + "*.bin"):
-        rx.use(rxcache.read(where))
-    for key in list(rx.recipes()):
-        try:
-            rx.compile(*key)
-        except Exception:  # noqa: BLE001 - a pattern this build refuses: a child compiles it on use
-            pass
-    rx._recipes.clear()
-    rx._missed.clear()
-
-
-def code_files() -> dict[str, tuple[int, int, int]]:
-    """Every loaded okfpro source file -> (inode, size, mtime): the code a child would run."""
-    import okfpro
-
-    root = os.path.dirname(os.path.abspath(okfpro.__file__)) + os.sep
-    files: dict[str, tuple[int, int, int]] = {}
-    for module in list(sys.modules.values()):
-        path = getattr(module, "__file__", None)
-        if isinstance(path, str) and os.path.abspath(path).startswith(root):
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue
-            files[path] = (st.st_ino, st.st_size, st.st_mtime_ns)
-    return files
-
-
-def _files_unchanged(files: dict[str, tuple[int, int, int]]) -> bool:
-    for path, seen in files.items():
-        try:
-            st = os.stat(path)
-        except OSError:
-            return False
-        if (st.st_ino, st.st_size, st.st_mtime_ns) != seen:
-            return False
-    return True
 
 
 class Child:
@@ -191,6 +99,29 @@ class Child:
         return messages
 
 
+class Spare:
+    """A child forked before its request, waiting for it on ``sock`` (:func:`becoming.standby`).
+    ``mark`` is what the server's state was at the fork (:meth:`Server._mark`): a request is handed
+    to the spare only while it is still so, for the spare's view of the watched trees is the
+    server's at that moment."""
+
+    __slots__ = ("pid", "sock", "tell_fd", "mark")
+
+    def __init__(self, pid: int, sock: socket.socket, tell_fd: int, mark: tuple) -> None:
+        self.pid, self.sock, self.tell_fd, self.mark = pid, sock, tell_fd, mark
+
+    def dismiss(self) -> None:
+        """Send it away: it ends having run nothing (its reaping is the loop's)."""
+        import signal
+
+        self.sock.close()
+        os.close(self.tell_fd)
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def _pdeathsig() -> Any:
     """``prctl(PR_SET_PDEATHSIG, SIGKILL)`` for the children, or None where there is no prctl."""
     try:
@@ -220,7 +151,7 @@ class Server:
         os.set_blocking(self.wake_w, False)
         self.by_conn: dict[int, Child] = {}  # connection fd -> child
         self.stopping = False
-        self.code = code_files()
+        self.code = preload.code_files()
         self.prctl = _pdeathsig()
         self.idle = _idle()
         self.last = time.monotonic()
@@ -235,8 +166,13 @@ class Server:
                 self.code_token = self.watches.token(self.package)
             except Exception as exc:  # noqa: BLE001 - every request stats the code instead
                 log(f"okfpro's code is not watched: {type(exc).__name__}: {exc}")
-        self.served = 0  # children forked
+        self.served = 0  # requests handed to a child
+        self.ahead = 0  # of those, handed to a child forked before the request (a spare)
         self.learned = 0  # modules imported because a child needed them
+        self.spare: Spare | None = None
+        self.epoch = 0  # bumped whenever something a child inherits changes, less the watch view (_mark)
+        self.seen: tuple = ()  # the last _mark() the loop saw, and since when (_refresh)
+        self.changed = 0.0
 
     def _watched(self) -> int:
         try:
@@ -276,6 +212,9 @@ class Server:
                         log("idle: exiting")
                         return
                     timeout = int(left * 1000) + 1
+                    due = self._refresh()
+                    if due is not None:
+                        timeout = min(timeout, due)
                 try:
                     ready = self.poll.poll(timeout)
                 except InterruptedError:
@@ -294,11 +233,13 @@ class Server:
                     elif owners[fd] is not None and self.by_conn.get(fd) is owners[fd]:
                         self._client_gone(fd)
         finally:
+            self._dismiss_spare()
             self._close_listener()
             if self.watches is not None:
                 self.watches.close()
 
     def _close_listener(self) -> None:
+        self._dismiss_spare()
         if self.listener is None:
             return
         try:
@@ -352,11 +293,15 @@ class Server:
                 conn.close()
                 return
             conn.settimeout(READ_TIMEOUT)
-            request, fds = self._receive(conn)
+            got = wire.receive(conn)
+            if got is None:
+                raise ValueError("no request")
+            request, fds = got
             conn.settimeout(None)  # the request is in: the connection lives as long as its child
             if request[1] == [client.STATUS]:
-                conn.sendall(f"S pid={self.pid} served={self.served} running={len(self.children)} "
-                             f"watched={self._watched()} learned={self.learned}\n".encode())
+                spare = self.spare.pid if self.spare is not None else 0
+                conn.sendall(f"S pid={self.pid} served={self.served} ahead={self.ahead} running={len(self.children)} "
+                             f"watched={self._watched()} learned={self.learned} spare={spare}\n".encode())
                 conn.close()
                 return
             reason = self._decline()
@@ -364,7 +309,7 @@ class Server:
                 conn.sendall(f"R {reason}\n".encode())
                 conn.close()
                 return
-            self._fork(conn, request, fds)
+            self._hand(conn, request, fds)
         except Exception as exc:  # noqa: BLE001 - one bad request never stops the server
             log(f"request dropped: {type(exc).__name__}: {exc}")
             conn.close()
@@ -374,39 +319,6 @@ class Server:
                     os.close(fd)
                 except OSError:
                     pass
-
-    def _receive(self, conn: socket.socket) -> tuple[tuple, list[int]]:
-        import marshal
-
-        fds: list[int] = []
-        data, ancillary, _flags, _addr = conn.recvmsg(1 << 16, socket.CMSG_SPACE(8 * 4), socket.MSG_CMSG_CLOEXEC)
-        for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                usable = len(payload) - len(payload) % 4
-                fds.extend(int.from_bytes(payload[i:i + 4], sys.byteorder, signed=True) for i in range(0, usable, 4))
-        try:
-            if len(data) < 4:
-                raise ValueError("short request")
-            size = int.from_bytes(data[:4], "little")
-            if size > REQUEST_LIMIT:
-                raise ValueError(f"request of {size} bytes")
-            body = bytearray(data[4:])
-            while len(body) < size:
-                chunk = conn.recv(min(1 << 20, size - len(body)))
-                if not chunk:
-                    raise ValueError("torn request")
-                body += chunk
-            request = marshal.loads(bytes(body[:size]))
-            if not (isinstance(request, tuple) and len(request) == 9 and request[0] == client.PROTOCOL):
-                raise ValueError("not this protocol")
-            present = request[5]
-            if not (isinstance(present, tuple) and len(present) == 3 and len(fds) == sum(map(bool, present)) + 1):
-                raise ValueError("descriptors do not match the request")
-        except BaseException:
-            for fd in fds:
-                os.close(fd)
-            raise
-        return request, fds
 
     def _decline(self) -> str | None:
         """Why this request is not taken now (answered in-process by its client), or None."""
@@ -428,52 +340,114 @@ class Server:
             self._drain()
             if self.watches.changes_since(self.package, self.code_token) == set():
                 return True
-        if not _files_unchanged(self.code):
+        if not preload.files_unchanged(self.code):
             return False
         if self.watches is not None and self.code_token is not None:
             self.code_token = self.watches.token(self.package)
         return True
 
-    def _fork(self, conn: socket.socket, request: tuple, fds: list[int]) -> None:
+    def _mark(self) -> tuple:
+        """What a child inherits that can change while the server runs: the modules learned and the
+        roots asked for (:attr:`epoch`), and the watch view (its changes and the files open now;
+        a read's open and close, once closed, leave it as it was)."""
+        return (self.epoch, self.watches.fingerprint() if self.watches is not None else None)
+
+    def _spawn(self) -> Spare:
+        """Fork a child that waits for its request (:func:`becoming.standby`); the watch view it
+        inherits is drained first."""
+        self._drain()
+        mark = self._mark()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        tell_r, tell_w = os.pipe()
+        try:
+            pid = os.fork()
+        except BaseException:
+            for fd in (tell_r, tell_w):
+                os.close(fd)
+            mine.close()
+            theirs.close()
+            raise
+        if pid == 0:
+            mine.close()
+            becoming.standby(theirs, tell_w, self.pid, self.prctl, self.watches,
+                             lambda: self._let_go(tell_r))  # never returns
+        os.close(tell_w)
+        theirs.close()
+        try:
+            os.setpgid(pid, pid)
+        except OSError:  # the child did it first
+            pass
+        return Spare(pid, mine, tell_r, mark)
+
+    def _refresh(self) -> int | None:
+        """Keep a spare for the next request while nothing runs (one forked beside a running request
+        would most often find its view outdated by the time it is used): fork one when there is none;
+        send away one forked before a change once the changes have paused for :data:`REFRESH`
+        seconds, and fork another.  The milliseconds until that is due, or None."""
+        mark = self._mark()
+        now = time.monotonic()
+        if mark != self.seen:
+            self.seen, self.changed = mark, now
+        if self.spare is not None and self.spare.mark != mark:
+            due = self.changed + REFRESH - now
+            if due > 0:
+                return int(due * 1000) + 1
+            self._dismiss_spare()
+        if self.spare is None and self.listener is not None and not (self.children or self.stopping):
+            try:
+                self.spare = self._spawn()
+            except Exception as exc:  # noqa: BLE001 - every request forks its own child instead
+                log(f"no spare: {type(exc).__name__}: {exc}")
+        return None
+
+    def _dismiss_spare(self) -> None:
+        spare, self.spare = self.spare, None
+        if spare is not None:
+            spare.dismiss()
+
+    def _hand(self, conn: socket.socket, request: tuple, fds: list[int]) -> None:
+        """Give the request to the spare when its view is the server's now, else to a child forked
+        for it; register it, tell the client ``A``, let it go."""
         import select
 
-        if self.watches is not None:
-            self._drain()
-        tell_r, tell_w = os.pipe()
-        go_r, go_w = os.pipe()  # the child starts only once the server has it in hand and told the client
-        pid = os.fork()
-        if pid == 0:
-            os.close(go_w)
-            self._child(conn, request, fds, tell_r, tell_w, go_r)  # never returns
-        os.close(tell_w)
-        os.close(go_r)
-        try:
+        self._drain()
+        spare, self.spare = self.spare, None
+        if spare is not None and spare.mark != self._mark():
+            spare.dismiss()
+            spare = None
+        for attempt in (spare, None):
+            child = attempt if attempt is not None else self._spawn()
             try:
-                os.setpgid(pid, pid)
-            except OSError:  # the child did it first
-                pass
-            child = Child(pid, conn, tell_r)
-            self.children[pid] = child
-            self.by_conn[conn.fileno()] = child
+                wire.send(child.sock, request, [*fds, conn.fileno()])
+                break
+            except OSError:  # it died waiting: a child forked now takes the request
+                child.dismiss()
+                if attempt is None:
+                    raise
+        ahead = child is spare
+        try:
+            registered = Child(child.pid, conn, child.tell_fd)
+            self.children[child.pid] = registered
+            self.by_conn[conn.fileno()] = registered
             self.poll.register(conn.fileno(), select.POLLIN | select.POLLHUP)
         except BaseException:  # the child never ran: the client hears nothing and answers in-process
-            os.close(go_w)
-            self.children.pop(pid, None)
+            self.children.pop(child.pid, None)
             self.by_conn.pop(conn.fileno(), None)
-            os.kill(pid, 9)  # reaped by the loop, which reads nothing from it
+            child.dismiss()
             raise
         self.served += 1
+        self.ahead += ahead
         self.last = time.monotonic()
         try:
-            conn.sendall(f"A {pid}\n".encode())
+            conn.sendall(f"A {child.pid}\n".encode())
         except OSError:
             self._client_gone(conn.fileno())
         try:
-            os.write(go_w, b"g")
+            child.sock.sendall(b"g")
         except OSError:
             pass  # the child is gone already (killed before it began): its reaping says how it ended
         finally:
-            os.close(go_w)
+            child.sock.close()
 
     def _client_gone(self, fd: int) -> None:
         child = self.by_conn.get(fd)
@@ -514,6 +488,8 @@ class Server:
             child = self.children.pop(pid, None)
             if child is not None:
                 self._reap(child, status)
+            elif self.spare is not None and pid == self.spare.pid:  # died waiting (killed by hand?)
+                self._dismiss_spare()
 
     def _reap(self, child: Child, status: int) -> None:
         if not child.gone:
@@ -545,7 +521,7 @@ class Server:
             return
         if message[0] == "watch" and len(message) == 2 and isinstance(message[1], str) and self.watches is not None:
             try:
-                self.watches.add(message[1])
+                self.watches.add(message[1])  # changes the watch view (WatchSet.fingerprint)
             except Exception as exc:  # noqa: BLE001 - an unwatchable tree answers "unknown"
                 log(f"cannot watch {message[1]!r}: {type(exc).__name__}: {exc}")
         # a child kept an answer computed at a token: drain, and note how far (WatchSet.settle)
@@ -572,26 +548,25 @@ class Server:
                 except BaseException as exc:  # noqa: BLE001 - a child imports it again; the server carries on
                     log(f"not learned: {name} ({type(exc).__name__}: {exc})")
         if learned:
+            self.epoch += 1  # a spare forked before lacks them
             # the new modules' files are code a child runs too; a file already known keeps the identity
             # it had when the server loaded it (a change since must still read as a change)
-            self.code = {**code_files(), **self.code}
+            self.code = {**preload.code_files(), **self.code}
             gc.collect()
             gc.freeze()
 
     # ---- in the child
-    def _child(self, conn: socket.socket, request: tuple, fds: list[int], tell_r: int, tell_w: int, go: int) -> None:
-        becoming.run(request, fds, conn, tell_w, go, self.pid, self.prctl, self.watches,
-                  lambda: self._let_go(conn, tell_r))
-
-    def _let_go(self, conn: socket.socket, tell_r: int) -> None:
-        """In the child: close what belongs to the server (its socket, other requests, the watcher);
-        keep this request's connection."""
+    def _let_go(self, tell_r: int) -> None:
+        """In the child: close what belongs to the server (its socket, the requests running, another
+        spare, the watcher's descriptor)."""
         os.close(tell_r)
         if self.lock >= 0:
             os.close(self.lock)
         if self.listener is not None:
             self.listener.close()
-        conn.setblocking(True)  # kept: the child says its own exit status (Served.answered)
+        if self.spare is not None:
+            self.spare.sock.close()
+            os.close(self.spare.tell_fd)
         import signal
 
         signal.set_wakeup_fd(-1)
@@ -642,7 +617,7 @@ def main(where: str, path: list[str] | None = None) -> None:
     except OSError:
         sys.exit(0)  # another server has this stamp
     started = time.monotonic()
-    warm()
+    preload.warm(log)
     try:
         os.unlink(where)  # we hold the lock: a socket left here belongs to a server that died
     except FileNotFoundError:

@@ -121,11 +121,12 @@ class WatchSet:
     def __init__(self) -> None:
         self.instance = secrets.token_hex(8)
         self.gen = 1
+        self.version = 0  # bumped by every change a child's view could show (fingerprint)
         self.frozen = False
         self._roots: dict[str, _Root] = {}
         self._settled: dict[tuple[str, str], int] = {}  # (root, token) -> the generation a reader's answer was settled by
         self._wd: dict[int, list[tuple[_Root, str, str]]] = {}  # wd -> (root, rel or abs, kind d|f|g|r|a)
-        self._opens: dict[int, int] = {}  # file wd -> open file descriptions seen opened, not yet closed
+        self._opens: dict[int, int] = {}  # file wd -> open file descriptions seen opened, not yet closed (> 0)
         self._fd: int | None = None
         self._lib: _Libc | None = None
         self.unavailable = ""
@@ -168,6 +169,7 @@ class WatchSet:
             return
         if r is None:
             r = self._roots[real] = _Root(real)
+        self.version += 1
         self._rebuild(r)
 
     def status(self, root: str | os.PathLike) -> tuple[str, str]:
@@ -218,8 +220,17 @@ class WatchSet:
             return
         self.drain()
         self._settled[(os.path.realpath(os.fspath(root)), token)] = self.gen
+        self.version += 1
         if len(self._settled) > SETTLED_MAX:
             del self._settled[next(iter(self._settled))]
+
+    def fingerprint(self) -> tuple:
+        """Equal for two moments when a child forked at either would answer every question of its
+        view alike (less the generation in a token it takes: a view whose changes are the same
+        gives the same answers at either): the changes logged, the roots and their states, the
+        answers settled, and which files are open.  A read of a file — its open, then its close —
+        leaves it as it was."""
+        return self.version, frozenset(self._opens)
 
     # ------------------------------------------------------------------ the child's view
     def _live(self, root: str | os.PathLike) -> _Root | None:
@@ -254,9 +265,8 @@ class WatchSet:
         # files open now (a writable mapping writes without events): by the few open, never by every
         # file — a loop over the root's files touches every entry's refcount, and in a forked child
         # each page of them is copied (~15 ms at 50,000 files, bench_hooks --watched)
-        for wd, opened in self._opens.items():
-            if opened > 0:
-                out.update(rel for held, rel, kind in self._wd.get(wd, ()) if held is r and kind == "f")
+        for wd in self._opens:
+            out.update(rel for held, rel, kind in self._wd.get(wd, ()) if held is r and kind == "f")
         return out
 
     def made_after(self, root: str | os.PathLike, token: str) -> set[str]:
@@ -530,23 +540,28 @@ class WatchSet:
 
     def _apply(self, events: list[tuple[int, int, int, str]]) -> None:
         rebuild: set[_Root] = set()
+        changed = False
         for wd, mask, _cookie, name in events:
             if mask & IN_Q_OVERFLOW:
                 rebuild.update(r for r in self._roots.values() if r.state == "watched")
                 self._opens.clear()
+                changed = True
                 continue
             held = self._wd.get(wd)
             if not held:
                 continue
             if mask & IN_OPEN:
                 self._opens[wd] = self._opens.get(wd, 0) + 1
-            if mask & (IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) and self._opens.get(wd, 0) > 0:
+            if mask & (IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) and wd in self._opens:
                 self._opens[wd] -= 1
+                if not self._opens[wd]:
+                    del self._opens[wd]
             if mask == IN_OPEN or mask == IN_CLOSE_NOWRITE:
                 # a read's open or close: only FILE_MASK asks for these, and a file's holders log neither
                 # (:meth:`_event`), so the open count is all it changes; a read of every file of a large
                 # bundle queues two of these per file
                 continue
+            changed = True
             for r, rel, kind in list(held):
                 if r.state != "watched" or r in rebuild:
                     continue
@@ -556,6 +571,8 @@ class WatchSet:
                     self._refuse(r, str(exc))
         for r in rebuild:
             self._rebuild(r)
+        if changed:
+            self.version += 1
 
     def _event(self, r: _Root, rel: str, kind: str, wd: int, mask: int, name: str, rebuild: set[_Root]) -> None:
         """One event as one holder of its watch sees it (``kind``: f file, d tree directory, else git state)."""
