@@ -131,7 +131,10 @@ def test_a_spare_forked_before_a_change_is_sent_away_and_one_forked_after_answer
     # once the changes pause, a spare forked after them takes the next request
     wait_for(lambda: resident.servers()[0]["spare"] not in (0, spare))
     assert stop() == 2
-    assert resident.servers()[0]["ahead"] == after["ahead"] + 1
+    now = resident.servers()[0]
+    assert now["ahead"] == after["ahead"] + 1
+    said = resident.run("resident", "status").stdout.decode()
+    assert f"{now['served']} requests answered ({now['ahead']} by a child forked ahead)" in said
     # a change while nothing is asked: the spare that predates it is replaced once the changes pause
     spare = wait_for(lambda: resident.servers()[0]["spare"])
     (ws / ".okf" / "learnings" / "another.md").write_text("# Another\n")

@@ -86,8 +86,8 @@ def status_cmd(as_json: bool) -> int:
     if not servers:
         click.echo("no server is running")
     for server in servers:
-        state = (f"pid {server['pid']}, {server['served']} requests answered ({server['ahead']} by a child forked "
-                 f"ahead), {server['running']} running, "
+        ahead = f" ({server['ahead']} by a child forked ahead)" if server["ahead"] is not None else ""  # an older server
+        state = (f"pid {server['pid']}, {server['served']} requests answered{ahead}, {server['running']} running, "
                  f"{server['watched']} trees watched") if server["pid"] else "not answering (a leftover socket)"
         click.echo(f"  {server['stamp']}: {state}{'  <- this interpreter' if server['this_interpreter'] else ''}")
     return 0
