@@ -48,9 +48,14 @@ IN_ONLYDIR, IN_DONT_FOLLOW, IN_ISDIR = 0x1000000, 0x2000000, 0x40000000
 IN_NONBLOCK, IN_CLOEXEC = 0o4000, 0o2000000
 
 _CONTENT = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE
-DIR_MASK = (_CONTENT | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
-            | IN_ONLYDIR | IN_DONT_FOLLOW)
-FILE_MASK = _CONTENT | IN_OPEN | IN_CLOSE_NOWRITE | IN_DELETE_SELF | IN_MOVE_SELF | IN_DONT_FOLLOW
+_READS = IN_OPEN | IN_CLOSE_NOWRITE
+# A directory's watch asks for its entries' opens and closes too, though it logs none of them: the
+# kernel merges an event into the one queued last when the two are identical (same watch, mask and
+# name), and every file event followed by its parent's (another watch: never identical) leaves no two
+# of one file's opens or closes adjacent in the queue, so its open count is exact.
+DIR_MASK = (_CONTENT | _READS | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF
+            | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
+FILE_MASK = _CONTENT | _READS | IN_DELETE_SELF | IN_MOVE_SELF | IN_DONT_FOLLOW
 
 # statfs f_type of file systems whose other clients' writes make no inotify event here
 REMOTE_FS = {
@@ -550,16 +555,17 @@ class WatchSet:
             held = self._wd.get(wd)
             if not held:
                 continue
-            if mask & IN_OPEN:
-                self._opens[wd] = self._opens.get(wd, 0) + 1
-            if mask & (IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) and wd in self._opens:
-                self._opens[wd] -= 1
-                if not self._opens[wd]:
-                    del self._opens[wd]
-            if mask == IN_OPEN or mask == IN_CLOSE_NOWRITE:
-                # a read's open or close: only FILE_MASK asks for these, and a file's holders log neither
-                # (:meth:`_event`), so the open count is all it changes; a read of every file of a large
-                # bundle queues two of these per file
+            if not name and held[0][2] == "f":  # a file's own watch: its open count
+                if mask & IN_OPEN:
+                    self._opens[wd] = self._opens.get(wd, 0) + 1
+                if mask & (IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) and wd in self._opens:
+                    self._opens[wd] -= 1
+                    if not self._opens[wd]:
+                        del self._opens[wd]
+            if mask & ~IN_ISDIR in (IN_OPEN, IN_CLOSE_NOWRITE):
+                # a read's open or close (a file's own, or its directory's echo of it, or a listing):
+                # no holder logs one (:meth:`_event`), so the open count is all it changes; a read of
+                # every file of a large bundle queues four of these per file
                 continue
             changed = True
             for r, rel, kind in list(held):
