@@ -110,16 +110,18 @@ class Spare:
     def __init__(self, pid: int, sock: socket.socket, tell_fd: int, mark: tuple) -> None:
         self.pid, self.sock, self.tell_fd, self.mark = pid, sock, tell_fd, mark
 
-    def dismiss(self) -> None:
-        """Send it away: it ends having run nothing (its reaping is the loop's)."""
+    def dismiss(self, reaped: bool = False) -> None:
+        """Send it away: it ends having run nothing (its reaping is the loop's).  ``reaped``: it
+        ended by itself and was reaped already; its pid may be another process's by now."""
         import signal
 
         self.sock.close()
         os.close(self.tell_fd)
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        if not reaped:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def _pdeathsig() -> Any:
@@ -489,7 +491,8 @@ class Server:
             if child is not None:
                 self._reap(child, status)
             elif self.spare is not None and pid == self.spare.pid:  # died waiting (killed by hand?)
-                self._dismiss_spare()
+                spare, self.spare = self.spare, None
+                spare.dismiss(reaped=True)
 
     def _reap(self, child: Child, status: int) -> None:
         if not child.gone:
