@@ -58,24 +58,45 @@ class Timing:
 def measure(cmd: list[str], *, runs: int = 7, stdin: bytes | None = None, env: dict[str, str] | None = None,
             cwd: str | None = None, label: str | None = None, warmup: int = 1, expect: tuple[int, ...] | None = None) -> Timing:
     """Run ``cmd`` ``warmup + runs`` times; return the p50 of the timed runs."""
+    return interleaved([Run(cmd, stdin=stdin, env=env, cwd=cwd, label=label, expect=expect)], runs=runs, warmup=warmup)[0]
+
+
+@dataclass
+class Run:
+    """One command to time, as :func:`measure` takes it."""
+
+    cmd: list[str]
+    stdin: bytes | None = None
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+    label: str | None = None
+    expect: tuple[int, ...] | None = None
+
+
+def interleaved(cases: list[Run], *, runs: int = 7, warmup: int = 1) -> list[Timing]:
+    """Time several commands in turn (a, b, a, b, ...), ``warmup + runs`` rounds; one :class:`Timing`
+    each.  Whatever drifts while they run (the load, the page cache, the clock) falls on all of them
+    alike, so a ratio between them ("flat within 20 %") measures the commands, not the minute each ran in."""
     import resource
 
-    full_env = {**os.environ, **(env or {})}
-    samples: list[float] = []
-    cpus: list[float] = []
+    samples: list[list[float]] = [[] for _ in cases]
+    cpus: list[list[float]] = [[] for _ in cases]
+    envs = [{**os.environ, **(case.env or {})} for case in cases]
     for i in range(warmup + runs):
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, input=stdin, env=full_env, cwd=cwd, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
-        elapsed = time.perf_counter() - start
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if expect is not None and proc.returncode not in expect:
-            raise RuntimeError(f"{cmd} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-500:]}")
-        if i >= warmup:
-            samples.append(elapsed)
-            cpus.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
-    return Timing(label or " ".join(cmd), statistics.median(samples), runs, statistics.median(cpus))
+        for k, case in enumerate(cases):
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            proc = subprocess.run(case.cmd, input=case.stdin, env=envs[k], cwd=case.cwd, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE)
+            elapsed = time.perf_counter() - start
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if case.expect is not None and proc.returncode not in case.expect:
+                raise RuntimeError(f"{case.cmd} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-500:]}")
+            if i >= warmup:
+                samples[k].append(elapsed)
+                cpus[k].append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
+    return [Timing(case.label or " ".join(case.cmd), statistics.median(s), runs, statistics.median(c))
+            for case, s, c in zip(cases, samples, cpus)]
 
 
 def baseline(runs: int = 15) -> Timing:
