@@ -306,7 +306,7 @@ def test_memory_is_ranked_by_the_shared_engine(store):
     from okfpro.core.bm25 import stemmed_query as query_terms
     from okfpro.core.bm25 import stemmed_terms as terms
     from okfpro.core.search import Doc
-    from okfpro.memory.ranking import entry_fields
+    from okfpro.memory.ranking import LENGTH_B, entry_fields
 
     store.write(A, "we are shipping the customer_id migration", "user", now=NOW)
     store.write(A, "lunch is at noon", "user", now=NOW)
@@ -317,7 +317,7 @@ def test_memory_is_ranked_by_the_shared_engine(store):
     assert "lunch is at noon" not in texts
     entries = store.enumerate(A).entries
     index = RankedIndex([Doc(e.id, entry_fields(e.title, e.text)) for e in entries], fields=("title", "body"),
-                        tokenizer=terms)
+                        tokenizer=terms, b=LENGTH_B)  # without length normalisation: ranking.LENGTH_B
     scores, _matched, _hits = index.scores(query_terms("ship customer_id"))
     assert {entries[i].id: round(sc, 4) for i, sc in scores.items()} == {p.entry.id: p.score for p in got.passages}
 

@@ -1,6 +1,7 @@
 """Recall ranks from the index's postings in Python (okfpro/core/postings.py, okfpro/memory/postings.py):
 every answer, unrounded scores included, is the one SQLite FTS5's own ``bm25()`` gives over the same
-tokens -- an FTS5 table built here from the index's entries, the policy joined row by row,
+tokens (each document padded to one length: recall does not normalise by length, which is FTS5's
+expression at ``D == avgdl``) -- an FTS5 table built here from the index's entries, the policy joined row by row,
 :func:`okfpro.memory.ranking.with_neighbours`, :func:`order_key`, the limit -- for hidden,
 superseded and expired memories, titles and bodies, prefixes that begin several terms, repeated
 query words, entries written in one batch, appended later and written into past days; and the
@@ -26,7 +27,7 @@ from okfpro.memory import index as memindex
 from okfpro.memory import postings
 from okfpro.memory.policy import change, remember
 from okfpro.core.bm25 import PREFIX_MIN
-from okfpro.memory.ranking import WEIGHTS, entry_fields, order_key, recall_terms, with_neighbours
+from okfpro.memory.ranking import LENGTH_B, WEIGHTS, entry_fields, order_key, recall_terms, with_neighbours
 from okfpro.memory.store import MemoryStore
 from tests.helpers import examples
 
@@ -39,6 +40,7 @@ COMMON, OFTEN, RARE, SELDOM = "common", ["often", "usual", "note"], ["rare", "no
 WORDS = [COMMON, *OFTEN, *RARE, *SELDOM]
 # FTS5 as the index held it until schema 7: each okfpro token is one token of this tokenizer
 TOKENIZER = "ascii tokenchars '._-/:@#+_'"
+PAD = "zzpad"  # a token no query phrase matches (what pads the oracle's documents to one length)
 
 
 def entry_text(draw, i: int) -> str:
@@ -46,7 +48,7 @@ def entry_text(draw, i: int) -> str:
     words += [w for w in OFTEN if draw(st.integers(0, 2)) == 0]
     words += [w for w in RARE if draw(st.integers(0, 12)) == 0]
     words += [w for w in SELDOM if draw(st.integers(0, 40)) == 0]
-    if draw(st.integers(0, 5)) == 0:  # a long entry: a lower score for the same words
+    if draw(st.integers(0, 5)) == 0:  # a long entry: the same words, the same score (recall does not normalise by length)
         words.append("filler " * draw(st.integers(5, 60)))
     if draw(st.integers(0, 7)) == 0:  # repetition: a higher one
         words = words * 3
@@ -108,11 +110,17 @@ def fts5_ranking(idx, query: str, today: str, include_hidden: bool, limit: int |
     con.execute("PRAGMA temp_store = MEMORY")
     con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.oracle USING fts5(title, body, tokenize=\"{TOKENIZER}\")")
     con.execute("DELETE FROM temp.oracle")
+    docs = []
     for rid, title, text in con.execute("SELECT rid, title, text FROM entries WHERE change = 0").fetchall():
         fields = entry_fields(title, text)
-        title_terms, body_terms = idx._doc_terms(fields["title"], text)
+        docs.append((rid, *idx._doc_terms(fields["title"], text)))
+    # recall ranks without length normalisation (LENGTH_B = 0), FTS5 with b = 0.75: every document
+    # padded to one length makes D / avgdl exactly 1.0, where both expressions are the same bits
+    longest = max((len(t) + len(b) for _rid, t, b in docs), default=0) if LENGTH_B == 0.0 else 0
+    for rid, title_terms, body_terms in docs:
+        pad = [PAD] * max(0, longest - len(title_terms) - len(body_terms))
         con.execute("INSERT INTO temp.oracle (rowid, title, body) VALUES (?, ?, ?)",
-                    (rid, " ".join(title_terms), " ".join(body_terms)))
+                    (rid, " ".join(title_terms), " ".join(body_terms + pad)))
     where = "" if include_hidden else f"AND {idx._visible_sql()}"
     own, place = {}, {}
     for rid, score, date, seq in con.execute(

@@ -87,6 +87,22 @@ def test_a_hidden_neighbour_lends_nothing(tmp_path, engine):
 
 
 @pytest.mark.parametrize("engine", ["index", "scan"])
+def test_a_short_turn_is_not_preferred_for_its_shortness(tmp_path, engine, monkeypatch):
+    t = [DAY1 + dt.timedelta(minutes=i) for i in range(3)]
+    store, keys = load(tmp_path, [
+        ("smalltalk", "Ana: Ha, classic.", t[0]),
+        ("evidence", "Ana: The house plants are coming along, a monstera in every corner of the flat.", t[1]),
+        ("later", "Ben: Talk soon.", t[2]),
+    ])
+    # both Ana turns share one word with the question, once: the same score, the newest first
+    assert ranked(store, keys, "what did ana mention about the greenery", engine) == ["evidence", "smalltalk"]
+    # with BM25's length normalisation (FTS5's b = 0.75) the shortest turn came first
+    monkeypatch.setattr(ranking, "LENGTH_B", 0.75)
+    monkeypatch.setattr(memindex, "LENGTH_B", 0.75)
+    assert ranked(store, keys, "what did ana mention about the greenery", engine) == ["smalltalk", "evidence"]
+
+
+@pytest.mark.parametrize("engine", ["index", "scan"])
 def test_conversational_stop_words_do_not_rank(tmp_path, engine):
     store, keys = load(tmp_path, conversation() + [("her", "Ben: Her sister told her she said so.", DAY2)])
     assert ranked(store, keys, "what did she tell about her dog", engine) == ["reply"]

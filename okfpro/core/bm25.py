@@ -64,11 +64,13 @@ STOP_WORDS = frozenset(
 )
 
 
-def phrase_score(idf: float, f: float, length: float, avg: float) -> float:
+def phrase_score(idf: float, f: float, length: float, avg: float, b: float = B) -> float:
     """One phrase's share of a document's score: FTS5's ``bm25()`` term (``fts5_aux.c``),
     operation for operation, so an engine that sums these in the query's order gets FTS5's
-    score to the bit (the index of memory recall: :mod:`okfpro.core.postings`)."""
-    return idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * length / avg)))
+    score to the bit (the index of memory recall: :mod:`okfpro.core.postings`).  ``b``: how much
+    a document's length counts (FTS5's and the reference's 0.75; memory recall's is its own,
+    :data:`okfpro.memory.ranking.LENGTH_B`)."""
+    return idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - b + b * length / avg)))
 
 
 def fold(text: str) -> str:
@@ -138,9 +140,12 @@ class RankedIndex:
     searched fields (weight order).
     """
 
-    def __init__(self, docs: Any, fields: str | Iterable[str] | None = None, tokenizer: Any = None) -> None:
-        """``tokenizer``: text -> tokens (default :func:`tokenize`; memory recall stems them)."""
+    def __init__(self, docs: Any, fields: str | Iterable[str] | None = None, tokenizer: Any = None,
+                 b: float = B) -> None:
+        """``tokenizer``: text -> tokens (default :func:`tokenize`; memory recall stems them);
+        ``b``: the length normalisation (:func:`phrase_score`)."""
         tokenizer = tokenizer or tokenize
+        self.b = b
         items = list(getattr(docs, "concepts", docs))
         self.fields = parse_fields(fields)
         self.views = [_View(o) for o in items]
@@ -207,6 +212,7 @@ class RankedIndex:
         matched: dict[int, int] = {}
         hits: dict[int, list[str]] = {}
         avg = self.avg or 1.0
+        b = self.b
         terms = query_tokens(query)
         every: dict[int, int] = {}  # fuzzy is the reference's index engine: terms ANDed
         for qt in terms:
@@ -234,7 +240,7 @@ class RankedIndex:
                     if tf[j]:
                         f += weights[j] * tf[j]
                         bits |= 1 << j
-                scores[i] = scores.get(i, 0.0) + phrase_score(idf, f, self.doc_len[i], avg)
+                scores[i] = scores.get(i, 0.0) + phrase_score(idf, f, self.doc_len[i], avg, b)
                 matched[i] = matched.get(i, 0) | bits
                 every[i] = every.get(i, 0) + 1
         if fuzzy:

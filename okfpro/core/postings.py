@@ -16,6 +16,10 @@ The score is FTS5's (``fts5_aux.c``, ``fts5Bm25Function``), operation for operat
     F = the weights of p's instances (title x weights[0], body x weights[1])
     score = 0.0; score += idf(p) * ((F * (k1 + 1.0)) / (F + k1 * (1 - b + b * D / avgdl))), phrase by phrase
 
+FTS5's ``b`` is 0.75; memory recall ranks at ``b = 0`` (:data:`okfpro.memory.ranking.LENGTH_B`:
+no length normalisation), which is FTS5's score over documents of one length (``D / avgdl`` is then
+1.0 and ``1 - 0.75 + 0.75 * 1.0`` is 1.0, as ``1 - 0 + 0 * x`` is): the test pads FTS5's documents.
+
 ``rows`` and ``n(p)`` count every document, hidden ones included (FTS5 counts its rows); ``F`` is
 summed as integers times the weights (exact for integral weights, which
 :data:`okfpro.core.search.WEIGHTS` are).  The policy hides documents before the neighbours:
@@ -86,10 +90,10 @@ def merged(groups: Sequence[tuple[str, int, Sequence[int]]]) -> list[tuple[int, 
     return [(c, ords) for c, ords in out.items()]
 
 
-def share(idf: float, posting: int, avgdl: float, weights: Sequence[float]) -> float:
+def share(idf: float, posting: int, avgdl: float, weights: Sequence[float], b: float) -> float:
     """One phrase's share of one document's score (FTS5's expression, in its order)."""
     f = weights[0] * (posting >> (2 * FIELD_BITS)) + weights[1] * ((posting >> FIELD_BITS) & FIELD_MAX)
-    return phrase_score(idf, f, posting & FIELD_MAX, avgdl)
+    return phrase_score(idf, f, posting & FIELD_MAX, avgdl, b)
 
 
 def idf(rows: int, hits: int) -> float:
@@ -103,12 +107,12 @@ SPARSE = 2  # fewer postings than documents / SPARSE: the neighbours are summed 
 
 def ranked(rows: int, tokens: int, phrases: Sequence[list[tuple[int, Sequence[int]]]], prev: dict[int, int],
            nxt: dict[int, int], rids: Sequence[int], hidden: Iterable[int], limit: int | None,
-           weights: Sequence[float], neighbour: float) -> list[tuple[int, float]]:
+           weights: Sequence[float], neighbour: float, b: float) -> list[tuple[int, float]]:
     """``(ordinal, score)`` of the best ``limit`` matched, shown documents (every one without a
     limit), best first, ties newest first.  ``phrases``: each query phrase's postings, in the
     query's order, grouped by code; ``prev`` / ``nxt``: the neighbours that are not the ordinals
     just before / after (-1: none); ``rids``: each document's row id (the tie order); ``hidden``:
-    the ordinals the policy hides."""
+    the ordinals the policy hides; ``b``: the length normalisation (FTS5's is 0.75)."""
     if not rows:
         return []
     avgdl = tokens / rows
@@ -120,7 +124,7 @@ def ranked(rows: int, tokens: int, phrases: Sequence[list[tuple[int, Sequence[in
         matched += df
         weight = idf(rows, df)
         for c, ords in groups:
-            x = share(weight, c, avgdl, weights)
+            x = share(weight, c, avgdl, weights, b)
             for o in ords:
                 own[o] += x
     for o in hidden:

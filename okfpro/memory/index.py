@@ -47,7 +47,7 @@ from okfpro.memory.indexfiles import index_files, index_path, remove
 from okfpro.core import postings as _postings
 from okfpro.memory import postings
 from okfpro.memory.layout import read_day_file
-from okfpro.memory.ranking import NEIGHBOUR, WEIGHTS, Hit, entry_fields, norm_digest, record_json, record_of, \
+from okfpro.memory.ranking import LENGTH_B, NEIGHBOUR, WEIGHTS, Hit, entry_fields, norm_digest, record_json, record_of, \
     recall_terms, scan_tier, visible_status
 
 TYPE_CHECKING = False
@@ -516,7 +516,7 @@ class ScopeIndex:
             rids, prev, nxt, total = postings.docmap(con)
             phrases = [postings.phrase(con, tok) for tok in tokens]
             top = _postings.ranked(len(rids), total, phrases, prev, nxt, rids, self._hidden(today, include_hidden),
-                                   limit, WEIGHTS, NEIGHBOUR)
+                                   limit, WEIGHTS, NEIGHBOUR, LENGTH_B)
             top = [(rids[o], score) for o, score in top]
         except (ValueError, IndexError, OverflowError) as exc:  # a torn or hand-edited index
             raise IndexUnavailable(f"memory index {os.path.basename(self.path)}: {exc}") from exc
