@@ -103,6 +103,23 @@ def test_a_short_turn_is_not_preferred_for_its_shortness(tmp_path, engine, monke
 
 
 @pytest.mark.parametrize("engine", ["index", "scan"])
+def test_a_month_named_with_its_year_finds_that_months_turns(tmp_path, engine):
+    may, june = dt.datetime(2026, 5, 20, 9, tzinfo=dt.timezone.utc), dt.datetime(2026, 6, 11, 9, tzinfo=dt.timezone.utc)
+    store, keys = load(tmp_path, [
+        ("may", "Ana: The garden is finally done.", may),
+        ("june", "Ana: The garden looks great now.", june),
+        ("june-named", "Ben: June is the month of the marathon.", june + dt.timedelta(days=4)),
+        ("later", "Ana: The garden needs rain.", dt.datetime(2026, 6, 28, 9, tzinfo=dt.timezone.utc)),
+    ])
+    # without the month the newest garden turn comes first; with it, May's
+    assert ranked(store, keys, "what did ana say about the garden", engine)[0] == "later"
+    assert ranked(store, keys, "what did ana say about the garden in May 2026", engine)[0] == "may"
+    # June's two garden turns first (the newest first); the turn saying "June" only as June's turns
+    # do, by its date: the month's name is not a word of the query
+    assert ranked(store, keys, "the garden in june of 2026", engine) == ["later", "june", "may", "june-named"]
+
+
+@pytest.mark.parametrize("engine", ["index", "scan"])
 def test_conversational_stop_words_do_not_rank(tmp_path, engine):
     store, keys = load(tmp_path, conversation() + [("her", "Ben: Her sister told her she said so.", DAY2)])
     assert ranked(store, keys, "what did she tell about her dog", engine) == ["reply"]

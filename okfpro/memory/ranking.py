@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from okfpro.core import jsonc
 from okfpro.core import bm25
+from okfpro.core import querytime as _querytime
 from okfpro.core.digest import blake2b
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core import search as _search
@@ -60,10 +61,14 @@ CHAT_STOP_WORDS = frozenset(
 
 def recall_terms(query: str) -> list[str]:
     """The query terms recall ranks with: the engine's query tokens less
-    :data:`CHAT_STOP_WORDS`, stemmed (all of them when nothing else is left)."""
+    :data:`CHAT_STOP_WORDS`, stemmed (all of them when nothing else is left, not even a month), then a
+    ``YYYY-MM`` term for each month the query names with its year (:mod:`okfpro.core.querytime`:
+    the entries written that month)."""
+    query, months = _querytime.month_terms(query)
     toks = bm25.query_tokens(query)
     kept = [t for t in toks if t not in CHAT_STOP_WORDS]
-    return bm25.stemmed_query(kept or toks)
+    terms = bm25.stemmed_query(kept or ([] if months else toks))
+    return terms + [m for m in months if m not in terms] if months else terms
 
 
 def entry_fields(title: str, text: str) -> dict[str, str]:
