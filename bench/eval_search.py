@@ -2,6 +2,12 @@
 """Bundle search quality: okfpro's ranked engine against a plain BM25 on the same notes.
 
     python bench/eval_search.py [examples/search-gold.json] [--json] [--show-misses]
+    python bench/eval_search.py examples/design-questions.json --bundle .okf
+
+The second form asks questions of a real bundle on disk (this project's own design notes, 30
+long concepts): the questions file holds only ``queries``, the notes are read from ``--bundle``
+(its concepts' type, title, description, tags and body), so the figures follow the bundle as it
+is when you run it (``.okf/design/recall-quality.md`` gives them with the commit they were read at).
 
 The gold file (``examples/search-gold.json``) holds the notes (id, type, title, description,
 tags, body) and natural-language questions with the ids that answer them.  Each system ranks
@@ -66,13 +72,34 @@ def evaluate(gold: dict) -> dict[str, object]:
     return out
 
 
+def concepts_of(root: str) -> list[dict]:
+    """A bundle's concepts as the gold format holds notes."""
+    from okfpro.io.reader import read_bundle
+
+    out = []
+    for c in read_bundle(root).concepts:
+        fm = c.frontmatter
+        tags = fm.get("tags") if isinstance(fm.get("tags"), list) else []
+        out.append({"id": c.id, "type": str(fm.get("type") or ""), "title": str(fm.get("title") or ""),
+                    "description": str(fm.get("description") or ""), "tags": [str(t) for t in tags], "body": c.body})
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("gold", nargs="?", default=str(HERE.parent / "examples" / "search-gold.json"))
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--show-misses", action="store_true", help="print the questions a system does not answer first")
+    ap.add_argument("--bundle", help="read the notes from this bundle directory (the gold file then holds only queries)")
     args = ap.parse_args()
     gold = json.loads(Path(args.gold).read_text(encoding="utf-8"))
+    if args.bundle:
+        gold = {**gold, "concepts": concepts_of(args.bundle)}
+        known = {c["id"] for c in gold["concepts"]}
+        stale = sorted({r for q in gold["queries"] for r in q["relevant"] if r not in known})
+        if stale:
+            print(f"eval_search: {args.bundle} has no concept {', '.join(stale)} (a question's answer)", file=sys.stderr)
+            return 2
     res = evaluate(gold)
     if args.json:
         print(json.dumps(res, indent=1))

@@ -111,3 +111,22 @@ def test_conversation_sets_are_what_the_generator_writes(name):
     cats = {q["category"] for q in gold["queries"]}
     assert cats == {"single-hop", "multi-hop", "temporal", "open-domain", "adversarial"}
     assert len(gold["queries"]) >= 200 and len({m["scope"] for m in gold["memories"]}) >= 5
+
+
+def test_the_design_questions_ask_of_concepts_the_bundle_holds(tmp_path):
+    """examples/design-questions.json asks the project's own bundle (bench/eval_search.py
+    --bundle .okf): every answer it names is a concept there, and a question whose answer is gone
+    makes the bench refuse (exit 2) rather than count a miss."""
+    questions = REPO / "examples" / "design-questions.json"
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "eval_search.py"), str(questions), "--bundle",
+                           str(REPO / ".okf"), "--json"], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    ranked = json.loads(proc.stdout)["ranked"]
+    assert ranked["counts"]["overall"] == len(json.loads(questions.read_text())["queries"]) > 30
+    gold = json.loads(questions.read_text())
+    gold["queries"][0]["relevant"] = ["design/no-such-note"]
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps(gold))
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "eval_search.py"), str(stale), "--bundle",
+                           str(REPO / ".okf")], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 2 and "design/no-such-note" in proc.stderr
