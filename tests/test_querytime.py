@@ -77,3 +77,15 @@ def test_a_long_query_is_read_whole():
     query = "nothing here " * 50_000 + "in March 2027"
     rest, terms = month_terms(query)
     assert terms == ["2027-03"] and rest.startswith("nothing here nothing") and "March" not in rest
+
+
+def test_the_prompt_hooks_query_keeps_every_month_it_names():
+    """The hook's query (query_of: a prompt's distinct content words) names each month first, as
+    its term: two months of one year keep both (the year is one word, kept once), and a long
+    prompt's cap on words never drops them."""
+    from okfpro.memory.recall import MAX_QUERY_TERMS, query_of
+
+    assert query_of("what happened in May 2024 and June 2024") == "2024-05 2024-06 happened"
+    many = " ".join(f"topic{i}" for i in range(40))
+    assert query_of(f"{many} in June 2024").split()[0] == "2024-06"
+    assert len(query_of(f"{many} in June 2024").split()) == MAX_QUERY_TERMS

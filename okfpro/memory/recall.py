@@ -69,12 +69,16 @@ class RecallResult(Value):
 
 
 def query_of(prompt: str) -> str:
-    """The prompt's content words, in order, deduplicated (at most 16)."""
+    """The prompt's content words, in order, deduplicated (at most 16); a month it names with
+    its year is its ``YYYY-MM`` term, first (:mod:`okfpro.core.querytime`: "May 2024 and June
+    2024" asks for two months, though the year is one word)."""
     from okfpro.core.mempolicy import _TOKEN, STOPWORDS
+    from okfpro.core.querytime import month_terms
     from okfpro.core.redact import strip_recall
 
-    seen: list[str] = []
-    for tok in _TOKEN.findall(strip_recall(prompt)):
+    text, seen = month_terms(strip_recall(prompt))
+    seen = seen[:MAX_QUERY_TERMS]
+    for tok in _TOKEN.findall(text):
         low = tok.casefold()
         if len(low) < 3 or low in STOPWORDS or low in seen:
             continue
