@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_bundle import generate  # noqa: E402
-from harness import Timing, baseline, install_arg, installed, launchers, okfpro, report, serving  # noqa: E402
+from harness import Timing, baseline, install_arg, installed, launchers, okfpro, passing, report, serving  # noqa: E402
 
 
 def build(ws: Path, n: int, memories: int) -> Path:
@@ -94,9 +94,17 @@ def main() -> None:
         def timed(event_name: str, make_event, runs: int, what: str, launcher: str | None = None) -> Timing:
             import resource
 
-            samples, cpus = [], []
+            samples, cpus, pairs, pair_cpus = [], [], [], []
             os.sync()  # what earlier rows wrote is on disk before this row is timed
             for i in range(runs + 1):
+                # python3 -c pass just before each run: the row's ratio is taken in the same minutes
+                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t0 = time.perf_counter()
+                subprocess.run(passing(), check=True)
+                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                if i:
+                    pairs.append(time.perf_counter() - t0)
+                    pair_cpus.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
                 r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()
                 cmd = [os.path.join(hooks, launcher)] if launcher else okfpro("hook", event_name)
@@ -110,7 +118,8 @@ def main() -> None:
                     cpus.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
             door = f".claude/hooks/{launcher}" if launcher else f"okfpro hook {event_name}"
             return Timing(f"{door}, {what} ({args.n} concepts, {args.memories} memories)",
-                          statistics.median(samples), runs, statistics.median(cpus))
+                          statistics.median(samples), runs, statistics.median(cpus),
+                          Timing("python3 -c pass", statistics.median(pairs), runs, statistics.median(pair_cpus)))
 
         transcript = Path(tmp) / "t.jsonl"
 
@@ -142,8 +151,8 @@ def main() -> None:
         leaked = sum(b"hunter2-" in p.read_bytes() for p in captured)
         print(f"captured files: {len(captured)}; secrets on disk: {leaked}")
         print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        missed = [f"{t.label}: {t.p50 / base.p50:.1f}x > {limit}x"
-                  for t, limit in zip(rows, (5, 4, None, None, 4)) if limit and t.p50 > limit * base.p50]  # later turns
+        missed = [f"{t.label}: {t.ratio(base.p50):.1f}x > {limit}x"
+                  for t, limit in zip(rows, (5, 4, None, None, 4)) if limit and t.ratio(base.p50) > limit]  # later turns
         missed += [f"{leaked} captured file(s) hold the synthetic secret"] if leaked else []
         for m in missed:
             print(f"MISSED: {m}")

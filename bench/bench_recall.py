@@ -17,7 +17,8 @@ then times fresh processes next to ``python3 -c pass``: ``memory recall`` in ``b
 (as ``python -m okfpro`` and through the ``okfpro`` console script, pip's wrapper, which users run)
 and the same recall in ``ws-crowd`` (the figure must stay flat), ``memory remember`` with 10
 and with ``--entries`` prior entries (within 20 %) — each pair compared run by run in turn, so
-the machine's drift falls on both alike (``harness.interleaved``) — and ``memory import`` of 5,000
+the machine's drift falls on both alike (``harness.interleaved``), and every row's ratio is to
+``python3 -c pass`` run just before each of its runs — and ``memory import`` of 5,000
 JSON lines with history on (entries per second).  Targets: recall ≤ 3× and flat (within
 20 %) with the other users present, remember ≤ 4× and within 20 % from 10 to ``--entries``
 prior entries, import ≥ 2,000 entries/s.  It also prints the load average, each fresh process's CPU time
@@ -123,13 +124,13 @@ def misses(rows: list, base: float, rate: float) -> list[str]:
     recall_big, _recall_common, recall_others, remember_10, remember_big = rows
     out = []
     for t in (recall_big, recall_others):
-        if t.p50 > 3 * base:
-            out.append(f"{t.label}: {t.p50 / base:.1f}x > 3x")
+        if t.ratio(base) > 3:
+            out.append(f"{t.label}: {t.ratio(base):.1f}x > 3x")
     if recall_others.p50 > 1.2 * recall_big.p50:
         out.append(f"recall not flat with other users: {recall_others.p50 / recall_big.p50:.2f}x > 1.2x")
     for t in (remember_10, remember_big):
-        if t.p50 > 4 * base:
-            out.append(f"{t.label}: {t.p50 / base:.1f}x > 4x")
+        if t.ratio(base) > 4:
+            out.append(f"{t.label}: {t.ratio(base):.1f}x > 4x")
     if remember_big.p50 > 1.2 * remember_10.p50:
         out.append(f"remember not flat: {remember_big.p50 / remember_10.p50:.2f}x the 10-entry figure > 1.2x")
     if rate < 2000:
@@ -140,7 +141,7 @@ def misses(rows: list, base: float, rate: float) -> list[str]:
 def misses_scripted(rows: list, base: float) -> list[str]:
     """The recall targets (3x, flat within 20 %) on the console script's rows."""
     alone, others = rows
-    out = [f"{t.label}: {t.p50 / base:.1f}x > 3x" for t in rows if t.p50 > 3 * base]
+    out = [f"{t.label}: {t.ratio(base):.1f}x > 3x" for t in rows if t.ratio(base) > 3]
     if others.p50 > 1.2 * alone.p50:
         out.append(f"script recall not flat with other users: {others.p50 / alone.p50:.2f}x > 1.2x")
     return out
@@ -194,19 +195,20 @@ def main() -> None:
         alone, others = interleaved([
             Run(okfpro(*query), cwd=str(ws), env=big, expect=(0,), label=f"recall: {args.entries:,} entries, no other user"),
             Run(okfpro(*query), cwd=str(crowd), env=big, expect=(0,),
-                label=f"recall: {args.entries:,} entries, {args.others:,} other users")], runs=args.runs)
+                label=f"recall: {args.entries:,} entries, {args.others:,} other users")], runs=args.runs, paired=True)
         common = measure(okfpro("memory", "recall", "lima", "juliet", "--limit", "10"), runs=args.runs, cwd=str(ws),
                          env=big, expect=(0,), label=f"recall (2 common words): {args.entries:,} entries")
         scripted = interleaved([
             Run(script(*query), cwd=str(ws), env=big, expect=(0,),
                 label=f"okfpro script: recall, {args.entries:,} entries, no other user"),
             Run(script(*query), cwd=str(crowd), env=big, expect=(0,),
-                label=f"okfpro script: recall, {args.entries:,} entries, {args.others:,} other users")], runs=args.runs)
+                label=f"okfpro script: recall, {args.entries:,} entries, {args.others:,} other users")], runs=args.runs,
+            paired=True)
         remember = ("memory", "remember", "benchmark note about lima")
         remember_10, remember_big = interleaved([
             Run(okfpro(*remember), cwd=str(ws), env=env_for("u10"), expect=(0,), label="remember: 10 prior entries"),
             Run(okfpro(*remember), cwd=str(ws), env=big, expect=(0,),
-                label=f"remember: {args.entries:,} prior entries")], runs=args.runs)
+                label=f"remember: {args.entries:,} prior entries")], runs=args.runs, paired=True)
         rows = [alone, common, others, remember_10, remember_big]
         # the same size of scope, conversation turns instead of the 13-word vocabulary: questions whose
         # words are rarer (not a target row: the rows above are the worst case the targets are held to)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
-from harness import PYTHON, Timing, baseline, measure, okfpro, report  # noqa: E402,F401
+from harness import PYTHON, Run, Timing, baseline, interleaved, measure, okfpro, report  # noqa: E402,F401
 
 ENV = {"PYTHONPATH": str(REPO)}
 
@@ -51,34 +50,10 @@ def generate(work: Path, n: int) -> Path:
     return out
 
 
-def timed(cmd: list[str], ws: Path, env: dict[str, str], before=None) -> float:
-    if before is not None:
-        before()
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ws, env={**os.environ, **ENV, **env}, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr.decode(errors="replace")[-500:])
-    return elapsed
-
-
-def interleaved(label: str, cmd: list[str], ws: Path, runs: int, env: dict[str, str] | None = None,
-                before=None, warmup: int = 1) -> tuple[Timing, Timing]:
-    """Alternate ``python3 -c pass`` and the command, so the machine's load drift hits both alike."""
-    base, samples = [], []
-    for i in range(warmup + runs):
-        b = timed([PYTHON, "-c", "pass"], ws, {})
-        t = timed(cmd, ws, env or {}, before)
-        if i >= warmup:
-            base.append(b)
-            samples.append(t)
-    return Timing(label, statistics.median(samples), runs), Timing("python3 -c pass", statistics.median(base), runs)
-
-
-def row(t: Timing, base: Timing) -> str:
-    ratio = t.p50 / base.p50 if base.p50 > 0 else float("nan")
-    return f"{t.label:<52} p50 {t.p50 * 1000:8.1f} ms   pass {base.p50 * 1000:6.1f} ms   {ratio:6.1f} x"
+def row(t: Timing) -> str:
+    """A row against the ``python3 -c pass`` run just before each of its runs (``t.base``)."""
+    assert t.base is not None
+    return f"{t.label:<52} p50 {t.p50 * 1000:8.1f} ms   pass {t.base.p50 * 1000:6.1f} ms   {t.ratio(0.0):6.1f} x"
 
 
 def backends(ws: Path) -> list[str]:
@@ -193,8 +168,9 @@ def main() -> None:
         ]
         print(f"\n== {n} concepts (generated in {gen:.1f} s; each row interleaved with python3 -c pass) ==")
         for label, argv, env, before, warm in cases:
-            t, b = interleaved(label, okfpro(*argv), ws, r, env, before, warm)
-            print(row(t, b))
+            t, = interleaved([Run(okfpro(*argv), cwd=str(ws), env={**ENV, **env}, label=label, before=before,
+                                  expect=(0,))], runs=r, warmup=warm, paired=True)
+            print(row(t))
             sys.stdout.flush()
         if n <= 10000:
             for line in backends(ws):

@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 PYTHON = sys.executable
@@ -46,19 +47,30 @@ class Timing:
     p50: float
     runs: int
     cpu: float | None = None  # p50 of the child's user+system CPU seconds: far steadier than wall on a busy machine
+    base: Timing | None = None  # python3 -c pass run just before each of this row's runs (interleaved(paired=True))
+
+    def ratio(self, baseline: float) -> float:
+        """p50 over python3 -c pass's: the one run in turn with this row when there is one, else ``baseline``."""
+        base = self.base.p50 if self.base is not None else baseline
+        return self.p50 / base if base > 0 else float("nan")
 
     def row(self, baseline: float, base_cpu: float | None = None) -> str:
-        ratio = self.p50 / baseline if baseline > 0 else float("nan")
-        out = f"{self.label:<58} p50 {self.p50 * 1000:8.1f} ms   {ratio:6.1f} x python3 -c pass"
+        out = f"{self.label:<58} p50 {self.p50 * 1000:8.1f} ms   {self.ratio(baseline):6.1f} x python3 -c pass"
+        if self.base is not None:
+            out += f" ({self.base.p50 * 1000:.1f} ms)"
+            base_cpu = self.base.cpu
         if self.cpu is not None and base_cpu:
             out += f"   | CPU {self.cpu * 1000:7.1f} ms {self.cpu / base_cpu:5.1f} x"
         return out
 
 
 def measure(cmd: list[str], *, runs: int = 7, stdin: bytes | None = None, env: dict[str, str] | None = None,
-            cwd: str | None = None, label: str | None = None, warmup: int = 1, expect: tuple[int, ...] | None = None) -> Timing:
-    """Run ``cmd`` ``warmup + runs`` times; return the p50 of the timed runs."""
-    return interleaved([Run(cmd, stdin=stdin, env=env, cwd=cwd, label=label, expect=expect)], runs=runs, warmup=warmup)[0]
+            cwd: str | None = None, label: str | None = None, warmup: int = 1, expect: tuple[int, ...] | None = None,
+            paired: bool = True) -> Timing:
+    """Run ``cmd`` ``warmup + runs`` times; return the p50 of the timed runs (and, ``paired``,
+    of ``python3 -c pass`` run just before each: :func:`interleaved`)."""
+    return interleaved([Run(cmd, stdin=stdin, env=env, cwd=cwd, label=label, expect=expect)], runs=runs,
+                       warmup=warmup, paired=paired)[0]
 
 
 @dataclass
@@ -71,12 +83,26 @@ class Run:
     cwd: str | None = None
     label: str | None = None
     expect: tuple[int, ...] | None = None
+    before: Callable[[], object] | None = None  # run before each timed run, not timed (a cache dropped, say)
 
 
-def interleaved(cases: list[Run], *, runs: int = 7, warmup: int = 1) -> list[Timing]:
+def interleaved(cases: list[Run], *, runs: int = 7, warmup: int = 1, paired: bool = False) -> list[Timing]:
     """Time several commands in turn (a, b, a, b, ...), ``warmup + runs`` rounds; one :class:`Timing`
     each.  Whatever drifts while they run (the load, the page cache, the clock) falls on all of them
-    alike, so a ratio between them ("flat within 20 %") measures the commands, not the minute each ran in."""
+    alike, so a ratio between them ("flat within 20 %") measures the commands, not the minute each ran in.
+    ``paired``: ``python3 -c pass`` runs just before each run of each command, and each Timing's
+    ``base`` is its own pairs' p50, so its ratio to ``pass`` is taken in the same minutes too."""
+    base = Run(passing(), label="python3 -c pass")
+    order = [c for case in cases for c in ((base, case) if paired else (case,))]
+    got = _rounds(order, runs, warmup)
+    if not paired:
+        return got
+    for k in range(0, len(got), 2):
+        got[k + 1].base = got[k]
+    return got[1::2]
+
+
+def _rounds(cases: list[Run], runs: int, warmup: int) -> list[Timing]:
     import resource
 
     samples: list[list[float]] = [[] for _ in cases]
@@ -84,6 +110,8 @@ def interleaved(cases: list[Run], *, runs: int = 7, warmup: int = 1) -> list[Tim
     envs = [{**os.environ, **(case.env or {})} for case in cases]
     for i in range(warmup + runs):
         for k, case in enumerate(cases):
+            if case.before is not None:
+                case.before()
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             proc = subprocess.run(case.cmd, input=case.stdin, env=envs[k], cwd=case.cwd, stdout=subprocess.DEVNULL,
@@ -99,11 +127,18 @@ def interleaved(cases: list[Run], *, runs: int = 7, warmup: int = 1) -> list[Tim
             for case, s, c in zip(cases, samples, cpus)]
 
 
+def passing() -> list[str]:
+    """``python3 -c pass`` with the timed interpreter (:func:`installed` may have switched it)."""
+    return [PYTHON, "-c", "pass"]
+
+
 def baseline(runs: int = 15) -> Timing:
-    return measure([PYTHON, "-c", "pass"], runs=runs, label="python3 -c pass")
+    return measure(passing(), runs=runs, label="python3 -c pass", paired=False)
 
 
 def report(title: str, timings: list[Timing], base: Timing) -> None:
+    """The rows under ``title``, after ``base``; a row timed in pairs (:func:`interleaved`) gives its
+    ratio to its own ``python3 -c pass`` (in brackets), taken in the same minutes as the row."""
     print(f"\n== {title} ==")
     print(base.row(base.p50, base.cpu))
     for t in timings:
