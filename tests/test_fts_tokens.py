@@ -11,11 +11,13 @@ import random
 import sqlite3
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from okfpro.core import bm25
 from okfpro.core.concept import Bundle, parse_entry
 from okfpro.io import fts
-from tests.helpers import quick
+from tests.helpers import examples, quick
 
 pytestmark = pytest.mark.skipif(not fts.available(), reason="SQLite without FTS5")
 
@@ -91,3 +93,45 @@ def test_bundle_questions_stem_and_split_identifiers(tmp_path):
                     ("when retrying", "learnings/backoff")):  # retrying/retry: both sides stemmed (retri)
         assert bm25.rank_docs(b, q, 3)[0]["id"] == want, q
         assert fts.rank_indexed(str(tmp_path), b, q, 3, persist=False) == bm25.rank_docs(b, q, 3), q
+
+
+# words drawn at very different rates, so that some are in half the notes or more (FTS5's idf floor
+# and Lucene's differ most there), with shared prefixes (``cach`` begins cache, caching, cached)
+_COMMON = ["cache", "release", "ledger"]
+_SOME = ["caching", "cached", "deploy", "review"]
+_RARE = ["tenant_id", "straße", "zebra", "7.2.0"]
+
+
+@st.composite
+def _notes(draw):
+    notes = []
+    for i in range(draw(st.integers(1, 24))):
+        fields = {}
+        for name in ("title", "description", "body"):
+            words = [w for w in _COMMON if draw(st.integers(0, 9)) < 7]
+            words += [w for w in _SOME if draw(st.integers(0, 3)) == 0]
+            words += [w for w in _RARE if draw(st.integers(0, 15)) == 0]
+            words = words * draw(st.integers(1, 3)) + ["filler"] * draw(st.integers(0, 30))
+            fields[name] = " ".join(draw(st.permutations(words))) if words else ""
+        ident = draw(st.sampled_from([f"n{i:02d}", f"z/{i}", f"a{(i * 7) % 24}"]))
+        notes.append((ident, fields))
+    return notes
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_notes(), st.lists(st.sampled_from(_COMMON + _SOME + _RARE + ["cach", "rel", "le", "absent", "cache rel"]),
+                          min_size=1, max_size=4),
+       st.sampled_from([None, 1, 2, 3, 5, 10]), st.sampled_from([None, "title", "body,description"]))
+def test_the_index_ranks_every_bundle_as_the_pure_engine_does(tmp_path_factory, notes, words, limit, fields):
+    """Rows, scores to 4 places, order and snippets: the FTS5 index and the pure engine agree on
+    drawn bundles where some words are in most notes (FTS5's idf floor), queries with prefixes,
+    limits and searched fields."""
+    tmp = tmp_path_factory.mktemp("fts-prop")
+    b = Bundle(root=str(tmp))
+    for k, (ident, f) in enumerate(notes):
+        text = (f"---\nid: {ident}\ntitle: {f['title'] or 'untitled'}\ndescription: {f['description']}\n---\n\n"
+                f"{f['body']}\n")
+        b.concepts.append(parse_entry(f"p{k:02d}.md", text.encode()))
+    query = " ".join(words)
+    pure = bm25.rank_docs(b, query, limit, fields=fields)
+    assert fts.rank_indexed(str(tmp), b, query, limit, fields=fields, persist=False) == pure

@@ -73,6 +73,13 @@ def phrase_score(idf: float, f: float, length: float, avg: float, b: float = B) 
     return idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - b + b * length / avg)))
 
 
+def fts5_idf(rows: int, hits: int) -> float:
+    """FTS5's idf of a phrase ``hits`` of ``rows`` documents hold: 1e-6 where the log is not
+    positive, i.e. for a phrase in half the documents or more."""
+    value = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return value if value > 0.0 else 1e-6
+
+
 def fold(text: str) -> str:
     if text.isascii():
         return text.lower()
@@ -229,10 +236,7 @@ class RankedIndex:
                     hits.setdefault(i, []).append(tok)
             if not tfs:
                 continue
-            n = len(tfs)
-            idf = math.log((self.n - n + 0.5) / (n + 0.5))
-            if idf <= 0.0:
-                idf = 1e-6
+            idf = fts5_idf(self.n, len(tfs))
             for i, tf in tfs.items():
                 f = 0.0
                 bits = 0
