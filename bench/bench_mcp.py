@@ -185,7 +185,7 @@ def main() -> int:
         for label in CASES:
             p50, p99 = res[label]
             c = cli.get(label)
-            cold = f"{c.p50 * 1000:16.1f}  {c.p50 / base.p50:7.1f}" if c else f"{'-':>16}  {'-':>7}"
+            cold = f"{c.p50 * 1000:16.1f}  {c.ratio(base.p50):7.1f}" if c else f"{'-':>16}  {'-':>7}"
             print(f"{label:<28} {p50 * 1000:9.2f} {p99 * 1000:9.2f}   {cold}")
         print("in-process CPU:")
         for label, sec in inproc.items():

@@ -25,10 +25,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
+from harness import PYTHON, Run, baseline, interleaved  # noqa: E402
 from okfpro.core import board_edit as be  # noqa: E402
 from okfpro.core import filemerge  # noqa: E402
-
-PYTHON = sys.executable
 TEMPLATE = REPO / "template" / "seed" / ".okf"
 
 
@@ -64,21 +64,6 @@ def sides(kind: str, lines: int) -> tuple[str, str, str]:
     return base, a, b
 
 
-def timed(cmd: list[str], runs: int, restore=None, cwd: str | None = None) -> float:
-    samples = []
-    for i in range(runs + 1):
-        if restore is not None:
-            restore()
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        elapsed = time.perf_counter() - start
-        if proc.returncode != 0:
-            raise RuntimeError(f"{cmd} exited {proc.returncode}: {proc.stderr.decode(errors='replace')}")
-        if i:
-            samples.append(elapsed)
-    return statistics.median(samples)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=1000)
@@ -88,8 +73,8 @@ def main() -> None:
     env_path = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(REPO) + (os.pathsep + env_path if env_path else "")
     print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
-    base = timed([PYTHON, "-c", "pass"], args.runs)
-    print(f"{'python3 -c pass':<44} p50 {base * 1000:7.1f} ms")
+    base = baseline(args.runs)
+    print(f"{'python3 -c pass':<44} p50 {base.p50 * 1000:7.1f} ms")
     with tempfile.TemporaryDirectory() as tmp:
         for kind, path in (("board", ".okf/board.md"), ("log", ".okf/log.md")):
             o, a, b = sides(kind, args.lines)
@@ -102,16 +87,17 @@ def main() -> None:
             restore()
             check = subprocess.run([PYTHON, "-m", "okfpro", "merge-file", "o", "a", "b", path], cwd=tmp)
             assert check.returncode == 0
-            p50 = timed([PYTHON, "-m", "okfpro", "merge-file", "--marker-size", "7", "o", "a", "b", path],
-                        args.runs, restore, cwd=tmp)
+            timing, = interleaved([Run([PYTHON, "-m", "okfpro", "merge-file", "--marker-size", "7", "o", "a", "b", path],
+                                  cwd=tmp, before=restore, expect=(0,))], runs=args.runs, paired=True)
             cpu = []
             for _ in range(args.runs):
                 t = time.process_time()
                 result = filemerge.merge(o, a, b, path)
                 cpu.append(time.process_time() - t)
             assert isinstance(result, filemerge.Result) and result.conflicts == 0
-            print(f"{'merge-file ' + kind + f' ({o.count(chr(10))} lines)':<44} p50 {p50 * 1000:7.1f} ms"
-                  f"   {p50 / base:5.1f} x python3 -c pass   in-process merge {statistics.median(cpu) * 1000:6.2f} ms CPU")
+            print(f"{'merge-file ' + kind + f' ({o.count(chr(10))} lines)':<44} p50 {timing.p50 * 1000:7.1f} ms"
+                  f"   {timing.ratio(base.p50):5.1f} x python3 -c pass ({timing.base.p50 * 1000:.1f} ms)"  # type: ignore[union-attr]
+                  f"   in-process merge {statistics.median(cpu) * 1000:6.2f} ms CPU")
 
 
 if __name__ == "__main__":
