@@ -95,8 +95,9 @@ def main() -> None:
                 result = filemerge.merge(o, a, b, path)
                 cpu.append(time.process_time() - t)
             assert isinstance(result, filemerge.Result) and result.conflicts == 0
+            assert timing.base is not None  # paired
             print(f"{'merge-file ' + kind + f' ({o.count(chr(10))} lines)':<44} p50 {timing.p50 * 1000:7.1f} ms"
-                  f"   {timing.ratio(base.p50):5.1f} x python3 -c pass ({timing.base.p50 * 1000:.1f} ms)"  # type: ignore[union-attr]
+                  f"   {timing.ratio(base.p50):5.1f} x python3 -c pass ({timing.base.p50 * 1000:.1f} ms)"
                   f"   in-process merge {statistics.median(cpu) * 1000:6.2f} ms CPU")
 
 
