@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_bundle import generate  # noqa: E402
-from harness import Timing, baseline, install_arg, installed, launchers, okfpro, passing, report, serving  # noqa: E402
+from harness import Timing, baseline, clock, install_arg, installed, launchers, okfpro, passing, report, serving  # noqa: E402
 
 
 def build(ws: Path, n: int, memories: int) -> Path:
@@ -79,7 +78,6 @@ def main() -> None:
     args = ap.parse_args()
     import os
     import statistics
-    import time
 
     with tempfile.TemporaryDirectory() as tmp:
         print("install timed: " + ("this interpreter's (--editable)" if args.editable
@@ -92,30 +90,20 @@ def main() -> None:
         hooks = str(ws / ".claude" / "hooks")  # the launchers build() installed
 
         def timed(event_name: str, make_event, runs: int, what: str, launcher: str | None = None) -> Timing:
-            import resource
-
             samples, cpus, pairs, pair_cpus = [], [], [], []
             os.sync()  # what earlier rows wrote is on disk before this row is timed
+            cmd = [os.path.join(hooks, launcher)] if launcher else okfpro("hook", event_name)
             for i in range(runs + 1):
                 # python3 -c pass just before each run: the row's ratio is taken in the same minutes
-                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                t0 = time.perf_counter()
-                subprocess.run(passing(), check=True)
-                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                if i:
-                    pairs.append(time.perf_counter() - t0)
-                    pair_cpus.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
-                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                t0 = time.perf_counter()
-                cmd = [os.path.join(hooks, launcher)] if launcher else okfpro("hook", event_name)
-                proc = subprocess.run(cmd, input=json.dumps(make_event(i)).encode(),
-                                      cwd=ws, env=env, capture_output=True)
-                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                _, pass_wall, pass_cpu = clock(passing())
+                proc, wall, used = clock(cmd, stdin=json.dumps(make_event(i)).encode(), cwd=ws, env=env)
                 if proc.returncode != 0 or b"could not run" in proc.stderr or b"DEGRADED" in proc.stderr:
                     raise SystemExit(f"{event_name} exited {proc.returncode}: {proc.stderr.decode()[-400:]}")
                 if i:
-                    samples.append(time.perf_counter() - t0)
-                    cpus.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
+                    pairs.append(pass_wall)
+                    pair_cpus.append(pass_cpu)
+                    samples.append(wall)
+                    cpus.append(used)
             door = f".claude/hooks/{launcher}" if launcher else f"okfpro hook {event_name}"
             return Timing(f"{door}, {what} ({args.n} concepts, {args.memories} memories)",
                           statistics.median(samples), runs, statistics.median(cpus),

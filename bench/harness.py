@@ -102,9 +102,21 @@ def interleaved(cases: list[Run], *, runs: int = 7, warmup: int = 1, paired: boo
     return got[1::2]
 
 
-def _rounds(cases: list[Run], runs: int, warmup: int) -> list[Timing]:
+def clock(cmd: list[str], *, stdin: bytes | None = None, env: dict[str, str] | None = None,
+          cwd: str | None = None) -> tuple[subprocess.CompletedProcess[bytes], float, float]:
+    """Run ``cmd`` once (stdout discarded, stderr kept): the process, its wall seconds and its
+    user + system CPU seconds (its children's included)."""
     import resource
 
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, input=stdin, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return proc, elapsed, r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
+
+
+def _rounds(cases: list[Run], runs: int, warmup: int) -> list[Timing]:
     samples: list[list[float]] = [[] for _ in cases]
     cpus: list[list[float]] = [[] for _ in cases]
     envs = [{**os.environ, **(case.env or {})} for case in cases]
@@ -112,17 +124,12 @@ def _rounds(cases: list[Run], runs: int, warmup: int) -> list[Timing]:
         for k, case in enumerate(cases):
             if case.before is not None:
                 case.before()
-            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            start = time.perf_counter()
-            proc = subprocess.run(case.cmd, input=case.stdin, env=envs[k], cwd=case.cwd, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE)
-            elapsed = time.perf_counter() - start
-            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            proc, elapsed, used = clock(case.cmd, stdin=case.stdin, env=envs[k], cwd=case.cwd)
             if case.expect is not None and proc.returncode not in case.expect:
                 raise RuntimeError(f"{case.cmd} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-500:]}")
             if i >= warmup:
                 samples[k].append(elapsed)
-                cpus[k].append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
+                cpus[k].append(used)
     return [Timing(case.label or " ".join(case.cmd), statistics.median(s), runs, statistics.median(c))
             for case, s, c in zip(cases, samples, cpus)]
 

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 from okfpro.core import rx
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing stays off the prompt hook's path
+    from typing import Any
+
 MONTHS = {
     name: number
     for number, names in enumerate(
@@ -34,10 +38,12 @@ def month_terms(query: str) -> tuple[str, list[str]]:
     """``(query without its "<month> <year>" phrases, ["YYYY-MM", ...])``, the terms in the
     query's order, each once."""
     terms: list[str] = []
-    for match in _MONTH_YEAR.finditer(query):
+
+    def take(match: Any) -> str:
         term = f"{match.group(2)}-{MONTHS[match.group(1).casefold()]:02d}"
         if term not in terms:
             terms.append(term)
-    if not terms:
-        return query, terms
-    return _MONTH_YEAR.sub(" ", query), terms
+        return " "
+
+    rest = _MONTH_YEAR.sub(take, query)  # one pass: each phrase read and taken out together
+    return (rest, terms) if terms else (query, terms)
