@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.io import cache, fts, ftsquery
+from okfpro.io import cache, fts
 from okfpro.memory.recall import _dated
 from tests.helpers import memory_workspace, scoped_env
 
@@ -257,9 +257,8 @@ def empty_bundle(tmp_path: Path, monkeypatch) -> Path:
 
 
 def test_a_tie_run_longer_than_the_fetch_is_ranked_as_the_pure_engine_ranks_it(tmp_path, monkeypatch):
-    """Words in most concepts (their idf clamped, as at the bench's prompt) tie ~2,000 rows at a
-    score of 0 there; here 90 rows, more than limit + the fetch margin, so the index's answer picks
-    the lowest ids of the run (fts._first) — it must be the pure engine's answer."""
+    """Words in most concepts (in every concept but the rare ones: their scores tie) tie 90 rows
+    here; the index's answer picks the lowest ids of the run — it must be the pure engine's answer."""
     from okfpro.core import bm25
 
     root = empty_bundle(tmp_path, monkeypatch)
@@ -275,26 +274,12 @@ def test_a_tie_run_longer_than_the_fetch_is_ranked_as_the_pure_engine_ranks_it(t
             assert fts.answer_fresh(root, q, limit) == pure, (q, limit)
 
 
-def _index_ranking(root: Path) -> tuple[sqlite3.Connection, list[int], dict[int, int], str]:
-    """The index's connection, tie order, its ranks and the column weights, as answer_fresh reads them."""
-    from okfpro.core import jsonc
-    from okfpro.core import search as _search
-
-    con = sqlite3.connect(fts.db_path(root))
-    listing = dict(con.execute("SELECT key, value FROM meta"))["listing"]
-    ordered, _shared = jsonc.loads(listing.partition("\n")[2])
-    weights = ", ".join(str(_search.WEIGHTS[c]) for c in fts._COLS)
-    return con, ordered, dict(zip(ordered, range(len(ordered)))), weights
-
-
-def test_rows_only_common_phrases_match_are_ranked_without_scoring_them(tmp_path, monkeypatch):
-    """A phrase whose exact term is in half the concepts or more has FTS5's floor idf; the rows only
-    such phrases match all round to a score of 0 and tie (ftsquery.common_pruned).  Here: ``alpha`` in
-    3/4 of the concepts, ``bravo`` in exactly half (floored too), ``charli`` in one fewer than half
-    (not floored: a small idf that still moves a rounded score), ``alphabet``-only concepts that
-    match the prefix ``alpha*`` but not its exact term (and sort first in the tie order), concepts
-    that match nothing between them, and rare words.  Every answer is the pure engine's, and the
-    pruned ranking answers most of them (it is not a path that never runs)."""
+def test_common_and_rare_words_rank_alike_from_the_index_and_the_pure_engine(tmp_path, monkeypatch):
+    """Words in most concepts (``alpha`` in 3/4, ``bravo`` in exactly half, ``charlie`` in one fewer
+    than half), ``alphabet``-only concepts that match the prefix ``alpha*`` but not its exact term
+    (and sort first in the tie order), concepts that match nothing between them, and rare words:
+    every answer of the index (its postings, okfpro/io/ftsquery.py) is the pure engine's, scores
+    included, for every limit."""
     from okfpro.core import bm25
 
     root = empty_bundle(tmp_path, monkeypatch)
@@ -314,77 +299,16 @@ def test_rows_only_common_phrases_match_are_ranked_without_scoring_them(tmp_path
         # ids in another order than the paths (and the rowids): ties are ordered by id, not as FTS5 returns them
         (root / f"m{i:02d}.md").write_text(f"---\nid: c{(i * 37) % 48:02d}\ntitle: Note {i}\n---\n\n"
                                            f"{body} filler{i % 5} words\n")
-    for i in range(4):  # the prefix alone: lowest ids, so the common run's first places go to them
+    for i in range(4):  # the prefix alone: lowest ids
         (root / f"a{i}.md").write_text(f"---\ntitle: Letters {i}\n---\n\nalphabet soup {i}\n")
     bundle = cache.load_bundle(root)
     fts.rank_bundle(root, bundle, "alpha", 1)  # the index, synced with its answers
     queries = ("alpha", "alpha bravo", "alpha delta", "bravo delta echo", "alpha charlie", "charlie",
                "alpha bravo charlie delta echo", "alpha zulu", "bravo", "alpha soup", "delta", "echo bravo alpha")
-    con, ordered, rank, weights = _index_ranking(root)
-    pruned = 0
     for q in queries:
-        tokens = bm25.bundle_query(q)
         for limit in (1, 2, 5, 8, 12, 30, 60):
             pure = _dated(bm25.rank_docs(bundle, q, limit), {None: bundle})
             assert fts.answer_fresh(root, q, limit) == pure, (q, limit)
-            got = ftsquery.common_pruned(con, tokens, limit, ordered, rank, weights)
-            if got is not None:
-                pruned += 1
-                full = fts._ranked_all(con, tokens, limit, rank, weights)
-                assert [(r, round(s, 4)) for r, s in got] == [(r, round(s, 4)) for r, s in full], (q, limit)
-    # what the pruning rests on, measured on this SQLite: the common phrases add less than their share
-    # to every row (and something: they are scored), and a row only they match rounds to 0
-    full = dict(con.execute(f"SELECT rowid, -bm25(docs, {weights}) FROM docs WHERE docs MATCH ?",
-                            (fts.match_expression(bm25.bundle_query("alpha charlie delta"), fts._COLS),)))
-    part = dict(con.execute(f"SELECT rowid, -bm25(docs, {weights}) FROM docs WHERE docs MATCH ?",
-                            (fts.match_expression(bm25.bundle_query("charlie delta"), fts._COLS),)))
-    added = [full[rid] - part.get(rid, 0.0) for rid in full]
-    assert all(0 <= a < ftsquery.common_share(1) for a in added)
-    assert max(added) > ftsquery.common_share(1) / 10 and len(full) > len(part)
-    assert all(round(full[rid], 4) == 0 for rid in full if rid not in part)
-    con.close()
-    assert pruned >= 40
+            assert _dated(fts.rank_bundle(root, bundle, q, limit), {None: bundle}) == pure, (q, limit)
 
 
-def test_a_score_near_a_rounding_boundary_is_not_taken_from_the_rare_phrases_alone():
-    """The common phrases add less than ``share`` to a score: a rounded score is taken from the rare
-    phrases' part only when no rounding boundary lies within that share of it."""
-    share = 3 * ftsquery._COMMON_SHARE + ftsquery._FLOAT_SLACK
-    assert ftsquery.rounds_as(0.123, share) == 0.123
-    assert ftsquery.rounds_as(2.00004, share) == 2.0
-    assert ftsquery.rounds_as(0.12345 - share / 2, share) is None  # the whole score may round up
-    assert ftsquery.rounds_as(0.12345 + 1e-12, share) is None  # exactly at it: the float slack
-    assert ftsquery.rounds_as(0.00001, share) == 0.0
-    assert ftsquery.rounds_as(0.0000495, share) is None
-
-
-def test_a_row_is_matched_from_its_own_terms_only_where_they_are_fts5_tokens():
-    """The pruned ranking's last resort before fetching every common row: a row's stored terms read
-    in Python (ftsquery.row_matches).  Where text and phrase are plain it answers as FTS5's own MATCH
-    does; anything the tokenizer could split or fold otherwise is None (FTS5 decides)."""
-    if not fts.available():
-        pytest.skip("SQLite without FTS5")
-    con = fts._connect(None)
-    fts._ensure(con, "/nowhere")
-    texts = ["alphabet soup", "beta gamma", "ab cd", "abc", "école straße", "x_y.z-1/2:3@4#5+6", "Alpha", "a,b alpha",
-             "tab\there alpha", ""]
-    for rid, text in enumerate(texts, 1):
-        con.execute(f"INSERT INTO docs (rowid, {', '.join(fts._COLS)}) VALUES (?, ?, '', '', '', '', '', '')",
-                    (rid, text))
-    cases = [["alpha"], ["beta"], ["ab"], ["abc"], ["éco"], ["straß"], ["x_y.z"], ["x_y.z-1/2:3@4#5+6"], ["gam", "ab"],
-             ["zz"], ["cd"], ["alp ha"], ["Alpha"], ["a,b"]]
-    answered = 0
-    for rid in range(1, len(texts) + 2):  # and a rowid the index does not hold
-        for phrases in cases:
-            got = ftsquery.row_matches(con, rid, phrases)
-            if got is None:
-                continue
-            answered += 1
-            want = con.execute("SELECT 1 FROM docs WHERE docs MATCH ? AND rowid = ?",
-                               (fts.match_expression(phrases, fts._COLS), rid)).fetchone() is not None
-            assert got == want, (texts[rid - 1] if rid <= len(texts) else None, phrases)
-    assert ftsquery.row_matches(con, 1, ["alpha"]) is True and ftsquery.row_matches(con, 2, ["alpha"]) is False
-    assert ftsquery.row_matches(con, 7, ["alpha"]) is None and ftsquery.row_matches(con, 8, ["alpha"]) is None
-    assert ftsquery.row_matches(con, 9, ["alpha"]) is None and ftsquery.row_matches(con, 1, ["alp ha"]) is None
-    assert answered >= 60
-    con.close()

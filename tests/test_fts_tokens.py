@@ -123,9 +123,9 @@ def _notes(draw):
                           min_size=1, max_size=4),
        st.sampled_from([None, 1, 2, 3, 5, 10]), st.sampled_from([None, "title", "body,description"]))
 def test_the_index_ranks_every_bundle_as_the_pure_engine_does(tmp_path_factory, notes, words, limit, fields):
-    """Rows, scores to 4 places, order and snippets: the FTS5 index and the pure engine agree on
-    drawn bundles where some words are in most notes (FTS5's idf floor), queries with prefixes,
-    limits and searched fields."""
+    """Rows, scores, order and snippets: the index (its postings; fts5vocab for searched fields)
+    and the pure engine agree on drawn bundles where some words are in most notes (where FTS5's
+    idf and Lucene's differ most), queries with prefixes, limits and searched fields."""
     tmp = tmp_path_factory.mktemp("fts-prop")
     b = Bundle(root=str(tmp))
     for k, (ident, f) in enumerate(notes):

@@ -223,9 +223,29 @@ def test_a_prefix_that_begins_several_terms_counts_them_all(tmp_path):
         assert sum(len(group) for _code, group in postings.phrase(idx.con, "ledg")) == 30
 
 
-def test_the_successor_bounds_the_prefix_range():
-    assert postings._successor("\U0010ffff") is None and postings._successor("\ud7ff") is None
-    assert postings._successor("a") == "b"
+_EDGE_CHARS = "ab\u00e9\ud7ff\ue000\uffff\U00010000\U0010fffe\U0010ffff"
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.text(_EDGE_CHARS, min_size=1, max_size=5), min_size=1, max_size=25),
+       st.text(_EDGE_CHARS, min_size=1, max_size=4))
+def test_a_term_range_finds_exactly_the_terms_a_token_matches(terms, token):
+    """The SQL condition of :func:`okfpro.core.postings.term_range` (shared by memory's and the
+    bundle's postings) over a real SQLite table: the token itself below PREFIX_MIN characters,
+    else every term it begins — with characters next to the surrogates and at the last code
+    point, where the upper bound moves or goes (then the callers filter by prefix)."""
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE TABLE t (term TEXT PRIMARY KEY) WITHOUT ROWID")
+    con.executemany("INSERT OR IGNORE INTO t VALUES (?)", [(t,) for t in terms])
+    where, args = core_postings.term_range(token)
+    got = {t for (t,) in con.execute(f"SELECT term FROM t WHERE {where}", args)}
+    if len(token) < PREFIX_MIN:
+        assert got == {t for t in terms if t == token}
+    elif len(args) == 2:
+        assert got == {t for t in terms if t.startswith(token)}
+    else:  # open above: a superset, which the callers narrow
+        assert token[-1] == "\U0010ffff" and got >= {t for t in terms if t.startswith(token)}
+    con.close()
 
 
 def test_a_prefix_ending_in_the_last_code_point_is_still_found(tmp_path):

@@ -157,8 +157,8 @@ def test_docs_records(bundle):
 
 
 # ----------------------------------------------------------------------------- ranked
-# SQLite FTS5's bm25 (k1 = 1.2, b = 0.75): per query phrase p,
-#   idf = ln((N - n + 0.5) / (n + 0.5)) (1e-6 when <= 0), F = sum of weight * tf over searched fields,
+# SQLite FTS5's bm25 (k1 = 1.2, b = 0.75) with Lucene's idf (bm25.lucene_ratio): per query phrase p,
+#   idf = ln(1 + (N - n + 0.5) / (n + 0.5)), F = sum of weight * tf over searched fields,
 #   score += idf * F * 2.2 / (F + 1.2 * (0.25 + 0.75 * D / avgD)), D = tokens over ALL fields.
 # Token counts per document (title, id, tags, type, description, sources, body → D):
 #   alpha        2, 1, 2, 1, 4, 0, 12 (we keep the customer_id index warm see the cache notes + customer, id) → 22
@@ -174,19 +174,19 @@ def _bm25(idf: float, f: float, d: int) -> float:
 
 
 def test_ranked_title_scores_by_hand(bundle):
-    idf = math.log((6 - 2 + 0.5) / (2 + 0.5))  # "cache" is in 2 titles: ln 1.8 = 0.58779
-    # old: F = 5, D = 8 → 0.58779 * 11 / 5.76452 = 1.1216; alpha: D = 22 → 0.58779 * 11 / 6.57742 = 0.9830
-    assert (round(_bm25(idf, 5, 8), 4), round(_bm25(idf, 5, 22), 4)) == (1.1216, 0.983)
+    idf = math.log(1 + (6 - 2 + 0.5) / (2 + 0.5))  # "cache" is in 2 titles: ln 2.8 = 1.02962
+    # old: F = 5, D = 8 → 1.02962 * 11 / 5.76452 = 1.9647; alpha: D = 22 → 1.02962 * 11 / 6.57742 = 1.7219
+    assert (round(_bm25(idf, 5, 8), 4), round(_bm25(idf, 5, 22), 4)) == (1.9647, 1.7219)
     rows = bm25.rank_docs(bundle, "cache", 5, fields="title")
     assert [(r["id"], r["score"], r["matched"], r["snippet"]) for r in rows] == [
-        ("notes/deep/old", 1.1216, ["title"], ""), ("alpha", 0.983, ["title"], "")]
+        ("notes/deep/old", 1.9647, ["title"], ""), ("alpha", 1.7219, ["title"], "")]
 
 
 def test_ranked_unicode_full_folding(bundle):
-    idf = math.log((6 - 1 + 0.5) / (1 + 0.5))  # ln(5.5 / 1.5) = 1.29928
-    assert round(_bm25(idf, 5, 8), 4) == 2.4793
+    idf = math.log(1 + (6 - 1 + 0.5) / (1 + 0.5))  # ln(1 + 5.5 / 1.5) = 1.54045
+    assert round(_bm25(idf, 5, 8), 4) == 2.9395
     rows = bm25.rank_docs(bundle, "STRASSE", 5, fields="title")  # ß casefolds to ss
-    assert [(r["id"], r["score"]) for r in rows] == [("unicode", 2.4793)]
+    assert [(r["id"], r["score"]) for r in rows] == [("unicode", 2.9395)]
 
 
 def test_ranked_backends_agree(bundle_dir, bundle):

@@ -33,7 +33,7 @@ from okfpro.core.stem import stem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
-    from typing import Any, Iterable, Sequence
+    from typing import Any, Callable, Iterable, Sequence
 
 # Tokens: runs of word characters joined through inner ``. _ - / : @ # +`` (so
 # ``customer_id``, ``7.2.0``, ``okf-pro``, ``a/b`` stay whole); a joined token also
@@ -42,9 +42,10 @@ if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
 # written as ``_`` (``git rebase -i`` → ``git_rebase_-i``).  Text is NFKC-normalised
 # and case-folded (``Straße`` → ``strasse``).
 #
-# Score: SQLite FTS5's ``bm25()`` formula, so an FTS5 backend can answer the same:
+# Score: SQLite FTS5's ``bm25()`` expression (memory recall's index computes it to the bit):
 #   for each query phrase p (a token; a prefix ``p*`` when len(p) >= 3):
-#     idf(p) = ln((N - n(p) + 0.5) / (n(p) + 0.5)), or 1e-6 when that is <= 0
+#     idf(p) = ln((N - n(p) + 0.5) / (n(p) + 0.5)), or 1e-6 when that is <= 0 (FTS5's: memory recall)
+#            = ln(1 + (N - n(p) + 0.5) / (n(p) + 0.5)) (Lucene's: bundles, :func:`lucene_idf`)
 #     F      = sum over searched fields f of weight(f) * tf(p, f)
 #     score += idf(p) * F * (k1 + 1) / (F + k1 * (1 - b + b * D / avgD))
 #   with k1 = 1.2, b = 0.75, D = the document's token count over all fields,
@@ -78,6 +79,14 @@ def fts5_idf(rows: int, hits: int) -> float:
     positive, i.e. for a phrase in half the documents or more."""
     value = math.log((rows - hits + 0.5) / (hits + 0.5))
     return value if value > 0.0 else 1e-6
+
+
+def lucene_idf(rows: int, hits: int) -> float:
+    """Lucene's idf, ln(1 + (N - n + 0.5) / (n + 0.5)): the bundle's ranked engine's.  Never below
+    zero, and it keeps common words apart, where FTS5's (:func:`fts5_idf`) puts every word in half
+    the notes or more at 1e-6 (45 % of the matched words of this project's design questions:
+    ``.okf/design/search-quality.md``)."""
+    return math.log(1.0 + (rows - hits + 0.5) / (hits + 0.5))
 
 
 def fold(text: str) -> str:
@@ -148,11 +157,14 @@ class RankedIndex:
     """
 
     def __init__(self, docs: Any, fields: str | Iterable[str] | None = None, tokenizer: Any = None,
-                 b: float = B) -> None:
+                 b: float = B, idf: Callable[[int, int], float] = fts5_idf) -> None:
         """``tokenizer``: text -> tokens (default :func:`tokenize`; memory recall stems them);
-        ``b``: the length normalisation (:func:`phrase_score`)."""
+        ``b``: the length normalisation (:func:`phrase_score`); ``idf``: a phrase's idf from
+        (documents, documents holding it) — FTS5's for memory recall, :func:`lucene_idf` for
+        bundles (:func:`rank_docs`)."""
         tokenizer = tokenizer or tokenize
         self.b = b
+        self.idf = idf
         items = list(getattr(docs, "concepts", docs))
         self.fields = parse_fields(fields)
         self.views = [_View(o) for o in items]
@@ -236,7 +248,7 @@ class RankedIndex:
                     hits.setdefault(i, []).append(tok)
             if not tfs:
                 continue
-            idf = fts5_idf(self.n, len(tfs))
+            idf = self.idf(self.n, len(tfs))
             for i, tf in tfs.items():
                 f = 0.0
                 bits = 0
@@ -384,8 +396,8 @@ def rank_docs(
     """
     if where is None and filters:
         where = RowFilter(**{k: filters.get(k) for k in ("type", "dir", "tag", "status", "trust")})
-    return RankedIndex(docs, fields, tokenizer=stemmed_terms).query(bundle_query(query), limit, where=where,
-                                                                 fuzzy=fuzzy)
+    index = RankedIndex(docs, fields, tokenizer=stemmed_terms, idf=lucene_idf)
+    return index.query(bundle_query(query), limit, where=where, fuzzy=fuzzy)
 
 
 FUZZY_DISTANCE = 0.2  # the reference's (and MiniSearch's) edit distance per character of the term

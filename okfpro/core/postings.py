@@ -37,7 +37,7 @@ from heapq import nlargest
 from itertools import compress, repeat
 from operator import ge, gt
 
-from okfpro.core.bm25 import fts5_idf, phrase_score
+from okfpro.core.bm25 import PREFIX_MIN, fts5_idf, phrase_score
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
@@ -68,17 +68,22 @@ def document(title_terms: Sequence[str], body_terms: Sequence[str]) -> tuple[int
     return length, codes
 
 
-def merged(groups: Sequence[tuple[str, int, Sequence[int]]]) -> list[tuple[int, Sequence[int]]]:
-    """One phrase's postings ``[(code, ordinals)]`` from its terms' groups ``(term, code,
-    ordinals)`` (a prefix that begins several terms): a document holding several of them counts
-    all their instances (the counts add; the length is its own)."""
+def merge_codes(postings: Iterable[tuple[int, int]], count_mask: int) -> dict[int, int]:
+    """Per document, the code of a phrase whose terms' ``postings`` ``(document, code)`` it holds
+    (a prefix that begins several terms): the counts (``code & count_mask``) add, the length is
+    the document's own.  Memory's postings and the bundle's (:mod:`okfpro.core.bundlepostings`)."""
     acc: dict[int, int] = {}
     get = acc.get
-    for _term, c, ords in groups:
-        counts = c & _TF_MASK
-        for o in ords:
-            had = get(o)
-            acc[o] = c if had is None else had + counts
+    for o, c in postings:
+        had = get(o)
+        acc[o] = c if had is None else had + (c & count_mask)
+    return acc
+
+
+def merged(groups: Sequence[tuple[str, int, Sequence[int]]]) -> list[tuple[int, Sequence[int]]]:
+    """One phrase's postings ``[(code, ordinals)]`` from its terms' groups ``(term, code,
+    ordinals)`` (:func:`merge_codes`), grouped by code again."""
+    acc = merge_codes(((o, c) for _term, c, ords in groups for o in ords), _TF_MASK)
     out: dict[int, list[int]] = {}  # the merged codes' groups
     for o, c in acc.items():
         cell = out.get(c)
@@ -93,6 +98,22 @@ def share(idf: float, posting: int, avgdl: float, weights: Sequence[float], b: f
     """One phrase's share of one document's score (FTS5's expression, in its order)."""
     f = weights[0] * (posting >> (2 * FIELD_BITS)) + weights[1] * ((posting >> FIELD_BITS) & FIELD_MAX)
     return phrase_score(idf, f, posting & FIELD_MAX, avgdl, b)
+
+
+def term_range(token: str) -> tuple[str, tuple[str, ...]]:
+    """The SQL condition on a ``term`` column that finds what a query ``token`` matches, and its
+    arguments: the term itself, or (from :data:`okfpro.core.bm25.PREFIX_MIN` characters on, as a
+    prefix) every term it begins.  SQLite orders TEXT by its UTF-8 bytes, which order as code points
+    do, so those terms run from ``token`` up to ``token`` with its last character's successor (no
+    upper bound after U+10FFFF; the caller keeps only the terms ``token`` begins)."""
+    if len(token) < PREFIX_MIN:
+        return "term = ?", (token,)
+    after = ord(token[-1]) + 1
+    if after > 0x10FFFF:
+        return "term >= ?", (token,)
+    if 0xD800 <= after <= 0xDFFF:  # past the surrogates: the next character that is one
+        after = 0xE000
+    return "term >= ? AND term < ?", (token, token[:-1] + chr(after))
 
 
 SPARSE = 2  # fewer postings than documents / SPARSE: the neighbours are summed per match, else per document

@@ -2,9 +2,10 @@
 
 Same answers as :class:`okfpro.core.bm25.RankedIndex` (the pure engine memory
 recall uses), faster on large bundles: the tokens come from the same tokenizer
-(:func:`okfpro.core.bm25.tokenize`), are stored pre-split (one FTS5 token per
-okfpro token), and the score is FTS5's own ``bm25()`` with the scan weights as
-column weights — the formula the pure engine implements.
+(:func:`okfpro.core.bm25.stemmed_terms`), are stored pre-split (one FTS5 token per
+okfpro token), and each term's count per field and concept is kept beside them
+(:mod:`okfpro.io.ftsquery`'s postings), which the score is computed from as the
+pure engine computes it.
 
 * File: ``fts-<hash of root>.sqlite`` in :func:`okfpro.io.cache.cache_dir` (the workspace's
   ``.tmp/okfpro-cache``, else the user's cache directory); rows are
@@ -23,15 +24,14 @@ concepts through whichever of the two applies.
 
 from __future__ import annotations
 
-import bisect
 import os
 import sys
-from operator import itemgetter, methodcaller
+from operator import methodcaller
 
 from okfpro.core import bm25
 from okfpro.core import search as _search
 from okfpro.core.digest import blake2b
-from okfpro.io.ftsquery import match_expression
+from okfpro.io import ftsquery
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the prompt hook's path
@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # typing costs milliseconds on the prompt hook's path
 
     from okfpro.core.concept import Bundle
 
-SCHEMA = 6  # 6: answers (what a row shows, per concept) and the listing: the index answers alone
+SCHEMA = 7  # 6: answers (what a row shows, per concept) and the listing: the index answers alone; 7: postings
 _COLS = _search.FIELDS  # title id tags type description sources body (weight order)
 # One tokenizer rule for both engines: the text is stored as okfpro's own tokens
 # (core/bm25.tokenize, stemmed: bm25.stemmed_terms) joined by spaces, and FTS5 must split it at the spaces only.  The
@@ -67,12 +67,9 @@ def available() -> bool:
         return False
 
 
-def _columns(view: Any) -> list[str]:
-    """The indexed text of each column: the document's tokens joined by spaces."""
-    out = []
-    for name in _COLS:
-        out.append(" ".join(bm25.stemmed_terms(_search._as_text(view.field(name)))))
-    return out
+def _columns(view: Any) -> list[list[str]]:
+    """The indexed terms of each column (stored joined by spaces)."""
+    return [bm25.stemmed_terms(_search._as_text(view.field(name))) for name in _COLS]
 
 
 def _digest(view: Any) -> str:
@@ -96,14 +93,13 @@ def _connect(path: str | None):
 
 
 def _schema() -> str:
-    """Schema number + fingerprint of the tokenizer's code and of the parsing code the parse cache
-    fingerprints (the stored text and answers are what that code read) + Python's version: a
-    change rebuilds the index."""
-    import sys
-
+    """Schema number + fingerprint of the code that writes the rows (the tokenizer, the postings)
+    and of the parsing code the parse cache fingerprints (the stored text and answers are what that
+    code read) + Python's version + the byte order of the postings' arrays: a change rebuilds the index."""
     from okfpro.io.cachedir import PARSE_CODE, code_stamp
 
-    return f"{SCHEMA}/{code_stamp(('core/search.py', 'io/fts.py', *PARSE_CODE))}/%d.%d" % sys.version_info[:2]
+    writers = ("core/search.py", "core/bm25.py", "core/stem.py", "core/bundlepostings.py", "io/fts.py", "io/ftsquery.py")
+    return f"{SCHEMA}/{code_stamp((*writers, *PARSE_CODE))}/%d.%d/{ftsquery.BYTE_ORDER}" % sys.version_info[:2]
 
 
 def _ensure(con, root_real: str) -> None:
@@ -119,10 +115,13 @@ def _ensure(con, root_real: str) -> None:
     if ok:
         return
     con.execute("BEGIN IMMEDIATE")
-    for table in ("meta", "files", "docs", "answers"):
+    for table in ("meta", "files", "docs", "answers", "terms", "postings"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
     con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-    con.execute("CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT, rid INTEGER, stat TEXT)")
+    # len: the concept's length in tokens over every column (the score's D)
+    con.execute("CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT, rid INTEGER, stat TEXT, len INTEGER)")
+    for ddl in ftsquery.DDL:
+        con.execute(ddl)
     con.execute(f"CREATE VIRTUAL TABLE docs USING fts5({cols}, tokenize=\"{_TOKENIZER}\")")
     # what a row shows of each indexed concept (JSON), so that a fresh index answers alone (answer_fresh)
     con.execute("CREATE TABLE answers (rid INTEGER PRIMARY KEY, path TEXT, id TEXT, data TEXT)")
@@ -165,28 +164,44 @@ def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None
         con.execute("BEGIN IMMEDIATE")
         try:
             con.execute("DELETE FROM meta WHERE key = 'listing'")
+            removed: dict[str, set[int]] = {}  # term -> the stale rows that held it
+            torn = False  # a stale row's text is gone (a hand-edited index): the postings are rebuilt
             for p in stale:
-                con.execute("DELETE FROM docs WHERE rowid = ?", (stored[p][1],))
-                con.execute("DELETE FROM answers WHERE rid = ?", (stored[p][1],))
+                rid = stored[p][1]
+                text = con.execute(f"SELECT {', '.join(_COLS)} FROM docs WHERE rowid = ?", (rid,)).fetchone()
+                if text is None:
+                    torn = True
+                for term in ftsquery.stored_terms(text or ()):
+                    removed.setdefault(term, set()).add(rid)
+                con.execute("DELETE FROM docs WHERE rowid = ?", (rid,))
+                con.execute("DELETE FROM answers WHERE rid = ?", (rid,))
                 con.execute("DELETE FROM files WHERE path = ?", (p,))
             from okfpro.io.cache import _Progress
 
             progress = _Progress(len(fresh), "indexing for ranked search")
             top = con.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]
             rows, files = [], []
+            added: dict[str, tuple[list[int], list[int]]] = {}  # term -> the fresh rows' rids, codes
             for done, p in enumerate(fresh, 1):
                 progress.tick(done)
                 i, digest, stamp = want[p]
                 rid = top + done
-                rows.append((rid, *_columns(views[i])))
-                files.append((p, digest, rid, stamp))
+                columns = _columns(views[i])
+                rows.append((rid, *map(" ".join, columns)))
+                length, codes = ftsquery.document(columns)
+                files.append((p, digest, rid, stamp, length))
+                ftsquery.add(added, rid, codes)
             con.executemany(f"INSERT INTO docs (rowid, {', '.join(_COLS)}) VALUES (?, {marks})", rows)
-            con.executemany("INSERT INTO files VALUES (?, ?, ?, ?)", files)
+            con.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", files)
+            if torn:
+                ftsquery.rebuild(con)
+            else:
+                ftsquery.update(con, removed, added, fresh=not stored)
             con.executemany("UPDATE files SET stat = ? WHERE path = ?", restamp)
             if answer is not None:  # every row's answer (a row indexed without one gets it now)
                 renewed = set(fresh)  # a rowid may come back (the highest one deleted): replace its answer
                 renewed.update(p for _s, p in restamp)  # another file of the same indexed text: date, trust
-                rids = {p: rid for p, _d, rid, _s in files}
+                rids = {p: rid for p, _d, rid, _s, _n in files}
                 rids.update((p, stored[p][1]) for p in want if p not in rids)
                 con.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
                                 [(rid, p, views[want[p][0]].id, answer(want[p][0]))
@@ -259,25 +274,26 @@ def rank_indexed(
         con = _connect(None)
         _ensure(con, root_real)
         rowmap = _sync(con, views, paths)
-    weights = ", ".join(str(_search.WEIGHTS[c] if c in searched else 0) for c in _COLS)
     use_filter = where is not None and where.active()
-    base = f"SELECT rowid, -bm25(docs, {weights}) AS s FROM docs WHERE docs MATCH ?"
-    expr = match_expression(tokens, searched)
     top = limit if limit is not None and not use_filter else None  # rows wanted, when no filter follows
+    import sqlite3
+
     try:
-        # SQLite sorts the raw scores; Python takes as few rows as the order allows (see _exact)
-        cur = con.execute(base + " ORDER BY s DESC", (expr,))
-        found = cur.fetchmany(top + _MARGIN) if top is not None else []
-        if top is None or not _exact(found, top, rowmap):
-            found += cur.fetchall()
+        order = _id_order(bundle, views, rowmap)
+        con.execute("BEGIN")  # one snapshot: a writer's sync is seen whole or not at all
+        found = ftsquery.ranked(con, tokens, searched, top, order)
+        con.execute("COMMIT")
+    except (sqlite3.Error, ValueError):  # a torn posting row (edited by hand, a bad disk): rebuilt next time
+        if not persist:
+            raise
+        from okfpro.io import dbfiles
+
+        con.close()
+        bundle.__dict__.pop("_okfpro_fts", None)
+        dbfiles.remove(path)
+        return bm25.rank_docs(bundle, query, limit, fields=fields, where=where)
     finally:
         con.close()
-    order = _id_order(bundle, views, rowmap)
-    key = lambda t: (-round(t[1], 4), order.get(t[0], -1))  # noqa: E731 - the engine's order: score, then id
-    if top is not None and len(found) > top and all(map(order.__contains__, (rid for rid, _ in found))):
-        found = _first(found, top, key, order)
-    else:
-        found.sort(key=key)
     scored = [(rowmap[rid], score) for rid, score in found if rid in rowmap]
     rows: list[dict[str, Any]] = []
     for i, score in scored:
@@ -291,22 +307,6 @@ def rank_indexed(
     return rows
 
 
-_MARGIN = 32
-
-
-def _exact(head: list[tuple[int, float]], limit: int, rowmap: dict[int, Any]) -> bool:
-    """Do the best ``limit + margin`` raw scores already hold the first ``limit`` rows?  Rounding
-    is monotone: when the last row fetched rounds strictly below the ``limit``-th, no row left
-    out can tie with or outrank a row kept.  (Not so for a run of equal rounded scores, e.g.
-    terms in most documents, whose idf is clamped: then every match is ranked.)"""
-    if len(head) < limit + _MARGIN:
-        return True  # that was every match
-    if any(rid not in rowmap for rid, _ in head):
-        return False  # rows of another reading: rank them all, as before
-    best = sorted(round(score, 4) for _, score in head)[::-1]
-    return limit == 0 or round(head[-1][1], 4) < best[limit - 1]
-
-
 def _id_order(bundle: Bundle, views: list[Any], rowmap: dict[int, int]) -> dict[int, int]:
     """FTS rowid -> the position of its concept in id order (kept with the Bundle and its rowmap)."""
     memo = bundle.__dict__.get("_okfpro_idorder")
@@ -317,25 +317,6 @@ def _id_order(bundle: Bundle, views: list[Any], rowmap: dict[int, int]) -> dict[
         memo = (rowmap, {rid: rank[i] for rid, i in rowmap.items()})
         bundle.__dict__["_okfpro_idorder"] = memo
     return memo[1]
-
-
-def _first(found: list[tuple[int, float]], limit: int, key: Any, order: dict[int, Any]) -> list[tuple[int, float]]:
-    """The first ``limit`` of ``found`` (raw score descending) in the engine's order.  Rounded
-    scores descend with the raw ones, so the rows that round above the ``limit``-th row are a
-    prefix, and the rest are the lowest ids of the run that rounds equal to it (found by bisection,
-    picked by id rank without a Python call per row)."""
-    if not limit:
-        return []
-    edge = round(found[limit - 1][1], 4)
-    neg = lambda t: -round(t[1], 4)  # noqa: E731 - ascending along ``found``
-    start = bisect.bisect_left(found, -edge, key=neg)
-    end = bisect.bisect_right(found, -edge, key=neg)
-    head = sorted(found[:start], key=key)
-    # what heapq.nsmallest answers (it is documented as this), with no Python loop over the run:
-    # ~2,000 rows tie at the bench's prompt (nsmallest's Python loop and a generator: ~1 M instructions more)
-    run = sorted(map(itemgetter(0), found[start:end]), key=order.__getitem__)[:limit - len(head)]
-    score = dict(found[start:end])
-    return head + [(rid, score[rid]) for rid in run]
 
 
 def _matched(view: Any, tokens: Sequence[str], searched: Sequence[str],
@@ -554,24 +535,6 @@ def _answer(view: Any) -> str:
     return jsonc.dumps([fields, meta, concept_day(view.obj), view.obj.trust])
 
 
-def _ranked_all(con: Any, tokens: Sequence[str], limit: int, rank: dict[int, int],
-                weights: str) -> list[tuple[int, float]]:
-    """The first ``limit`` (rowid, score) of ``tokens`` over the index in the engine's order, every
-    matching row scored (what :func:`okfpro.io.ftsquery.common_pruned` answers without the common run)."""
-    cur = con.execute(f"SELECT rowid, -bm25(docs, {weights}) AS s FROM docs WHERE docs MATCH ? ORDER BY s DESC",
-                      (match_expression(tokens, _COLS),))
-    found = cur.fetchmany(limit + _MARGIN)
-    if not _exact(found, limit, rank):
-        found += cur.fetchall()
-    last = len(rank)
-    key = lambda t: (-round(t[1], 4), rank.get(t[0], last))  # noqa: E731
-    if len(found) > limit and all(map(rank.__contains__, (rid for rid, _ in found))):
-        found = _first(found, limit, key, rank)
-    else:
-        found.sort(key=key)
-    return [(rid, score) for rid, score in found if rid in rank][:limit]
-
-
 def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[str, Any]] | None:
     """The ranked rows of ``query`` over the bundle at ``root`` with each concept's ``date`` and
     ``trust`` — what :func:`rank_bundle` answers over a fresh reading, dated as prompt recall dates
@@ -605,12 +568,7 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
         firsts = dict(shared)
         if not tokens or not rank:
             return []
-        weights = ", ".join(str(_search.WEIGHTS[c]) for c in _COLS)
-        from okfpro.io.ftsquery import common_pruned
-
-        scored = common_pruned(con, tokens, limit, ordered, rank, weights)
-        if scored is None:
-            scored = _ranked_all(con, tokens, limit, rank, weights)
+        scored = ftsquery.ranked(con, tokens, _COLS, limit, rank)
         wanted = {rid for rid, _ in scored} | {firsts.get(rid, rid) for rid, _ in scored}
         marks = ",".join("?" * len(wanted))
         # each shown row's answer, and only where the index pairs it with the same file as the listing did

@@ -22,7 +22,6 @@ import sys
 from array import array
 
 from okfpro.core import postings as _postings
-from okfpro.core.bm25 import PREFIX_MIN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
@@ -98,27 +97,12 @@ def _link(side: dict[int, int], o: int, other: int, step: int) -> None:
         side[o] = other
 
 
-def _successor(char: str) -> str | None:
-    """The character after ``char`` in code point order, or None (the last one; a surrogate)."""
-    code = ord(char) + 1
-    return None if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF else chr(code)
-
-
 def phrase(con: sqlite3.Connection, token: str) -> list[tuple[int, Sequence[int]]]:
-    """One query token's postings, grouped by code: ``[(code, ordinals)]``.  The term itself, or
-    (from ``PREFIX_MIN`` characters on, as a prefix) every term it begins, merged
-    (:func:`okfpro.core.postings.merged`).  SQLite orders TEXT by its UTF-8 bytes, which order as
-    code points do, so the terms that begin with ``token`` are those from it up to ``token`` with
-    its last character's successor."""
-    if len(token) < PREFIX_MIN:
-        rows = con.execute("SELECT term, code, ords FROM postings WHERE term = ?", (token,)).fetchall()
-    else:
-        after = _successor(token[-1])
-        if after is None:
-            rows = con.execute("SELECT term, code, ords FROM postings WHERE term >= ?", (token,)).fetchall()
-        else:
-            rows = con.execute("SELECT term, code, ords FROM postings WHERE term >= ? AND term < ?",
-                               (token, token[:-1] + after)).fetchall()
+    """One query token's postings, grouped by code: ``[(code, ordinals)]``: those of every term it
+    matches (:func:`okfpro.core.postings.term_range`), merged when a prefix begins several
+    (:func:`okfpro.core.postings.merged`)."""
+    where, args = _postings.term_range(token)
+    rows = con.execute(f"SELECT term, code, ords FROM postings WHERE {where}", args).fetchall()
     groups = [(term, code, _array("i", ords)) for term, code, ords in rows if term.startswith(token)]
     if len({term for term, _c, _o in groups}) > 1:
         return _postings.merged(groups)
