@@ -3,9 +3,9 @@
 Same answers as :class:`okfpro.core.bm25.RankedIndex` (the pure engine memory
 recall uses), faster on large bundles: the tokens come from the same tokenizer
 (:func:`okfpro.core.bm25.stemmed_terms`), are stored pre-split (one FTS5 token per
-okfpro token), and each term's count per field and concept is kept beside them
-(:mod:`okfpro.io.ftsquery`'s postings), which the score is computed from as the
-pure engine computes it.
+okfpro token), and beside them each term's postings (:mod:`okfpro.io.ftsquery`: the
+concepts holding it, its weighted count in each, their lengths), which the score is
+computed from as the pure engine computes it.
 
 * File: ``fts-<hash of root>.sqlite`` in :func:`okfpro.io.cache.cache_dir` (the workspace's
   ``.tmp/okfpro-cache``, else the user's cache directory); rows are
@@ -115,7 +115,7 @@ def _ensure(con, root_real: str) -> None:
     if ok:
         return
     con.execute("BEGIN IMMEDIATE")
-    for table in ("meta", "files", "docs", "answers", "terms", "postings"):
+    for table in ("meta", "files", "docs", "answers", "postings"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
     con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
     # len: the concept's length in tokens over every column (the score's D)

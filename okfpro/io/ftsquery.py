@@ -8,8 +8,8 @@ it).  :mod:`okfpro.core.bundlepostings` ranks them as the pure engine ranks (Luc
 field's instances with FTS5's own vocabulary of the ``docs`` table instead (``fts5vocab``).
 
 Why arrays per term and not a row per term and concept, or FTS5's ``bm25()``: measured in the
-design note ("Postings"); the prompt's three common words, ~5,500 postings at 2,000 concepts,
-rank in ~1.3 ms from arrays against ~4.5 ms from rows.  An edit rewrites the arrays of the terms
+design note ("How it landed"); the prompt bench's three common words, ~5,500 postings at 2,000
+concepts, rank in ~1.3 ms from arrays against ~4.5 ms from rows.  An edit rewrites the arrays of the terms
 the concept held and holds (:func:`update`), in the sync's transaction.
 """
 
