@@ -302,7 +302,7 @@ def _check_scope(store: MemoryStore, scope: Scope) -> int:
         _, body = split_concept(day.read_bytes())  # raises on a torn file
         for _, text in sections(body):
             head, _, tail = text.partition(" ")
-            assert head.startswith("crash-") and tail == "x" * 3000, text[:80]
+            assert head.startswith("crash-") and tail == "x" * 3000, (len(text), text[:40], text[-200:], str(day))
             count += 1
     assert store.history.check("user", scope) is None
     return count

@@ -63,6 +63,28 @@ def quote(text: str) -> str:
     return "\n".join(f"> {ln}" if ln else ">" for ln in lines)
 
 
+# An append in progress: a writer puts its sections after the file with their first byte (always the
+# newline that separates them from what is there) written as NUL, then that byte (store._append_day).
+# A writer killed in between leaves the NUL, and what follows it may be cut anywhere: that tail was
+# never written as far as anyone was told, and readers and the next writer stop before it.  No entry
+# holds a NUL (quote writes it as U+FFFD), so the mark is never text.
+APPENDING = b"\x00"
+_APPEND_STARTS = (b"## ", b"\n## ")  # what a rendered append holds after its first byte
+
+
+def interrupted_at(raw: bytes) -> int | None:
+    """Where an append that never finished begins in a day file's bytes (:data:`APPENDING`), or
+    None.  Only a single NUL followed by what an append writes (or a cut of it) is one: any other
+    NUL leaves the file malformed, as it was."""
+    at = raw.find(APPENDING)
+    if at < 0 or raw.find(APPENDING, at + 1) >= 0:
+        return None
+    rest = raw[at + 1 : at + 5]
+    if any(rest.startswith(s) or s.startswith(rest) for s in _APPEND_STARTS):
+        return at
+    return None
+
+
 def render_section(text: str, now: _dt.datetime) -> str:
     clock = now.astimezone(_dt.timezone.utc).strftime("%H:%M:%S")
     return f"## {clock} UTC\n\n{quote(text)}\n"

@@ -17,7 +17,7 @@ import os
 import stat
 
 from okfpro import __version__
-from okfpro.core.dayfile import MalformedConcept
+from okfpro.core.dayfile import MalformedConcept, interrupted_at
 from okfpro.io.atomic import locked
 from okfpro.io.roots import within
 
@@ -127,7 +127,8 @@ def resolve_memory_root(workspace: str | os.PathLike, config=None) -> tuple[str 
 def read_day_file(path: str | os.PathLike) -> tuple[bytes, os.stat_result]:
     """A day file's bytes and the stat of what was read: never through a symbolic link, never a
     FIFO or device (opened non-blocking), never a file with other hard links (its content is
-    shared with a place outside the scope).  Raises OSError or MalformedConcept."""
+    shared with a place outside the scope).  An append that never finished is left out
+    (:func:`okfpro.core.dayfile.interrupted_at`).  Raises OSError or MalformedConcept."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     with os.fdopen(fd, "rb") as handle:
         st = os.fstat(handle.fileno())
@@ -136,4 +137,6 @@ def read_day_file(path: str | os.PathLike) -> tuple[bytes, os.stat_result]:
         if st.st_nlink > 1:
             raise MalformedConcept(f"it has {st.st_nlink - 1} other hard link(s) (its content is "
                                    "shared with a file outside this scope); refusing to read it")
-        return handle.read(), st
+        raw = handle.read()
+    cut = interrupted_at(raw)  # an append killed half-way: not written, as far as anyone was told
+    return (raw if cut is None else raw[:cut]), st

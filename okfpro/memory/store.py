@@ -7,8 +7,9 @@ Layout under the memory root (outside the knowledge bundle)::
     .okf-index/                                                the recall index (index.py)
     .okf-locks/                                                cross-process lock files
 
-Each write appends sections to the day's concept in place (one fsync'd ``O_APPEND``
-write per day file; a new day file by an atomic create with OKF frontmatter), under the
+Each write appends sections to the day's concept in place (one fsync'd write per day file,
+marked as in progress until whole: :data:`okfpro.core.dayfile.APPENDING`; a new day file by an
+atomic create with OKF frontmatter), under the
 scope's cross-process lock, updates the scope's index, then records one commit on the
 scope's own ref.  Symlinks between the memory root and the target are refused, before
 taking the lock and again inside it.  Erasure (forget / purge) is the mixin
@@ -35,7 +36,15 @@ from okfpro.core.scope import (
     scope_key,
     write_problem,
 )
-from okfpro.core.dayfile import MalformedConcept, frontmatter, render_section, sections, split_concept
+from okfpro.core.dayfile import (
+    APPENDING,
+    MalformedConcept,
+    frontmatter,
+    interrupted_at,
+    render_section,
+    sections,
+    split_concept,
+)
 from okfpro.io.atomic import atomic_write
 from okfpro.io.clock import utc_day, utcnow
 from okfpro.memory.entries import (  # noqa: F401 - the store's types, re-exported
@@ -238,8 +247,8 @@ class MemoryStore(Erasure):
 
     def _append(self, tier: str, scope: Scope, rows: list[tuple[str, _dt.datetime, str]], actor: str | None,
                 what: str | None) -> tuple[list[str], str | None, str | None]:
-        """Append ``(text, time, day)`` rows in place, each day file by one fsync'd
-        ``O_APPEND`` write (a new day file by an atomic create), update the index, then
+        """Append ``(text, time, day)`` rows in place, each day file by one fsync'd write
+        (a new day file by an atomic create), update the index, then
         commit once.  The cost does not depend on how many entries the scope holds."""
         key = scope_key(tier, scope)
         directory = self.scope_dir(tier, scope)
@@ -322,7 +331,7 @@ class MemoryStore(Erasure):
         rendered = [render_section(text, when) for text, when in items]
         secs_text = [sections(r)[0] for r in rendered]
         try:
-            fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK)
+            fd = os.open(target, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
         except IsADirectoryError:
             return f"refusing to write memory: {rel} is not a regular file"
         except FileNotFoundError:
@@ -342,6 +351,11 @@ class MemoryStore(Erasure):
             if st.st_nlink > 1:
                 return f"refusing to write memory: {rel} has {st.st_nlink - 1} other hard link(s)"
             raw = handle.read()
+            cut = interrupted_at(raw)
+            if cut is not None:  # a writer killed mid-append: what it left was never written
+                os.ftruncate(handle.fileno(), cut)
+                raw = raw[:cut]
+                st = os.fstat(handle.fileno())
             try:
                 _, body = split_concept(raw)
             except MalformedConcept as exc:
@@ -357,8 +371,10 @@ class MemoryStore(Erasure):
                 secs.append(Section(clock, text, start, len(raw) + len(payload)))
                 sep = b"\n"
             try:
-                done = os.write(handle.fileno(), bytes(payload))
-                if done != len(payload):
+                # marked as in progress until whole (core/dayfile.APPENDING): a kill in between
+                # leaves a tail every reader and the next writer stop before, never a torn entry
+                done = os.pwrite(handle.fileno(), APPENDING + bytes(payload[1:]), len(raw))
+                if done != len(payload) or os.pwrite(handle.fileno(), bytes(payload[:1]), len(raw)) != 1:
                     raise OSError(28, "short write (disk full?)")
                 os.fsync(handle.fileno())
             except OSError:
