@@ -180,3 +180,31 @@ def test_the_arrays_are_read_in_the_byte_order_the_schema_names():
     assert list(rids) == [1, 2] and list(codes) == [3, 4]
     with pytest.raises(ValueError):
         ftsquery._arrays(array("i", [1, 2]).tobytes(), array("q", [3]).tobytes())
+
+
+def test_processes_syncing_at_once_after_edits_leave_the_postings_a_fresh_build_writes(tmp_path, monkeypatch):
+    """Four real `okfpro search --engine ranked` processes at once, after each round of edits
+    (rewrites, a deletion, a new file): one sync wins the write lock, the others wait or answer from
+    memory; every answer is the pure engine's, and the postings end as a fresh build's."""
+    import os
+    import subprocess
+    import sys
+
+    root, _ = _indexed(tmp_path, monkeypatch, n=40)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env.pop("OKFPRO_RANKED", None)
+    cmd = [sys.executable, "-m", "okfpro", "search", "--engine", "ranked", "--json", "--limit", "7",
+           "--bundle", str(root), "cache", "zebra", "release"]
+    for r in range(3):
+        for i in range(r, 40, 7):
+            (root / f"n{i}.md").write_text(_note(["release", f"round{r}"] + ["zebra"] * ((i + r) % 4) + ["cache"] * (i % 2)))
+        (root / f"n{r * 11}.md").unlink(missing_ok=True)
+        (root / f"new{r}.md").write_text(_note(["cache", "release", "release"]))
+        procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for _ in range(4)]
+        outs = [p.communicate() for p in procs]
+        assert all(p.returncode == 0 for p in procs), [e for _, e in outs]
+        pure = subprocess.run(cmd, capture_output=True, env={**env, "OKFPRO_RANKED": "pure"}, check=True).stdout
+        assert {o for o, _ in outs} == {pure}, r
+    con = sqlite3.connect(fts.db_path(root))
+    assert _postings_by_path(con) == _fresh_build(root)
+    con.close()
