@@ -5,7 +5,8 @@ prefix, and the tokenizer keeps identifiers whole (``customer_id``, ``7.2.0``, `
 word in backticks) while also yielding their parts, so natural-language questions find the
 notes that talk about them.  :func:`rank_docs` (bundle search) stems plain words
 (:mod:`okfpro.core.stem`); memory recall builds :class:`RankedIndex` over its own (id,
-fields) records.  ``okfpro/io/fts.py`` answers the same rows through SQLite FTS5.
+fields) records.  ``okfpro/io/fts.py`` answers the same rows from a persistent index (its
+postings: :mod:`okfpro.core.bundlepostings`).
 
 Pure: no file I/O.
 """

@@ -2,7 +2,7 @@
 
 * One bundle (:func:`one`): the scan engine (:mod:`okfpro.core.search`), a large bundle through
   its word index loaded from the store beside the parse cache (:func:`okfpro.io.cache.attach_scan`);
-  or the ranked engine through the bundle's FTS5 index (:func:`okfpro.io.fts.rank_bundle`).
+  or the ranked engine through the bundle's persistent index (:func:`okfpro.io.fts.rank_bundle`).
 * Several registered bundles (``@a @b``, ``@all``, a group; :func:`sources`, :func:`many`):
   ranked, one corpus and one ranking (:mod:`okfpro.io.across`); scan, each bundle's rows merged
   as they are (a scan score is per concept), ties by slug then id.
