@@ -121,6 +121,8 @@ def test_a_torn_posting_row_answers_from_the_pure_engine_and_is_rebuilt(tmp_path
     con.execute("UPDATE postings SET rids = ?, codes = ? WHERE term = 'cach'", torn)
     con.commit()
     con.close()
+    assert fts.answer_fresh(root, "ledger", 4) is not None  # the index is fresh; this phrase's row is whole
+    assert fts.answer_fresh(root, "cache ledger", 4) is None  # the prompt hook reads the bundle instead
     fresh = cache.load_bundle(root)
     want = bm25.rank_docs(fresh, "cache ledger", 4)
     assert fts.rank_bundle(root, fresh, "cache ledger", 4) == want
