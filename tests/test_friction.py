@@ -85,6 +85,21 @@ def test_unreadable_lines_are_counted_not_dropped(tmp_path):
     assert len(rep["events"]) == 1 and rep["unreadable"] == 3 and rep["available"] is True
 
 
+def test_an_event_after_a_line_cut_short_is_whole(tmp_path):
+    """A writer killed mid-line leaves a last line without its newline: the next event starts on a
+    line of its own (the cut line stays one unreadable line), not glued to it."""
+    root = _bundle(tmp_path)
+    assert io_friction.record(root, core_friction.edit_event("board.md", "2026-11-30"))
+    log, _ = io_friction.paths(root)
+    with open(log, "ab") as handle:
+        handle.write(b'{"what": "edit", "path": "jour')
+    assert io_friction.record(root, core_friction.edit_event("log.md", "2026-11-30"))
+    assert io_friction.record(root, core_friction.edit_event("index.md", "2026-11-30"))
+    rep = io_friction.report(root)
+    assert len(rep["events"]) == 3 and rep["unreadable"] == 1
+    assert open(log, "rb").read().count(b"\n") == 4
+
+
 def test_record_never_raises_and_leaves_the_unavailable_marker(tmp_path):
     root = _bundle(tmp_path)
     tmp = root.parent / ".tmp"

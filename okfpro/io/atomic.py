@@ -190,12 +190,18 @@ def locked(lock_path: str | os.PathLike, *, shared: bool = False) -> Iterator[No
 
 
 def append_line(path: str | os.PathLike, line: str) -> None:
-    """Append one line to ``path`` under an exclusive lock (O_APPEND, single write)."""
+    """Append one line to ``path`` under an exclusive lock (O_APPEND, single write).  A last line
+    left without its newline (a writer killed mid-write: Linux stops a write at a page boundary
+    when a fatal signal is pending) is ended first, so it stays one unreadable line and this one
+    is whole, not glued to it."""
     payload = (line.rstrip("\n") + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                payload = b"\n" + payload
             os.write(fd, payload)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
