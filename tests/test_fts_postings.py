@@ -30,10 +30,28 @@ def _postings_by_path(con: sqlite3.Connection) -> dict[str, list[tuple[str, int]
     """term -> sorted (path, code): the postings with each rowid read as the file it indexes."""
     paths = dict(con.execute("SELECT rid, path FROM files"))
     out: dict[str, list[tuple[str, int]]] = {}
-    for term, rids, codes in con.execute("SELECT term, rids, codes FROM postings"):
+    for term, chunk, rids, codes in con.execute("SELECT term, chunk, rids, codes FROM postings"):  # chunks, joined
         a, c = ftsquery._arrays(rids, codes)
-        out[term] = sorted((paths[r], k) for r, k in zip(a, c))
-    return out
+        assert a and {r >> ftsquery.CHUNK_BITS for r in a} == {chunk}, (term, chunk, list(a))  # each in its own chunk
+        out.setdefault(term, []).extend((paths[r], k) for r, k in zip(a, c))
+    return {term: sorted(postings) for term, postings in out.items()}
+
+
+def test_many_new_concepts_in_one_sync_split_into_chunks_and_leave_them_one_by_one(tmp_path, monkeypatch):
+    """Ten concepts indexed at once with chunks of two row ids, then each rewritten or deleted in
+    turn: every row keeps only its own chunk's row ids, and the postings are a fresh build's."""
+    monkeypatch.setattr(ftsquery, "CHUNK_BITS", 1)
+    root, _ = _indexed(tmp_path, monkeypatch, n=10)
+    for i in range(10):
+        if i % 3:
+            (root / f"n{i}.md").write_text(_note(["ledger", "zebra", f"edit{i}"]))
+        else:
+            (root / f"n{i}.md").unlink()
+        bundle = cache.load_bundle(root)
+        assert fts.rank_bundle(root, bundle, "ledger zebra", 10) == bm25.rank_docs(bundle, "ledger zebra", 10)
+        con = sqlite3.connect(fts.db_path(root))
+        assert _postings_by_path(con) == _fresh_build(root), i
+        con.close()
 
 
 def _fresh_build(root: Path) -> dict[str, list[tuple[str, int]]]:
@@ -57,11 +75,13 @@ _op = st.tuples(st.sampled_from(["write", "write", "delete", "rename"]), st.inte
 
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                            HealthCheck.function_scoped_fixture])
-@given(st.lists(_op, min_size=1, max_size=12))
-def test_after_any_run_of_edits_the_postings_are_what_a_fresh_build_writes(tmp_path_factory, monkeypatch, ops):
+@given(st.lists(_op, min_size=1, max_size=12), st.sampled_from([ftsquery.CHUNK_BITS, 0, 1, 2]))
+def test_after_any_run_of_edits_the_postings_are_what_a_fresh_build_writes(tmp_path_factory, monkeypatch, ops, bits):
     """Files written, rewritten (the same text too), deleted and renamed, the index synced after
-    each step: its postings equal a fresh build's, read by path, and its answers the pure engine's."""
+    each step: its postings equal a fresh build's, read by path, and its answers the pure engine's
+    — with a term's postings in chunks of 4,096 row ids and in chunks of 1, 2 and 4 (many per term)."""
     monkeypatch.setattr(cache, "RACY_NS", -1)
+    monkeypatch.setattr(ftsquery, "CHUNK_BITS", bits)
     ws = tmp_path_factory.mktemp("postings")
     (ws / "okfpro.toml").write_text("")
     root = ws / ".okf"
