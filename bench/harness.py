@@ -197,8 +197,9 @@ def installed(workdir: str) -> str:
     src = os.path.join(workdir, "src")
     shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__",
                                                              ".okf-memory", ".tmp", "node_modules"))
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target",
-                    site, src], check=True)
+    # built in pip's isolated build environment: pyproject.toml's SPDX license string needs setuptools
+    # 77 or later, which the running interpreter's own may not be
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", site, src], check=True)
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     with open(os.path.join(site, "_bench_deps.pth"), "w") as f:
         f.write("".join(d + "\n" for d in sorted(deps)))

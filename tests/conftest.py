@@ -126,14 +126,19 @@ def okfpro_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _offline_wheel_build_possible() -> bool:
+    """Can this interpreter's own setuptools build the wheel: 77 or later (pyproject.toml's SPDX
+    license string), and ``wheel`` importable or setuptools 70.1 or later (which builds wheels itself)."""
+    import setuptools
+
+    version = tuple(int(x) for x in setuptools.__version__.split(".")[:2])
+    if version < (77, 0):
+        return False
     try:
         import wheel  # noqa: F401
 
         return True
     except ImportError:
-        import setuptools
-
-        return tuple(int(x) for x in setuptools.__version__.split(".")[:2]) >= (70, 1)
+        return version >= (70, 1)
 
 
 @pytest.fixture
