@@ -1,6 +1,6 @@
 """The bundle index's ranking from its postings: :func:`okfpro.core.bm25.rank_docs`'s score to the bit.  Pure.
 
-A term's postings are two arrays (:mod:`okfpro.io.ftsquery` stores them, one row per term): the
+A term's postings are two arrays (:mod:`okfpro.io.ftsquery` stores them, in chunks of row ids): the
 row ids of the concepts holding it, and for each a *code*, the term's field-weighted count ``F``
 (:data:`okfpro.core.search.WEIGHTS`, integers) and the concept's length ``D`` in tokens over every
 field (:func:`code`).  A prefix that begins several terms merges their postings per concept: the

@@ -100,17 +100,18 @@ def share(idf: float, posting: int, avgdl: float, weights: Sequence[float], b: f
     return phrase_score(idf, f, posting & FIELD_MAX, avgdl, b)
 
 
-def term_range(token: str) -> tuple[str, tuple[str, ...]]:
-    """The SQL condition on a ``term`` column that finds what a query ``token`` matches, and its
-    arguments: the term itself, or (from :data:`okfpro.core.bm25.PREFIX_MIN` characters on, as a
-    prefix) every term it begins.  SQLite orders TEXT by its UTF-8 bytes, which order as code points
-    do, so those terms run from ``token`` up to ``token`` with its last character's successor (no
-    upper bound after U+10FFFF; the caller keeps only the terms ``token`` begins)."""
+def term_range(token: str) -> tuple[str, tuple[object, ...]]:
+    """The SQL condition on a ``term`` column that finds exactly the terms a query ``token``
+    matches, and its arguments: the term itself, or (from :data:`okfpro.core.bm25.PREFIX_MIN`
+    characters on, as a prefix) every term it begins.  SQLite orders TEXT by its UTF-8 bytes, which
+    order as code points do, so those terms run from ``token`` up to ``token`` with its last
+    character's successor; after U+10FFFF there is none, and the range (open above) is narrowed by
+    the prefix itself (``substr`` counts characters, as ``len`` does)."""
     if len(token) < PREFIX_MIN:
         return "term = ?", (token,)
     after = ord(token[-1]) + 1
     if after > 0x10FFFF:
-        return "term >= ?", (token,)
+        return "term >= ? AND substr(term, 1, ?) = ?", (token, len(token), token)
     if 0xD800 <= after <= 0xDFFF:  # past the surrogates: the next character that is one
         after = 0xE000
     return "term >= ? AND term < ?", (token, token[:-1] + chr(after))

@@ -21,7 +21,6 @@ from bisect import bisect_left
 
 from okfpro.core import bundlepostings
 from okfpro.core import search as _search
-from okfpro.core.bm25 import PREFIX_MIN
 from okfpro.core.postings import merge_codes, term_range
 
 TYPE_CHECKING = False
@@ -156,25 +155,13 @@ def ranked(con: Any, tokens: Sequence[str], searched: Sequence[str], limit: int 
     return bundlepostings.first(bundlepostings.scores(phrases, rows, total), limit, rank)
 
 
-def _matching(tok: str) -> tuple[str, tuple[Any, ...]]:
-    """The SQL condition on ``term`` of the terms ``tok`` matches, and its arguments: exact where
-    :func:`term_range` leaves the range open above."""
-    where, args = term_range(tok)
-    if len(args) == 1 and len(tok) >= PREFIX_MIN:
-        return where + " AND substr(term, 1, ?) = ?", (*args, len(tok), tok)
-    return where, args
-
-
 def _phrase(con: Any, tok: str) -> tuple[int, Iterable[tuple[int, int]]]:
     """One query token's postings over every field: (concepts holding it, their (rid, code)).  A
     term's chunks are joined (a row id is in one of them); a prefix's terms are merged."""
-    where, args = _matching(tok)
-    got = con.execute(f"SELECT term, rids, codes FROM postings WHERE {where} ORDER BY term, chunk", args).fetchall()
-    if len(got) == 1:
-        rids, codes = _arrays(*got[0][1:])
-        return len(rids), zip(rids, codes)
+    where, args = term_range(tok)
     terms: dict[str, tuple[array, array]] = {}
-    for term, rid_bytes, code_bytes in got:
+    for term, rid_bytes, code_bytes in con.execute(
+            f"SELECT term, rids, codes FROM postings WHERE {where} ORDER BY term, chunk", args):
         rids, codes = _arrays(rid_bytes, code_bytes)
         had = terms.get(term)
         if had is None:
@@ -200,7 +187,7 @@ def _in_fields(con: Any, tokens: Sequence[str], searched: Sequence[str]
     lengths: dict[int, int] | None = None
     out: list[tuple[int, Iterable[tuple[int, int]]]] = []
     for tok in tokens:
-        where, args = _matching(tok)
+        where, args = term_range(tok)
         counts: dict[int, int] = {}
         for rid, col, n in con.execute(f"SELECT doc, col, count(*) FROM temp.okfpro_vocab WHERE {where} "
                                        "GROUP BY doc, col", args):

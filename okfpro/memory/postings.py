@@ -103,7 +103,7 @@ def phrase(con: sqlite3.Connection, token: str) -> list[tuple[int, Sequence[int]
     (:func:`okfpro.core.postings.merged`)."""
     where, args = _postings.term_range(token)
     rows = con.execute(f"SELECT term, code, ords FROM postings WHERE {where}", args).fetchall()
-    groups = [(term, code, _array("i", ords)) for term, code, ords in rows if term.startswith(token)]
+    groups = [(term, code, _array("i", ords)) for term, code, ords in rows]
     if len({term for term, _c, _o in groups}) > 1:
         return _postings.merged(groups)
     return [(code, ords) for _term, code, ords in groups]
