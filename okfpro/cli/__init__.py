@@ -56,7 +56,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "memory": ("okfpro.cli.memory", "memory_cmd", "Scoped memory: remember, recall, import, list, log, forget; sync with a Git remote, server-hook."),
     "eval": ("okfpro.cli.eval", "eval_cmd", "Retrieval quality on a gold set (eval recall GOLD), next to a plain BM25."),
     # servers
-    "mcp": ("okfpro.cli.mcp", "mcp_cmd", "Serve the workspace and scoped memory over MCP (stdio; --http on loopback)."),
+    "mcp": ("okfpro.cli.mcp", "mcp_cmd", "Serve the workspace and scoped memory over MCP (stdio; --http with bearer tokens)."),
     "resident": ("okfpro.cli.resident", "resident_cmd", "The warm okfpro that answers hook events and memory calls (status, start, stop)."),
 }
 

@@ -17,8 +17,8 @@ from okfpro.cli.common import bundle_for, fail
 
 @click.command("mcp")
 @click.option("--bundle", "bundle_dir", metavar="DIR", help="The bundle (default: $OKFPRO_BUNDLE, else the one enclosing cwd).")
-@click.option("--http", "http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to bind (loopback unless tokens are configured).")
+@click.option("--http", "http", is_flag=True, help="Serve streamable HTTP instead of stdio (needs a token file: --new-token).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to bind (every request needs a bearer token: see --new-token).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="HTTP: the port.")
 @click.option("--tokens", "tokens_file", metavar="FILE",
               help="HTTP: bearer tokens (sha256 hashes) mapped to identities; default [mcp] tokens in okfpro.toml.")

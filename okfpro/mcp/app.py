@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import re
 import sys
 from pathlib import Path
@@ -76,15 +75,6 @@ def run_stdio(root: Path) -> None:
 # --------------------------------------------------------------------------- HTTP
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a name: it could resolve anywhere
-
-
 def default_tokens_path(workspace: Path) -> Path:
     return workspace / ".tmp" / "okfpro-mcp" / "tokens.json"
 
@@ -119,22 +109,26 @@ def describe_identity(tenant: str | None, user: str | None, agent: str | None) -
 
 
 def build_http(root: Path, *, host: str, tokens_file: str | None):
-    """The Starlette app (and its session) for ``root``; refuses a non-loopback bind without tokens.
-    The refusals come before the SDK is imported (about a second) and before the bundle is loaded."""
+    """The Starlette app (and its session) for ``root``.  HTTP always needs bearer tokens: loopback
+    is no user boundary (every local OS user can connect to 127.0.0.1), so without a token file the
+    server refuses to start and says how to mint one.  The refusals come before the SDK is
+    imported (about a second) and before the bundle is loaded."""
     from okfpro.mcp.tokens import TokenFile, TokenFileError
 
-    path = tokens_path(workspace_of(root), tokens_file)
-    table = None
-    if path is not None:
-        try:
-            table = TokenFile(path)
-        except (TokenFileError, OSError) as exc:
-            raise ServeError(str(exc)) from None
-        if not table.load():
-            raise ServeError(f"token file {path} holds no token; mint one with `okfpro mcp --new-token --user NAME`")
-    if table is None and not is_loopback(host):
-        raise ServeError(f"refusing to bind {host}: it is not a loopback address and no bearer tokens are configured "
-                         "(mint one with `okfpro mcp --new-token --user NAME`, or bind 127.0.0.1)")
+    workspace = workspace_of(root)
+    path = tokens_path(workspace, tokens_file)
+    if path is None:
+        raise ServeError(
+            "refusing to serve HTTP without bearer tokens: any local user can connect to a loopback port, and "
+            f"would be served as you. Mint one first: `okfpro mcp --bundle {root} --new-token --user NAME` "
+            f"(it writes {default_tokens_path(workspace)}, mode 0600, and prints the token once), then start "
+            "again with --http and send the token as 'Authorization: Bearer TOKEN'")
+    try:
+        table = TokenFile(path)
+    except (TokenFileError, OSError) as exc:
+        raise ServeError(str(exc)) from None
+    if not table.load():
+        raise ServeError(f"token file {path} holds no token; mint one with `okfpro mcp --new-token --user NAME`")
     from mcp.server.auth.provider import AccessToken
     from mcp.server.auth.settings import AuthSettings
 
@@ -154,8 +148,6 @@ def build_http(root: Path, *, host: str, tokens_file: str | None):
                                scopes=[], claims={"tenant": ident.tenant, "user": ident.user, "agent": ident.agent})
 
     def scope_for_request(request: Any):
-        if table is None:
-            return base.scope_source  # loopback without tokens: the server's own identity, as over stdio
         user = None
         try:
             user = request.scope.get("user") if request is not None else None
@@ -179,9 +171,8 @@ def build_http(root: Path, *, host: str, tokens_file: str | None):
     session = Session(base, scope_for_request)
     server = build(session)
     kwargs: dict[str, Any] = {"host": host}
-    if table is not None:
-        kwargs.update(auth=AuthSettings.model_validate({"issuer_url": "http://127.0.0.1", "resource_server_url": None}),
-                      token_verifier=Verifier(table))
+    kwargs.update(auth=AuthSettings.model_validate({"issuer_url": "http://127.0.0.1", "resource_server_url": None}),
+                  token_verifier=Verifier(table))
     return server.streamable_http_app(**kwargs), session
 
 
