@@ -24,7 +24,7 @@ if importlib.util.find_spec("mcp") is None:
 pytestmark = pytest.mark.xdist_group("mcp")
 
 from tests.helpers import run_okfpro  # noqa: E402
-from tests.mcpkit import HttpServer, call, free_port, http_client, server_env, workspace  # noqa: E402
+from tests.mcpkit import HttpServer, call, free_port, http_client, workspace  # noqa: E402
 
 OTHER_UID = 54321  # a user who is not the server's
 

@@ -8,6 +8,11 @@ a memory entry, a board line, a concept title — must not open or close such a 
 the name, ``_`` or a space for ``-``, format characters (zero-width) inside it, a lookalike
 ``<`` (fullwidth, small, angle brackets) or an entity/escape of it (``&lt;``, ``&#60;``,
 ``&#x3c;``, ``\\u003c``, ``%3C``).  Other tags (``<div>``, ``<T>``) are left alone.  Pure.
+
+:func:`neutralise` is the one framing function: the hooks call it on what they put in front of the
+model (the prompt hook's recall blocks, the banner, every answer), and the MCP server calls it, through
+:func:`neutralise_json`, on every string of every tool answer, tool error and resource it serves — so a
+note stored with ``<system-reminder>`` reaches the model the same way by either door.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from okfpro.core import rx
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from typing import Any
 
 OWN_FRAMES = ("okfpro-recall", "okf-context")
 HOST_FRAMES = (
@@ -91,3 +97,16 @@ def neutralise(text: str, host_only: bool = False) -> str:
 
     full = not text.isascii() and _holds_any(text, _NON_ASCII_SPELLINGS)
     return rx.compile(_TAG_REGEX if full else _ASCII_TAG_REGEX).sub(one, text)
+
+
+def neutralise_json(value: Any) -> Any:
+    """:func:`neutralise` on every string of a JSON-shaped value, keys included (lists and tuples come
+    back as lists; numbers, booleans, ``None`` and dates as they were): an answer handed to a model
+    as data, where stored text sits in any field."""
+    if isinstance(value, str):
+        return neutralise(value)
+    if isinstance(value, dict):
+        return {(neutralise(k) if isinstance(k, str) else k): neutralise_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [neutralise_json(v) for v in value]
+    return value

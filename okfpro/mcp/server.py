@@ -33,6 +33,7 @@ from mcp.shared.exceptions import MCPError
 
 from okfpro import __version__
 from okfpro.cli.common import jsonable  # the CLI's JSON default: dates as ISO text
+from okfpro.core.frames import neutralise, neutralise_json
 from okfpro.core.record import replace
 from okfpro.mcp import tools as _tools
 
@@ -77,7 +78,7 @@ class Session:
     def run(self, tool: _tools.Tool, args: dict[str, Any], host: _tools.Host) -> types.CallToolResult:
         with self._serial:
             try:
-                data = tool.run(host, args)
+                data = neutralise_json(tool.run(host, args))  # stored text framed as the hooks frame it
             except _tools.ToolFailure as exc:
                 return _error(str(exc))
             except Exception as exc:  # noqa: BLE001 - a bug in one call must not take the server down
@@ -124,8 +125,8 @@ class Session:
                 rows.append(fixed[i])
                 continue
             c = concepts[i - len(fixed)]
-            rows.append(types.Resource(name=c.id, title=c.display_title, uri=self.uri(c.id), mime_type="text/markdown",
-                                       description=c.description or None))
+            rows.append(types.Resource(name=neutralise(c.id), title=neutralise(c.display_title), uri=self.uri(c.id),
+                                       mime_type="text/markdown", description=neutralise(c.description) or None))
         end = start + len(rows)
         return rows, (str(end) if end < total else None)
 
@@ -144,7 +145,7 @@ class Session:
             text = ws.read_optional(self.host.root / rel)
             if text is None:
                 raise MCPError(types.INVALID_PARAMS, f"the bundle has no {rel}")
-            return text
+            return neutralise(text)
         try:
             data = _tools.BY_NAME["read"].run(self.host, {"id": rest, "max_chars": _tools.MAX_READ_CHARS})
         except _tools.ToolFailure as exc:
@@ -156,7 +157,7 @@ class Session:
 
 
 def _error(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=neutralise(message))], is_error=True)
 
 
 def _annotations(tool: _tools.Tool) -> types.ToolAnnotations:

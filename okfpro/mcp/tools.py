@@ -189,6 +189,9 @@ def _read(host: Host, args: dict[str, Any]) -> dict[str, Any]:
     if found is None:
         raise ToolFailure(f"no concept {ident!r} in the bundle (search or catalog lists the ids)")
     cid, rel, content = found
+    from okfpro.core.frames import neutralise
+
+    content = neutralise(content)  # framed whole, then paged: a tag cut by a page edge stays inert
     offset = int(args.get("offset") or 0)
     size = int(args.get("max_chars") or READ_CHARS)
     part = content[offset:offset + size]
