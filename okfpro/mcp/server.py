@@ -21,6 +21,7 @@ the same way and the server keeps serving.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 from typing import Any, Callable
@@ -39,6 +40,8 @@ from okfpro.mcp import tools as _tools
 
 MAX_ARGUMENT_BYTES = 256 * 1024
 RESOURCE_PAGE = 500
+FIXED = ("board", "log")  # resources by name; the concepts of the same ids are not listed again
+_CURSOR = re.compile(r"(?:0|[1-9][0-9]{0,8})")
 INSTRUCTIONS = (
     "okfpro: this workspace's knowledge base (an OKF bundle of Markdown concepts), its work board and the "
     "agent's scoped memory. Start with `state` to see what is in flight; `search` then `read` to use what is "
@@ -105,20 +108,16 @@ class Session:
 
     def resources(self, cursor: str | None) -> tuple[list[types.Resource], str | None]:
         bundle = self.host.bundle()
-        start = 0
-        if cursor:
-            try:
-                start = int(cursor)
-            except ValueError:
-                raise MCPError(types.INVALID_PARAMS, "invalid cursor") from None
         fixed = [
             types.Resource(name="board", uri=self.uri("board"), mime_type="text/markdown",
                            description="The work board (board.md): In flight, Backlog, Waiting, Inbox, To read, Deadlines."),
             types.Resource(name="log", uri=self.uri("log"), mime_type="text/markdown",
                            description="The log (log.md): dated entries and Snapshot lines."),
         ]
-        concepts = sorted(bundle.concepts, key=lambda c: c.id)
+        # board.md and log.md are concepts too: listed once, as the fixed resources above
+        concepts = sorted((c for c in bundle.concepts if c.id not in FIXED), key=lambda c: c.id)
         total = len(fixed) + len(concepts)
+        start = _cursor(cursor, total)
         rows = []
         for i in range(start, min(start + RESOURCE_PAGE, total)):
             if i < len(fixed):
@@ -134,8 +133,11 @@ class Session:
         prefix = f"okf://{quote(self.host.name, safe='')}/"
         if not uri.startswith(prefix):
             raise MCPError(types.INVALID_PARAMS, f"not a resource of this server (they start with {prefix})")
-        rest = unquote(uri[len(prefix):])
-        if rest in ("board", "log"):
+        try:
+            rest = unquote(uri[len(prefix):], errors="strict")
+        except UnicodeDecodeError:
+            raise MCPError(types.INVALID_PARAMS, "the resource URI's %-escapes are not UTF-8") from None
+        if rest in FIXED:
             from okfpro.io import workstate as ws
 
             rel = f"{rest}.md"
@@ -156,6 +158,43 @@ class Session:
         return text
 
 
+def _cursor(cursor: str | None, total: int) -> int:
+    """Where a page starts: only a cursor this server handed out (a decimal offset inside the list)."""
+    if cursor is None:
+        return 0
+    if not _CURSOR.fullmatch(cursor) or int(cursor) >= total:
+        raise MCPError(types.INVALID_PARAMS, f"invalid cursor {cursor[:40]!r}: pass the nextCursor of the previous "
+                                             "page, or none for the first")
+    return int(cursor)
+
+
+def _one_page(params: Any) -> None:
+    """A list of one page takes no cursor: any cursor is one this server never handed out."""
+    cursor = getattr(params, "cursor", None) if params is not None else None
+    if cursor is not None:
+        raise MCPError(types.INVALID_PARAMS, f"invalid cursor {str(cursor)[:40]!r}: this list has one page")
+
+
+def _answering(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """A handler whose every failure is a JSON-RPC error with a code: ours as raised (-32602 for a bad
+    argument), a bug as -32603 with one line (the traceback goes to stderr, never to the client)."""
+    import functools
+
+    @functools.wraps(handler)
+    async def answer(ctx: Any, params: Any) -> Any:
+        try:
+            return await handler(ctx, params)
+        except MCPError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the SDK would answer code 0 with the exception's text
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+            raise MCPError(types.INTERNAL_ERROR, f"internal error ({type(exc).__name__}); the server is still up") from None
+
+    return answer
+
+
 def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=neutralise(message))], is_error=True)
 
@@ -170,29 +209,36 @@ def _annotations(tool: _tools.Tool) -> types.ToolAnnotations:
 def build(session: Session) -> Server:
     """The SDK server with our handlers."""
 
+    @_answering
     async def list_tools(ctx, params) -> types.ListToolsResult:
+        _one_page(params)
         return types.ListToolsResult(tools=[
             types.Tool(name=t.name, title=t.title, description=t.description, input_schema=t.schema,
                        annotations=_annotations(t))
             for t in _tools.TOOLS
         ])
 
+    @_answering
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         tool, args = session.check(params.name, params.arguments)
         host = session.host_for(getattr(ctx, "request", None))
         return await anyio.to_thread.run_sync(session.run, tool, args, host)
 
+    @_answering
     async def list_resources(ctx, params) -> types.ListResourcesResult:
         cursor = getattr(params, "cursor", None) if params is not None else None
         rows, nxt = await anyio.to_thread.run_sync(session.resources, cursor)
         return types.ListResourcesResult(resources=rows, next_cursor=nxt)
 
+    @_answering
     async def list_templates(ctx, params) -> types.ListResourceTemplatesResult:
+        _one_page(params)
         return types.ListResourceTemplatesResult(resource_templates=[
             types.ResourceTemplate(name="concept", uri_template=session.uri("") + "{+id}", mime_type="text/markdown",
                                    description="One concept's Markdown source by id (e.g. glossary/okf)."),
         ])
 
+    @_answering
     async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         text = await anyio.to_thread.run_sync(session.read, uri)

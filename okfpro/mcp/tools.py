@@ -144,6 +144,11 @@ def _str(desc: str, max_len: int = MAX_TEXT) -> dict[str, Any]:
     return {"type": "string", "maxLength": max_len, "description": desc}
 
 
+def _id(desc: str) -> dict[str, Any]:
+    """A concept id or path: no NUL, no backslash (an argument error, not a refusal)."""
+    return {**_str(desc, 1000), "pattern": "^[^\\x00\\\\]*$"}
+
+
 def _fields(known: tuple[str, ...]) -> dict[str, Any]:
     return {"type": "array", "items": {"type": "string", "enum": list(known)}, "maxItems": len(known),
             "description": "Keep only these row fields."}
@@ -528,7 +533,7 @@ TOOLS: list[Tool] = [
     Tool("read", "Read one concept",
          "Return the full Markdown source (frontmatter and body) of one concept by its id (or its bundle-relative "
          "path). Long files come in pieces: when truncated is true, call again with offset = next_offset.",
-         _schema({"id": _str("The concept id, e.g. 'glossary/okf' (from search or catalog).", 1000),
+         _schema({"id": _id("The concept id, e.g. 'glossary/okf' (from search or catalog)."),
                   "offset": OFFSET,
                   "max_chars": {"type": "integer", "minimum": 1, "maximum": MAX_READ_CHARS,
                                 "description": f"At most this many characters (default {READ_CHARS})."}}, ("id",)),
@@ -554,7 +559,7 @@ TOOLS: list[Tool] = [
     Tool("graph", "Links between concepts",
          "Without id: the hubs — concepts ranked by inbound links (what everything points at). With id: that "
          "concept's outbound and inbound links. Hub rows are those of `okfpro graph --hubs --json`.",
-         _schema({"id": _str("A concept id: list its links instead of the hubs.", 1000), "limit": LIMIT,
+         _schema({"id": _id("A concept id: list its links instead of the hubs."), "limit": LIMIT,
                   "offset": OFFSET}),
          _graph),
     Tool("references", "Files under references/",
