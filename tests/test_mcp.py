@@ -24,7 +24,7 @@ from tests.mcpkit import call, cli_json, server_env, stdio_client, workspace  # 
 
 EXPECTED_TOOLS = {
     "search", "read", "catalog", "index", "graph", "references", "stats", "state", "board", "snapshot", "validate",
-    "lint", "audit", "capture", "promote", "demote", "journal_open", "close",
+    "lint", "audit", "tags", "types", "dirs", "log", "bundles", "capture", "promote", "demote", "journal_open", "close",
     "memory_remember", "memory_recall", "memory_list", "memory_forget",
 }
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 
+from okfpro.core.jsonc import jsonable  # noqa: F401  (the JSON default; tests import it from here)
 from okfpro.core.record import Frozen, set_field
 
 TYPE_CHECKING = False
@@ -103,14 +104,6 @@ def emit(data: Any, as_json: bool, pretty: bool, text: Callable[[], object] | No
     else:
         text()
     return 0
-
-
-def jsonable(value: Any) -> Any:
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)
 
 
 def projection(fields: str | None, exclude: str | None, known: Iterable[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:

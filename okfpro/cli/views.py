@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Any, Callable
 
 import click
@@ -25,6 +24,7 @@ import click
 from okfpro.cli.common import Opened, emit, fail, json_options, load, note_skipped, open_bundle, projection
 from okfpro.core import views as _views
 from okfpro.core.concept import Bundle
+from okfpro.io.reader import reference_files
 
 # --------------------------------------------------------------------------- shared plumbing
 
@@ -402,21 +402,6 @@ def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
 
 
 # --------------------------------------------------------------------------- references
-
-
-def reference_files(root: Path) -> list[str]:
-    """Bundle-relative paths of the non-hidden files under ``references/`` (the disk half of the view)."""
-    base = root / _views.REFERENCES_DIR
-    out: list[str] = []
-    if not base.is_dir():
-        return out
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for fname in filenames:
-            if fname.startswith(".") or not os.path.isfile(os.path.join(dirpath, fname)):
-                continue
-            out.append(os.path.relpath(os.path.join(dirpath, fname), root).replace(os.sep, "/"))
-    return sorted(out)
 
 
 @click.command("references")

@@ -114,3 +114,13 @@ def _iterencode(o: object, *args: Any) -> Any:
     markers, default, encoder, key_separator, item_separator, sort_keys, skipkeys, allow_nan = args
     return _make_encoder(markers, default, encoder, None, key_separator, item_separator, sort_keys, skipkeys,
                          allow_nan)(o, 0)
+
+
+def jsonable(value: Any) -> Any:
+    """The ``default`` every okfpro JSON answer uses (the CLI's ``--json``, the MCP server): dates as
+    ISO text, sets and tuples as lists, anything else as its ``str``."""
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)

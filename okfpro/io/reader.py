@@ -170,3 +170,22 @@ def read_concept(root: str | os.PathLike, bundle: Bundle, ident: str) -> tuple[s
         raise OSError(exc.errno, exc.strerror or str(exc), rel) from None
     c = bundle.by_path.get(rel)
     return (c.id if c else ident), rel, raw.decode("utf-8", errors="replace")
+
+
+def reference_files(root: str | os.PathLike) -> list[str]:
+    """Bundle-relative paths of the non-hidden files under ``references/`` (the disk half of the
+    references view, for the CLI and the MCP server)."""
+    from okfpro.core.views import REFERENCES_DIR
+
+    root = os.fspath(root)
+    base = os.path.join(root, REFERENCES_DIR)
+    out: list[str] = []
+    if not os.path.isdir(base):
+        return out
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for fname in filenames:
+            if fname.startswith(".") or not os.path.isfile(os.path.join(dirpath, fname)):
+                continue
+            out.append(os.path.relpath(os.path.join(dirpath, fname), root).replace(os.sep, "/"))
+    return sorted(out)

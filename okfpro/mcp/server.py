@@ -33,7 +33,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from okfpro import __version__
-from okfpro.cli.common import jsonable  # the CLI's JSON default: dates as ISO text
+from okfpro.core.jsonc import jsonable  # the CLI's JSON default: dates as ISO text
 from okfpro.core.frames import neutralise, neutralise_json
 from okfpro.core.record import replace
 from okfpro.mcp import tools as _tools
@@ -82,6 +82,8 @@ class Session:
         with self._serial:
             try:
                 data = neutralise_json(tool.run(host, args))  # stored text framed as the hooks frame it
+            except _tools.InvalidArgument as exc:
+                raise MCPError(types.INVALID_PARAMS, f"invalid arguments for {tool.name}: {exc}") from None
             except _tools.ToolFailure as exc:
                 return _error(str(exc))
             except Exception as exc:  # noqa: BLE001 - a bug in one call must not take the server down
@@ -138,13 +140,11 @@ class Session:
         except UnicodeDecodeError:
             raise MCPError(types.INVALID_PARAMS, "the resource URI's %-escapes are not UTF-8") from None
         if rest in FIXED:
-            from okfpro.io import workstate as ws
-
             rel = f"{rest}.md"
-            escaped = ws.escaping_state_files(self.host.root)
-            if any(m.startswith(rel + " ") for m in escaped):
-                raise MCPError(types.INVALID_PARAMS, f"{rel} resolves outside the bundle; it is not read through")
-            text = ws.read_optional(self.host.root / rel)
+            try:
+                text = _tools.state_file(self.host, rel)
+            except _tools.ToolFailure as exc:
+                raise MCPError(types.INVALID_PARAMS, str(exc)) from None
             if text is None:
                 raise MCPError(types.INVALID_PARAMS, f"the bundle has no {rel}")
             return neutralise(text)
@@ -214,7 +214,7 @@ def build(session: Session) -> Server:
         _one_page(params)
         return types.ListToolsResult(tools=[
             types.Tool(name=t.name, title=t.title, description=t.description, input_schema=t.schema,
-                       annotations=_annotations(t))
+                       output_schema=t.output, annotations=_annotations(t))
             for t in _tools.TOOLS
         ])
 
