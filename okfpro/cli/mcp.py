@@ -30,11 +30,12 @@ from okfpro.cli.common import bundle_for, fail
 def mcp_cmd(bundle_dir, http, host, port, tokens_file, new_token, tok_user, tok_tenant, tok_agent) -> int:
     """Serve this workspace over the Model Context Protocol (stdio by default).
 
-    Tools: search, read, catalog, index, graph, references, stats, state, board, snapshot, validate,
-    lint, audit; capture, promote, demote, journal_open, close; memory_remember, memory_recall,
-    memory_list, memory_forget.  Resources: okf://<workspace>/<concept id>, board, log.  The memory
-    scope comes from the host, okfpro.toml and the environment (over HTTP: from the bearer token),
-    never from a tool argument.
+    Tools: search, read, catalog, index, graph, references, stats, tags, types, dirs, log, bundles,
+    state, board, snapshot, validate, lint, audit; capture, promote, demote, journal_open, close;
+    memory_remember, memory_recall, memory_list, memory_forget.  Resources: okf://<workspace>/<concept
+    id>, board, log.  The memory scope comes from the host, okfpro.toml and the environment (over
+    HTTP: from the bearer token), never from a tool argument.  HTTP always needs a token file
+    (--new-token mints one).
     """
     import importlib.util
 
