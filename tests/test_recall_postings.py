@@ -113,7 +113,7 @@ def fts5_ranking(idx, query: str, today: str, include_hidden: bool, limit: int |
     docs = []
     for rid, title, text in con.execute("SELECT rid, title, text FROM entries WHERE change = 0").fetchall():
         fields = entry_fields(title, text)
-        docs.append((rid, *idx._doc_terms(fields["title"], text)))
+        docs.append((rid, *idx._doc_terms(fields["title"], text)[:2]))
     # recall ranks without length normalisation (LENGTH_B = 0), FTS5 with b = 0.75: every document
     # padded to one length makes D / avgdl exactly 1.0, where both expressions are the same bits
     longest = max((len(t) + len(b) for _rid, t, b in docs), default=0) if LENGTH_B == 0.0 else 0

@@ -1,11 +1,14 @@
 """Recall ranking on conversations (okfpro/memory/ranking.py): neighbouring turns, stop
-words, policy before the neighbours — through the index and the index-free scan alike."""
+words, policy before the neighbours, the speaker a question names — through the index and the
+index-free scan alike, which agree to the bit on drawn conversations."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from okfpro.core.scope import Scope
 from okfpro.memory import importer
@@ -13,6 +16,7 @@ from okfpro.memory import index as memindex
 from okfpro.memory import ranking
 from okfpro.memory.policy import change
 from okfpro.memory.store import MemoryStore
+from tests.helpers import examples
 
 ANA = Scope(tenant="acme", user="ana")
 TODAY = "2026-06-30"
@@ -69,6 +73,8 @@ def test_a_turn_no_query_word_matches_is_never_returned(tmp_path, engine):
 def test_neighbours_are_turns_of_the_same_day_file(tmp_path, engine, monkeypatch):
     turns = conversation(first_day_of_reply=DAY2)  # the reply is the first turn of the next day
     store, keys = load(tmp_path, turns)
+    monkeypatch.setattr(ranking, "SPEAKER", 0.0)  # neighbours alone: every Ana turn would lend her boost
+    monkeypatch.setattr(memindex, "SPEAKER", 0.0)
     run = memindex.recall if engine == "index" else memindex.scan_recall
     got = [(keys[h.record.id], round(h.score, 4)) for h in run(store, ANA, "ana dog", TODAY, False, 10)[0]]
     monkeypatch.setattr(ranking, "NEIGHBOUR", 0.0)
@@ -139,3 +145,63 @@ def test_index_and_scan_agree_on_a_long_conversation(tmp_path):
             a, _ = memindex.recall(store, ANA, q, TODAY, False, limit)
             b, _ = memindex.scan_recall(store, ANA, q, TODAY, False, limit)
             assert [(h.entry.id, round(h.score, 4)) for h in a] == [(h.entry.id, round(h.score, 4)) for h in b], (q, limit)
+
+
+@pytest.mark.parametrize("engine", ["index", "scan"])
+def test_the_speaker_a_question_names_ranks_first(tmp_path, engine, monkeypatch):
+    t = [DAY1 + dt.timedelta(minutes=i) for i in range(12)]
+    filler = [(f"f{i}", f"{'Cal' if i % 2 else 'Dee'}: The {w} was nice.", t[i])
+              for i, w in enumerate("tea cake walk film rain park book song".split())]
+    store, keys = load(tmp_path, filler[:4] + [("bens", "Ben: I ran the race in two hours.", t[8])] + filler[4:]
+                       + [("gap", "Cal: Hm.", t[9]), ("anas", "Ana: Ben, the race on TV was fun to watch.", t[10])])
+    assert ranked(store, keys, "what did ben say about the race", engine)[0] == "bens"
+    assert ranked(store, keys, "what did ana say about the race", engine)[0] == "anas"
+    # without the speaker's facet both turns hold "ben" and "race": the newest, Ana's, came first
+    monkeypatch.setattr(ranking, "SPEAKER", 0.0)
+    monkeypatch.setattr(memindex, "SPEAKER", 0.0)
+    assert ranked(store, keys, "what did ben say about the race", engine)[0] == "anas"
+
+
+SPEAKERS = ["Ana", "Ben", "Duke Vincentio", "Zoë", "decision"]
+TALK = "race dog puppy ana ben duke zoë decision garden coffee lisbon".split()
+
+
+@st.composite
+def conversations(draw):
+    n = draw(st.integers(4, 40))
+    turns = []
+    for i in range(n):
+        who = draw(st.sampled_from(SPEAKERS))
+        words = draw(st.lists(st.sampled_from(TALK), min_size=0, max_size=5))
+        when = DAY1 + dt.timedelta(days=draw(st.integers(0, 3)), minutes=i)
+        turns.append((f"t{i}", f"{who}: {' '.join(words)} turn{i}", when))
+    later = [(f"l{i}", f"{draw(st.sampled_from(SPEAKERS))}: {draw(st.sampled_from(TALK))} later{i}",
+              DAY1 + dt.timedelta(days=draw(st.integers(0, 5)), hours=20, minutes=i))
+             for i in range(draw(st.integers(0, 4)))]
+    queries = draw(st.lists(st.lists(st.sampled_from([*TALK, "vincentio", "what", "say"]), min_size=1, max_size=4)
+                            .map(" ".join), min_size=1, max_size=4))
+    archived = draw(st.lists(st.integers(0, n - 1), max_size=3))
+    return turns, later, queries, archived
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                            HealthCheck.function_scoped_fixture])
+@given(conv=conversations())
+def test_the_fused_ranking_of_the_index_equals_the_index_free_run(tmp_path_factory, conv):
+    """Speakers (one word, two words, not ASCII, a lower-case "speaker" that is none), neighbours,
+    hidden memories and appended turns: the index answers the scan's ranking, unrounded scores
+    included, at every limit."""
+    turns, later, queries, archived = conv
+    store, keys = load(tmp_path_factory.mktemp("conv"), turns)
+    memindex.recall(store, ANA, "warm", TODAY)  # the index exists: what follows appends
+    for key, text, when in later:
+        assert store.write_many(ANA, [(text, when)], "user", actor="t", what="later")[2] is None
+    ids = {k: mid for mid, k in keys.items()}
+    for k in archived:
+        change(store, ANA, "archive", ids[f"t{k}"], today=dt.date(2026, 6, 30))
+    for q in queries:
+        for hidden in (False, True):
+            for limit in (None, 1, 5):
+                a, _ = memindex.recall(store, ANA, q, TODAY, hidden, limit)
+                b, _ = memindex.scan_recall(store, ANA, q, TODAY, hidden, limit)
+                assert [(h.entry.id, h.score) for h in a] == [(h.entry.id, h.score) for h in b], (q, hidden, limit)

@@ -123,12 +123,15 @@ SPARSE = 2  # fewer postings than documents / SPARSE: the neighbours are summed 
 
 def ranked(rows: int, tokens: int, phrases: Sequence[list[tuple[int, Sequence[int]]]], prev: dict[int, int],
            nxt: dict[int, int], rids: Sequence[int], hidden: Iterable[int], limit: int | None,
-           weights: Sequence[float], neighbour: float, b: float) -> list[tuple[int, float]]:
+           weights: Sequence[float], neighbour: float, b: float, boosted: Iterable[int] = (),
+           boost: float = 0.0) -> list[tuple[int, float]]:
     """``(ordinal, score)`` of the best ``limit`` matched, shown documents (every one without a
     limit), best first, ties newest first.  ``phrases``: each query phrase's postings, in the
     query's order, grouped by code; ``prev`` / ``nxt``: the neighbours that are not the ordinals
     just before / after (-1: none); ``rids``: each document's row id (the tie order); ``hidden``:
-    the ordinals the policy hides; ``b``: the length normalisation (FTS5's is 0.75)."""
+    the ordinals the policy hides; ``b``: the length normalisation (FTS5's is 0.75); ``boosted``: the
+    ordinals that gain ``boost`` when matched (the speaker a query names:
+    :func:`okfpro.memory.ranking.speaker_boost`), before the policy and the neighbours."""
     if not rows:
         return []
     avgdl = tokens / rows
@@ -143,6 +146,10 @@ def ranked(rows: int, tokens: int, phrases: Sequence[list[tuple[int, Sequence[in
             x = share(weight, c, avgdl, weights, b)
             for o in ords:
                 own[o] += x
+    if boost:
+        for o in set(boosted):
+            if 0 <= o < rows and own[o] > 0.0:
+                own[o] += boost
     for o in hidden:
         own[o] = 0.0  # hidden before the neighbours: it scores nothing and lends nothing
     if matched * SPARSE < rows:

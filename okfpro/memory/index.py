@@ -45,18 +45,20 @@ from okfpro.memory.entries import Diagnostic, Section, StoredEntry, current_list
     fingerprint
 from okfpro.memory.indexfiles import index_files, index_path, remove
 from okfpro.core import postings as _postings
+from okfpro.core.facets import asked_speakers, speaker_terms
 from okfpro.memory import postings
 from okfpro.memory.layout import read_day_file
-from okfpro.memory.ranking import LENGTH_B, NEIGHBOUR, WEIGHTS, Hit, entry_fields, norm_digest, record_json, record_of, \
+from okfpro.memory.ranking import LENGTH_B, NEIGHBOUR, SPEAKER, WEIGHTS, Hit, entry_fields, norm_digest, record_json, record_of, \
     recall_terms, scan_tier, visible_status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
     from typing import Any, Iterable, Iterator, Sequence
 
-SCHEMA = f"okfpro-memory-index/7-{postings.BYTE_ORDER}"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords;
+SCHEMA = f"okfpro-memory-index/8-{postings.BYTE_ORDER}"  # 2: stemmed terms (okfpro.core.stem); 3: records.nwords;
 # 4: entries_place; 5: records_size (the write decision's candidates that share only common words); 6: rid =
-# place(day, seq), records_status; 7: postings and docmap instead of FTS5 (recall ranks in Python: core/postings)
+# place(day, seq), records_status; 7: postings and docmap instead of FTS5 (recall ranks in Python: core/postings);
+# 8: the speaker facet's terms (core/facets)
 COMMON_AT = 64  # a word in this many memories is "common": the candidates are not found through it
 HIDDEN_SQL = ", ".join(f"'{s}'" for s in _mempolicy.HIDDEN)
 EXPIRING_SQL = ", ".join(f"'{s}'" for s in _mempolicy.EXPIRING)
@@ -228,7 +230,7 @@ class ScopeIndex:
                 con.execute(ddl)
             con.executemany("INSERT INTO meta VALUES (?, ?)", (("schema", SCHEMA), ("scope", self.key)))
             entries: list[tuple] = []
-            docs: list[tuple[int, list[str], list[str]]] = []
+            docs: list[tuple[int, list[str], list[str], list[str]]] = []
             files: list[tuple] = []
             recs: list[_mempolicy.MemoryRecord] = []
             for name in sorted(listing):
@@ -272,10 +274,10 @@ class ScopeIndex:
         return row, rec
 
     @staticmethod
-    def _doc_terms(title: str, text: str) -> tuple[list[str], list[str]]:
-        """The search terms of one entry's title and body (what the postings hold)."""
+    def _doc_terms(title: str, text: str) -> tuple[list[str], list[str], list[str]]:
+        """The search terms of one entry's title and body, and its facet terms (what the postings hold)."""
         fields = entry_fields(title, text)
-        return bm25.stemmed_terms(fields["title"]), bm25.stemmed_terms(fields["body"])
+        return bm25.stemmed_terms(fields["title"]), bm25.stemmed_terms(fields["body"]), speaker_terms(title)
 
     def _record_row(self, rec: _mempolicy.MemoryRecord) -> tuple:
         return (rec.id, self.key, rec.status, rec.valid_until or None, rec.kind, norm_digest(rec.text),
@@ -305,7 +307,7 @@ class ScopeIndex:
             newest = con.execute("SELECT max(name) FROM files WHERE scope = ?", (self.key,)).fetchone()[0]
             first = con.execute("SELECT length(rids) / 8 FROM docmap WHERE id = 0").fetchone()[0]
             rows = []
-            docs: list[tuple[int, list[str], list[str]]] = []
+            docs: list[tuple[int, list[str], list[str], list[str]]] = []
             for name, _before, after, count, secs in files:
                 day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]  # day_listing names match DAY_RE
                 made = []
@@ -503,7 +505,8 @@ class ScopeIndex:
         return StoredEntry(tier=self.tier, id=f"{self.key}/{date}#{seq}", concept_id=f"{self.key}/{date}", date=date,
                            time=clock, title=title, text=text, path=f"{self.key}/{name}", seq=seq)
 
-    def search(self, query: str, today: str, include_hidden: bool = False, limit: int | None = None) -> list[Hit]:
+    def search(self, query: str, today: str, include_hidden: bool = False, limit: int | None = None,
+               speaker: float | None = None) -> list[Hit]:
         """What :func:`scan_tier` answers over the files, from the index (every matched document
         scored from the postings: :mod:`okfpro.core.postings`); every hit is checked against its
         day file before it is returned."""
@@ -515,8 +518,10 @@ class ScopeIndex:
         try:
             rids, prev, nxt, total = postings.docmap(con)
             phrases = [postings.phrase(con, tok) for tok in tokens]
+            boost = SPEAKER if speaker is None else speaker
+            boosted = postings.boosted(con, asked_speakers(tokens)) if boost else []
             top = _postings.ranked(len(rids), total, phrases, prev, nxt, rids, self._hidden(today, include_hidden),
-                                   limit, WEIGHTS, NEIGHBOUR, LENGTH_B)
+                                   limit, WEIGHTS, NEIGHBOUR, LENGTH_B, boosted, boost)
             top = [(rids[o], score) for o, score in top]
         except (ValueError, IndexError, OverflowError) as exc:  # a torn or hand-edited index
             raise IndexUnavailable(f"memory index {os.path.basename(self.path)}: {exc}") from exc
@@ -616,7 +621,7 @@ def last_entry(store: Any, tier: str, scope: Scope) -> Any | None:
 
 
 def search_tier(store: Any, tier: str, scope: Scope, query: str, today: str, include_hidden: bool,
-                limit: int | None, diags: list) -> list[Hit]:
+                limit: int | None, diags: list, speaker: float | None = None) -> list[Hit]:
     """One tier's hits: from the index, else (or when the index disagrees with a file
     twice) from the files."""
     for _attempt in (1, 2):
@@ -624,7 +629,7 @@ def search_tier(store: Any, tier: str, scope: Scope, query: str, today: str, inc
             if idx is None:
                 break
             try:
-                hits = idx.search(query, today, include_hidden, limit)
+                hits = idx.search(query, today, include_hidden, limit, speaker)
             except IndexUnavailable:
                 remove(idx.path)
                 continue
@@ -636,13 +641,16 @@ def search_tier(store: Any, tier: str, scope: Scope, query: str, today: str, inc
                 diags.append(Diagnostic("SourceUnavailable", source, f"{idx.key}/{name} could not be loaded: {why}"))
             return hits
     entries = store._tier_entries(tier, scope, diags)
-    return scan_tier(query, entries, today, include_hidden, limit)
+    return scan_tier(query, entries, today, include_hidden, limit, speaker)
 
 
 def recall(store: Any, scope: Scope, query: str, today: str, include_hidden: bool = False,
-           limit: int | None = None, tiers: Sequence[str] | None = None) -> tuple[list[Hit], list]:
+           limit: int | None = None, tiers: Sequence[str] | None = None, speaker: float | None = None
+           ) -> tuple[list[Hit], list]:
     """The scope's applicable tiers, most specific first, each ranked on its own with the
-    policy applied before the order and the limit; ``(hits, diagnostics)``."""
+    policy applied before the order and the limit; ``(hits, diagnostics)``.  ``speaker``: the
+    speaker boost (:data:`okfpro.memory.ranking.SPEAKER` by default; ``okfpro eval recall`` shows
+    the ranking without it at 0.0)."""
     diags: list = []
     hits: list[Hit] = []
     if not isinstance(query, str) or not query.strip():
@@ -651,7 +659,7 @@ def recall(store: Any, scope: Scope, query: str, today: str, include_hidden: boo
         room = None if limit is None else limit - len(hits)
         if room is not None and room <= 0:
             break
-        hits.extend(search_tier(store, tier, scope, query, today, include_hidden, room, diags))
+        hits.extend(search_tier(store, tier, scope, query, today, include_hidden, room, diags, speaker))
     return hits, diags
 
 

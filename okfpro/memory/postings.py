@@ -6,6 +6,8 @@ Two tables of the scope's index (:mod:`okfpro.memory.index`):
   documents holding the term with that code (``int32``, ascending), an array in the machine's byte
   order (the index is this machine's alone: the schema names the byte order, so a copied file is
   rebuilt).  Grouped by code, a phrase's share is looked up once per group, not per posting;
+* facet terms (:mod:`okfpro.core.facets`: ``@s:<word>``, the speaker) in the same table with code 0:
+  no query word spells them (:func:`boosted` reads them by name);
 * ``docmap``: one row, per ordinal the document's row id; the neighbours in its day file that are
   not the ordinals just before and after it (-1: none), as (ordinal, neighbour) pairs -- day
   boundaries and writes into past days, a few per day; and the sum of the documents' lengths.
@@ -53,24 +55,26 @@ def _blob(pairs: dict[int, int]) -> bytes:
     return array("q", [v for pair in sorted(pairs.items()) for v in pair]).tobytes()
 
 
-def write(con: sqlite3.Connection, docs: Sequence[tuple[int, Sequence[str], Sequence[str]]], first: int) -> None:
-    """Index ``docs`` (row id, title terms, body terms), ordinals ``first``, ``first + 1``, ...;
+def write(con: sqlite3.Connection, docs: Sequence[tuple[int, Sequence[str], Sequence[str], Sequence[str]]],
+          first: int) -> None:
+    """Index ``docs`` (row id, title terms, body terms, facet terms), ordinals ``first``, ``first + 1``, ...;
     their entries rows (with their ordinals) are already written.  ``first`` 0: a new index."""
     rids, prev, nxt, tokens = docmap(con) if first else (array("q"), {}, {}, 0)
     if len(rids) != first:
         raise ValueError("the index's documents do not match its entries")
     groups: dict[tuple[str, int], array] = {}
-    for o, (rid, title_terms, body_terms) in enumerate(docs, start=first):
+    for o, (rid, title_terms, body_terms, facet_terms) in enumerate(docs, start=first):
         length, codes = _postings.document(title_terms, body_terms)
         tokens += length
         rids.append(rid)
+        codes.update(dict.fromkeys(facet_terms, 0))
         for term, c in codes.items():
             cell = groups.get((term, c))
             if cell is None:
                 cell = groups[(term, c)] = array("i")
             cell.append(o)
     # neighbours: the documents at row id +- 1 (their entries rows hold their ordinals)
-    new = {rid: o for o, (rid, _t, _b) in enumerate(docs, start=first)}
+    new = {rid: o for o, (rid, *_terms) in enumerate(docs, start=first)}
     for rid, o in new.items():
         for other, here, there, step in ((rid - 1, prev, nxt, -1), (rid + 1, nxt, prev, 1)):
             found = new.get(other)
@@ -107,6 +111,17 @@ def phrase(con: sqlite3.Connection, token: str) -> list[tuple[int, Sequence[int]
     if len({term for term, _c, _o in groups}) > 1:
         return _postings.merged(groups)
     return [(code, ords) for _term, code, ords in groups]
+
+
+def boosted(con: sqlite3.Connection, terms: Sequence[str]) -> list[int]:
+    """The ordinals of the documents holding any of the facet ``terms`` (exact terms, code 0)."""
+    if not terms:
+        return []
+    out: list[int] = []
+    for (ords,) in con.execute(f"SELECT ords FROM postings WHERE code = 0 AND term IN ({','.join('?' * len(terms))})",
+                               tuple(terms)):
+        out.extend(_array("i", ords))
+    return out
 
 
 def docmap(con: sqlite3.Connection) -> tuple[array, dict[int, int], dict[int, int], int]:

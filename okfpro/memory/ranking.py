@@ -5,7 +5,8 @@ with corpus statistics over every memory
 entry of the tier (change records are not documents), query terms from
 :func:`recall_terms` (stemmed by :mod:`okfpro.core.stem`, conversational stop words
 dropped); the policy hides superseded, expired and archived memories *before* the order
-and the limit; each matched memory then gains :data:`NEIGHBOUR` × the scores of the
+and the limit; a matched memory whose speaker (:mod:`okfpro.core.facets`) a query term names
+gains :data:`SPEAKER`; each matched memory then gains :data:`NEIGHBOUR` × the scores of the
 matched, shown memories just before and after it in the same day file (a turn's
 neighbours share its context: the reply to "we adopted a puppy" says "a dog!"), and a
 memory no query term matches is never returned; order = that score rounded to 4 places,
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from okfpro.core import jsonc
 from okfpro.core import bm25
+from okfpro.core import facets as _facets
 from okfpro.core import querytime as _querytime
 from okfpro.core.digest import blake2b
 from okfpro.core import mempolicy as _mempolicy
@@ -35,6 +37,7 @@ if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path
 
 FIELDS = ("title", "body")
 WEIGHTS = (_search.WEIGHTS["title"], _search.WEIGHTS["body"])
+SPEAKER = 1.0  # added to a matched memory whose speaker (core/facets.py) a query term names, before the neighbours
 NEIGHBOUR = 0.5  # share of a matched neighbour's score a memory gains (previous and next entry of its day file)
 # BM25's length normalisation, off: among memories matching the same words the shorter is not
 # preferred.  Turns are short and the shortest are small talk ("Ha, classic."); at any b > 0 they
@@ -110,6 +113,17 @@ def visible_status(rec: _mempolicy.MemoryRecord, today: str, include_hidden: boo
     return status
 
 
+def speaker_boost(own: dict[Any, float], speakers: dict[Any, list[str]], terms: list[str],
+                  boost: float) -> dict[Any, float]:
+    """``own`` with ``boost`` added to each memory whose speaker terms (``speakers``: per memory,
+    :func:`okfpro.core.facets.speaker_terms`) hold one the query's ``terms`` could name
+    (:func:`okfpro.core.facets.asked_speakers`).  The index adds the same (``core/postings.ranked``)."""
+    asked = set(_facets.asked_speakers(terms))
+    if not asked or not boost:
+        return own
+    return {k: s + boost if asked.intersection(speakers.get(k, ())) else s for k, s in own.items()}
+
+
 def order_key(score: float, date: str, seq: int) -> tuple:
     """Rounded score (the engines agree to 4 places), then the exact one: in a tier of a few
     memories every idf is clamped to the same tiny value and only the unrounded scores tell a
@@ -155,8 +169,10 @@ def scan_tier(
     today: str,
     include_hidden: bool = False,
     limit: int | None = None,
+    speaker: float | None = None,
 ) -> list[Hit]:
-    """The index-free ranking of one tier's entries (oldest first): what the index answers."""
+    """The index-free ranking of one tier's entries (oldest first): what the index answers.
+    ``speaker``: the speaker boost (:data:`SPEAKER` by default; 0.0 is the ranking before it)."""
     tokens = recall_terms(query)
     if not entries or not tokens:
         return []
@@ -174,7 +190,9 @@ def scan_tier(
         status = visible_status(effective, today, include_hidden)
         if status is not None:
             shown[i] = (effective, status)
-    final = with_neighbours({i: scores[i] for i in shown}, {i: (docs[i][0].date, docs[i][0].seq) for i in shown})
+    own = speaker_boost({i: scores[i] for i in shown}, {i: _facets.speaker_terms(docs[i][0].title) for i in shown},
+                        tokens, SPEAKER if speaker is None else speaker)
+    final = with_neighbours(own, {i: (docs[i][0].date, docs[i][0].seq) for i in shown})
     ranked = []
     for i, score in final.items():
         entry = docs[i][0]
