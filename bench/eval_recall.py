@@ -3,11 +3,12 @@
 
     python bench/eval_recall.py [GOLD ...] [--json]
 
-Default: ``examples/conversations-a.json`` and ``-b.json`` (``bench/gen_conversations.py``).
+Default: ``examples/conversations-a.json`` and ``-b.json`` (``bench/gen_conversations.py``) and
+``examples/conversations-plays.json`` (public-domain plays, questions by rule: ``bench/gen_plays.py``).
 Prints, per set and category, recall@10, MRR and nDCG@10 of okfpro's recall path
 (``okfpro eval recall``: imported memories, the index, the hook's query words) and of the
-plain BM25 baseline over the same turns, and the recall@10 ratio; issue #13's target is a
-ratio of at least 1.25.  Also the in-process CPU time of the okfpro queries.
+plain BM25 baseline over the same turns, and the recall@10 ratio (issue 40's target: 1.45), with
+okfpro's previous ranking (``okfpro.memory.evaluate.PREVIOUS``) beside it.  Also the in-process CPU time of the okfpro queries.
 """
 
 from __future__ import annotations
@@ -24,19 +25,22 @@ sys.path.insert(0, str(HERE.parent))
 from okfpro.core.evalmetrics import parse_gold  # noqa: E402
 from okfpro.memory.evaluate import evaluate_recall  # noqa: E402
 
-SETS = [HERE.parent / "examples" / "conversations-a.json", HERE.parent / "examples" / "conversations-b.json"]
+SETS = [HERE.parent / "examples" / name for name in ("conversations-a.json", "conversations-b.json",
+                                                      "conversations-plays.json")]
 
 
 def table(name: str, rep: dict) -> list[str]:
     lines = [f"{name}: {rep['memories']} turns, {rep['queries']} questions, {rep['scopes']} conversations",
-             f"  {'category':<12} {'n':>4} {'R@10 ok':>8} {'R@10 bm25':>9} {'ratio':>6} {'MRR ok':>7} {'MRR bm25':>8} "
-             f"{'nDCG ok':>8} {'nDCG bm25':>9}"]
+             f"  {'category':<12} {'n':>4} {'R@10 ok':>8} {'prev':>6} {'R@10 bm25':>9} {'ratio':>6} {'R@5 ok':>7} "
+             f"{'prev':>6} {'MRR ok':>7} {'prev':>6} {'MRR bm25':>8} {'nDCG ok':>8} {'nDCG bm25':>9}"]
     for cat in list(rep["okfpro"]["by_category"]) + ["overall"]:
         o = rep["okfpro"]["overall"] if cat == "overall" else rep["okfpro"]["by_category"][cat]
         b = rep["baseline"]["overall"] if cat == "overall" else rep["baseline"]["by_category"][cat]
+        p = rep["previous"]["overall"] if cat == "overall" else rep["previous"]["by_category"][cat]
         ratio = o["recall@10"] / b["recall@10"] if b["recall@10"] else float("inf")
-        lines.append(f"  {cat:<12} {rep['counts'][cat]:>4} {o['recall@10']:>8.3f} {b['recall@10']:>9.3f} {ratio:>6.2f} "
-                     f"{o['mrr']:>7.3f} {b['mrr']:>8.3f} {o['ndcg@10']:>8.3f} {b['ndcg@10']:>9.3f}")
+        lines.append(f"  {cat:<12} {rep['counts'][cat]:>4} {o['recall@10']:>8.3f} {p['recall@10']:>6.3f} "
+                     f"{b['recall@10']:>9.3f} {ratio:>6.2f} {o['recall@5']:>7.3f} {p['recall@5']:>6.3f} {o['mrr']:>7.3f} "
+                     f"{p['mrr']:>6.3f} {b['mrr']:>8.3f} {o['ndcg@10']:>8.3f} {b['ndcg@10']:>9.3f}")
     return lines
 
 

@@ -6,7 +6,8 @@ one scope per gold ``scope`` — and the same append and index as every write;
 each gold query then goes through the hook's path — the prompt's content words
 (:func:`okfpro.memory.recall.query_of`), then :func:`okfpro.memory.index.recall` — and
 through :class:`okfpro.core.evalmetrics.PlainBM25` over the same texts of the same scope,
-in the same run.  Nothing of the workspace is read or written.
+in the same run, and through the previous ranking (:data:`PREVIOUS`: okfpro's path with the last
+measured change turned off).  Nothing of the workspace is read or written.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from typing import Any, Sequence
 
 from okfpro.core import evalmetrics as _evalmetrics
 
+# The ranking before the last measured change, shown beside okfpro's: the same path with the change
+# turned off (index.recall's keyword arguments), so a user sees what the change did on their data.
+PREVIOUS = {"speaker": 0.0}
+PREVIOUS_NAME = "okfpro without the speaker facet (issue 40)"
 BASE_TIME = _dt.datetime(2025, 1, 1, 0, 0, 0, tzinfo=_dt.timezone.utc)
 
 
@@ -85,6 +90,7 @@ def evaluate_recall(gold: _evalmetrics.Gold, ks: Sequence[int] = _evalmetrics.KS
             members.setdefault(m.scope, []).append(m)
         baselines = {label: _evalmetrics.PlainBM25([m.entry for m in ms]) for label, ms in members.items()}
         ours: list[tuple[str, dict[str, float]]] = []
+        prev: list[tuple[str, dict[str, float]]] = []
         base: list[tuple[str, dict[str, float]]] = []
         lat_ours: list[float] = []
         lat_base: list[float] = []
@@ -98,6 +104,9 @@ def evaluate_recall(gold: _evalmetrics.Gold, ks: Sequence[int] = _evalmetrics.KS
             hits, _ = recall(store, scopes[q.scope], query_of(q.query) or q.query, today, limit=depth)
             lat_ours.append((time.perf_counter() - t0) * 1000)
             ranked = [key_of.get((q.scope, h.record.id), "") for h in hits]
+            before, _ = recall(store, scopes[q.scope], query_of(q.query) or q.query, today, limit=depth,
+                               **PREVIOUS)
+            pranked = [key_of.get((q.scope, h.record.id), "") for h in before]
             t0 = time.perf_counter()
             order = baselines[q.scope].rank(q.query, depth)
             lat_base.append((time.perf_counter() - t0) * 1000)
@@ -105,10 +114,12 @@ def evaluate_recall(gold: _evalmetrics.Gold, ks: Sequence[int] = _evalmetrics.KS
             m_ours = _evalmetrics.query_metrics(ranked, q.keys, ks)
             m_base = _evalmetrics.query_metrics(branked, q.keys, ks)
             ours.append((q.category, m_ours))
+            prev.append((q.category, _evalmetrics.query_metrics(pranked, q.keys, ks)))
             base.append((q.category, m_base))
             per_query.append({"query": q.query, "category": q.category, "scope": q.scope, "keys": list(q.keys),
-                              "okfpro": ranked, "baseline": branked})
-        s_ours, s_base = _evalmetrics.summarise(ours), _evalmetrics.summarise(base)
+                              "okfpro": ranked, "previous": pranked, "baseline": branked})
+        s_ours, s_prev, s_base = (_evalmetrics.summarise(ours), _evalmetrics.summarise(prev),
+                                  _evalmetrics.summarise(base))
         return {
             "memories": len(gold.memories),
             "queries": len(gold.queries),
@@ -116,6 +127,7 @@ def evaluate_recall(gold: _evalmetrics.Gold, ks: Sequence[int] = _evalmetrics.KS
             "ks": list(ks),
             "okfpro": {"overall": s_ours.overall, "by_category": s_ours.by_category,
                        "p50_ms": round(statistics.median(lat_ours), 3)},
+            "previous": {"name": PREVIOUS_NAME, "overall": s_prev.overall, "by_category": s_prev.by_category},
             "baseline": {"name": "plain BM25 (k1=1.2, b=0.75, lower-cased \\w+ tokens)", "overall": s_base.overall,
                          "by_category": s_base.by_category, "p50_ms": round(statistics.median(lat_base), 3)},
             "counts": s_ours.counts,
@@ -131,15 +143,19 @@ def evaluate_gold(data: Any) -> dict[str, Any]:
     return evaluate_recall(_evalmetrics.parse_gold(data))
 
 
+ENGINES = ("okfpro", "previous", "baseline")
+
+
 def render(report: dict[str, Any]) -> str:
     ks = report["ks"]
     names = [f"recall@{k}" for k in ks] + [f"hit@{k}" for k in ks] + ["mrr", "ndcg@10"]
     lines = [f"{report['memories']} memories, {report['queries']} queries; "
              f"p50 latency okfpro {report['okfpro']['p50_ms']} ms, baseline {report['baseline']['p50_ms']} ms",
+             f"previous: {report['previous']['name']}; baseline: {report['baseline']['name']}",
              f"{'category':<16} {'n':>4}  {'engine':<8} " + " ".join(f"{n:>9}" for n in names)]
     cats = list(report["okfpro"]["by_category"]) + ["overall"]
     for cat in cats:
-        for engine in ("okfpro", "baseline"):
+        for engine in ENGINES:
             vals = report[engine]["overall"] if cat == "overall" else report[engine]["by_category"][cat]
             lines.append(f"{cat:<16} {report['counts'][cat]:>4}  {engine:<8} "
                          + " ".join(f"{vals[n]:>9.3f}" for n in names))
