@@ -8,7 +8,7 @@ Default: ``examples/conversations-a.json`` and ``-b.json`` (``bench/gen_conversa
 Prints, per set and category, recall@10, MRR and nDCG@10 of okfpro's recall path
 (``okfpro eval recall``: imported memories, the index, the hook's query words) and of the
 plain BM25 baseline over the same turns, and the recall@10 ratio (issue 40's target: 1.45), with
-okfpro's previous ranking (``okfpro.memory.evaluate.PREVIOUS``) beside it.  Also the in-process CPU time of the okfpro queries.
+okfpro's previous ranking (``okfpro.memory.evaluate.PREVIOUS_NAME``) beside it.  Also the in-process CPU time of the okfpro queries.
 """
 
 from __future__ import annotations

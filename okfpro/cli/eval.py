@@ -24,7 +24,8 @@ def eval_cmd() -> None:
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON (with the per-query rankings).")
 def recall_cmd(gold: Path, as_json: bool) -> int:
     """Memory recall on GOLD: recall@k, hit@k, MRR, nDCG@10 per category and overall, p50
-    latency, and the same for a plain BM25 baseline (format: okfpro/core/evalmetrics.py,
+    latency, and the same for okfpro's previous ranking and a plain BM25 baseline, side by side
+    (format: okfpro/core/evalmetrics.py,
     example: examples/recall-gold.json)."""
     from okfpro.core.evalmetrics import GoldError
     from okfpro.memory.evaluate import evaluate_gold, render

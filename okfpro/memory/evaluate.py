@@ -6,7 +6,7 @@ one scope per gold ``scope`` — and the same append and index as every write;
 each gold query then goes through the hook's path — the prompt's content words
 (:func:`okfpro.memory.recall.query_of`), then :func:`okfpro.memory.index.recall` — and
 through :class:`okfpro.core.evalmetrics.PlainBM25` over the same texts of the same scope,
-in the same run, and through the previous ranking (:data:`PREVIOUS`: okfpro's path with the last
+in the same run, and through the previous ranking (:data:`PREVIOUS_SPEAKER`: okfpro's path with the last
 measured change turned off).  Nothing of the workspace is read or written.
 """
 
@@ -23,8 +23,8 @@ from typing import Any, Sequence
 from okfpro.core import evalmetrics as _evalmetrics
 
 # The ranking before the last measured change, shown beside okfpro's: the same path with the change
-# turned off (index.recall's keyword arguments), so a user sees what the change did on their data.
-PREVIOUS = {"speaker": 0.0}
+# turned off (index.recall's speaker boost at 0.0), so a user sees what the change did on their data.
+PREVIOUS_SPEAKER = 0.0
 PREVIOUS_NAME = "okfpro without the speaker facet (issue 40)"
 BASE_TIME = _dt.datetime(2025, 1, 1, 0, 0, 0, tzinfo=_dt.timezone.utc)
 
@@ -105,7 +105,7 @@ def evaluate_recall(gold: _evalmetrics.Gold, ks: Sequence[int] = _evalmetrics.KS
             lat_ours.append((time.perf_counter() - t0) * 1000)
             ranked = [key_of.get((q.scope, h.record.id), "") for h in hits]
             before, _ = recall(store, scopes[q.scope], query_of(q.query) or q.query, today, limit=depth,
-                               **PREVIOUS)
+                               speaker=PREVIOUS_SPEAKER)
             pranked = [key_of.get((q.scope, h.record.id), "") for h in before]
             t0 = time.perf_counter()
             order = baselines[q.scope].rank(q.query, depth)
