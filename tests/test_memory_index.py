@@ -411,3 +411,27 @@ def test_a_same_size_edit_with_its_times_put_back_is_seen(store):
     got, _ = memindex.recall(store, ALICE, "vims", TODAY.isoformat())
     want, _ = memindex.scan_recall(store, ALICE, "vims", TODAY.isoformat())
     assert shown(got) == shown(want) and [h.record.text for h in got] == ["alice likes vims"]
+
+
+def test_a_hand_edited_speaker_facet_never_shows_another_scope_nor_breaks_recall(store):
+    """The speaker facet's postings (schema 8) edited by hand: ordinals out of range, negative, every
+    document, a row id of another scope -- recall answers this scope's memories or falls back to the
+    files, never another scope's."""
+    from array import array
+
+    remember(store, ALICE, "Ana: alice likes tabs", today=TODAY)
+    remember(store, ALICE, "Ben: tabs or spaces", today=TODAY)
+    remember(store, BOB, "Ana: bob secret nightly postgres backup", today=TODAY)
+    memindex.recall(store, ALICE, "ana tabs", TODAY.isoformat())
+    con = sqlite3.connect(_index(store, ALICE))
+    assert con.execute("SELECT count(*) FROM postings WHERE code = 0 AND term = '@s:ana'").fetchone()[0] == 1
+    con.execute("UPDATE postings SET ords = ? WHERE code = 0", (array("i", [-5, 0, 1, 2, 99, 2**31 - 1]).tobytes(),))
+    con.execute("INSERT INTO postings VALUES ('@s:tab', 0, ?)", (array("i", [0, 1, 7]).tobytes(),))
+    con.execute("UPDATE entries SET scope = 'memory-user/elsewhere' WHERE text LIKE '%spaces%'")
+    con.commit()
+    con.close()
+    for q in ("ana tabs", "ben tabs", "tabs", "postgres ana"):
+        hits, _ = memindex.recall(store, ALICE, q, TODAY.isoformat())
+        assert all("bob" not in h.entry.text and "spaces" not in h.entry.text for h in hits), q
+    hits, _ = memindex.recall(store, ALICE, "ana tabs", TODAY.isoformat())
+    assert [h.record.text for h in hits] == ["Ana: alice likes tabs"]
