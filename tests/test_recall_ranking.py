@@ -205,3 +205,11 @@ def test_the_fused_ranking_of_the_index_equals_the_index_free_run(tmp_path_facto
                 a, _ = memindex.recall(store, ANA, q, TODAY, hidden, limit)
                 b, _ = memindex.scan_recall(store, ANA, q, TODAY, hidden, limit)
                 assert [(h.entry.id, h.score) for h in a] == [(h.entry.id, h.score) for h in b], (q, hidden, limit)
+
+
+def test_a_query_of_thousands_of_words_still_ranks_by_speaker(tmp_path):
+    store, keys = load(tmp_path, conversation())
+    query = "ana " + " ".join(f"w{i}" for i in range(3000))
+    a, _ = memindex.recall(store, ANA, query, TODAY, False, 3)
+    b, _ = memindex.scan_recall(store, ANA, query, TODAY, False, 3)
+    assert [h.entry.id for h in a] == [h.entry.id for h in b] and a

@@ -115,12 +115,13 @@ def phrase(con: sqlite3.Connection, token: str) -> list[tuple[int, Sequence[int]
 
 def boosted(con: sqlite3.Connection, terms: Sequence[str]) -> list[int]:
     """The ordinals of the documents holding any of the facet ``terms`` (exact terms, code 0)."""
-    if not terms:
-        return []
     out: list[int] = []
-    for (ords,) in con.execute(f"SELECT ords FROM postings WHERE code = 0 AND term IN ({','.join('?' * len(terms))})",
-                               tuple(terms)):
-        out.extend(_array("i", ords))
+    wanted = list(dict.fromkeys(terms))
+    for at in range(0, len(wanted), 500):  # SQLite's bound on parameters, whatever the query's length
+        chunk = wanted[at:at + 500]
+        for (ords,) in con.execute(f"SELECT ords FROM postings WHERE code = 0 AND term IN ({','.join('?' * len(chunk))})",
+                                   chunk):
+            out.extend(_array("i", ords))
     return out
 
 
