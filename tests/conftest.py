@@ -163,6 +163,7 @@ SLOW = (
     "test_doctor.py::test_doctor_runs_every_host_command_and_names_what_is_off",
     "test_doctor.py::test_doctor_fails_the_old_gemini_quoting",
     "test_memory_index.py::test_index_equals_files",
+    "test_recall_ranking.py::test_the_fused_ranking_of_the_index_equals_the_index_free_run",
     "test_hostile_yaml.py::test_every_reader_survives",
     "test_hostile_yaml.py::test_every_hostile_value_parses_to_something_every_reader_can_print",
     "test_hook_session.py::test_a_working_session_end_to_end",
