@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Hook benchmarks: p50 per event on generated bundles of several sizes, next to ``python3 -c pass``.
 
-    python bench/bench_hooks.py [--sizes 1000,10000,50000] [--runs 9] [--check] [--editable] [--watched]
+    python bench/bench_hooks.py [--sizes 1000,10000,50000] [--runs 9] [--check] [--editable]
 
 Each event is timed at the hook door (``python -m okfpro hook EVENT``) and through the installed
 launcher (``.claude/hooks/*.py`` with a one-process pin, as ``okfpro init`` writes it), sampled
@@ -20,10 +20,6 @@ Targets (issue 17; ratios are to the same run's ``python3 -c pass``):
   * SessionStart and Stop flat: the largest bundle <= 1.5x the smallest (the clean Stop, and the
     Stop on a dirty tree: one concept edited and left uncommitted, today's Snapshot line right;
     "again" is the second Stop with nothing changed in between, its first untimed).
-``--watched`` adds, per size, the clean Stop and post-edit of a new concept in a child forked by a warm
-stand-in for the resident server (bench/watch_stand_in.py): without a watch view (git runs; every file
-is stat-ed) and with a warm one (the request made once before, untimed: a clean answer remembered at
-the view's token, no git; only the directories with events looked at).
 ``--check`` exits 1 when one is missed (run it on a quiet machine: the load average is printed).
 """
 
@@ -46,7 +42,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from gen_bundle import generate  # noqa: E402
 import harness  # noqa: E402
-from harness import install_arg, installed, serving  # noqa: E402
+from harness import install_arg, installed  # noqa: E402
 
 TODAY = "2026-11-30"
 NEW = "learnings/g00/ledger-cache-warming-{n}.md"
@@ -68,7 +64,7 @@ def workspace(base: Path, n: int) -> tuple[Path, Path]:
     (hooks / "okfpro-python").write_text(harness.PYTHON + "\none-process\n")
     # today's Snapshot line, right for the bundle, committed: the dirty-tree Stop rows check it
     env = {**os.environ, "OKFPRO_TODAY": TODAY}
-    line = subprocess.run([harness.PYTHON, "-m", "okfpro", "snapshot", str(root)], env={**env, "OKFPRO_RESIDENT": "0"},
+    line = subprocess.run([harness.PYTHON, "-m", "okfpro", "snapshot", str(root)], env=env,
                           capture_output=True, text=True, check=True, cwd=str(ws)).stdout.strip().splitlines()[-1]
     log = root / "log.md"
     log.write_text(log.read_text().replace("# Update Log\n", f"# Update Log\n\n## {TODAY}\n{line}\n", 1))
@@ -77,29 +73,8 @@ def workspace(base: Path, n: int) -> tuple[Path, Path]:
 
 
 class Cmd:
-    def __init__(self, argv, data: bytes, env=None, before=None, after=None, served=None) -> None:
+    def __init__(self, argv, data: bytes, env=None, before=None, after=None) -> None:
         self.argv, self.data, self.env, self.before, self.after = argv, data, env or {}, before, after
-        self.served = served  # (stand-in, request line): timed by the stand-in, not as a process
-
-
-class StandIn:
-    """bench/watch_stand_in.py, one process for the whole run."""
-
-    def __init__(self, cwd: str) -> None:
-        self.proc = subprocess.Popen([harness.PYTHON, str(HERE / "watch_stand_in.py")], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, cwd=cwd)
-
-    def request(self, line: str) -> tuple[float, float, int]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        wall, cpu, code = self.proc.stdout.readline().split()
-        return float(wall), float(cpu), int(code)
-
-    def close(self) -> None:
-        if self.proc.stdin is not None:
-            self.proc.stdin.close()
-        self.proc.wait(timeout=60)
 
 
 def events(ws: Path, root: Path, outside: Path) -> dict[str, tuple[str, str, dict, object, object]]:
@@ -163,14 +138,6 @@ def interleaved(cmds: dict[str, Cmd], runs: int, cwd: str) -> tuple[dict[str, fl
     for i in range(runs + 1):
         for label, c in cmds.items():
             data = c.data
-            if c.served is not None:
-                elapsed, used, code = c.served[0].request(c.served[1])
-                if code not in (0, 2):
-                    raise RuntimeError(f"{label} exited {code}")
-                if i:
-                    walls[label].append(elapsed)
-                    cpus[label].append(used)
-                continue
             if c.before is not None:
                 data = json.dumps(c.before()).encode()
             env = {**os.environ, **c.env}
@@ -220,7 +187,6 @@ def main() -> int:
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
-    ap.add_argument("--watched", action="store_true", help="add the clean Stop in a forked child, with and without a view")
     install_arg(ap)
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -236,12 +202,10 @@ def main() -> int:
             print("timed: this interpreter's okfpro (editable)", flush=True)
         else:  # as users install it; its bytecode is compiled by the install
             print(f"timed: non-editable, {installed(tmp)}", flush=True)
-        print("answered by: " + serving(args.resident), flush=True)
         PYTHON = harness.PYTHON
         outside = Path(tmp) / "elsewhere"
         outside.mkdir()
         cmds: dict[str, Cmd] = {"python3 -c pass": Cmd([PYTHON, "-c", "pass"], b"")}
-        stand_in = StandIn(tmp) if args.watched else None
         spaces = {}
         for n in sizes:  # every size in one round-robin: one baseline for all of them
             ws, root = workspace(Path(tmp), n)
@@ -257,28 +221,12 @@ def main() -> int:
                     continue  # at the door only: the launcher's share is the clean Stop's
                 cmds[f"{n} {label}: launcher"] = Cmd([str(ws / ".claude" / "hooks" / launcher)], data, before=before,
                                                      after=after)
-            if stand_in is not None:
-                event_file = Path(tmp) / f"stop-{n}.json"
-                event_file.write_text(json.dumps(evs["stop (clean tree)"][2]))
-                written = root / NEW.format(n="forked")
-                post_file = Path(tmp) / f"post-{n}.json"
-                post_file.write_text(json.dumps({"cwd": str(ws), "tool_name": "Write", "hook_event_name": "PostToolUse",
-                                                 "tool_input": {"file_path": str(written), "content": NEW_TEXT}}))
-                for mode in ("noview", "view"):
-                    how = "warm view" if mode == "view" else "no view"
-                    cmds[f"{n} stop (clean tree): forked, {how}"] = Cmd(
-                        [], b"", served=(stand_in, "\t".join([mode, str(ws), str(root), str(event_file)])))
-                    cmds[f"{n} post-edit new concept: forked, {how}"] = Cmd([], b"", served=(stand_in, "\t".join(
-                        [mode, str(ws), str(root), str(post_file), "post-tool-use", str(written),
-                         NEW_TEXT.replace("\n", "\\n")])))
             cmds[f"{n} pre-tool-use in bundle: launcher, two-process"] = Cmd(
                 [str(ws / ".claude" / "hooks" / "pre_tool_use.py")], json.dumps(evs["pre-tool-use in bundle"][2]).encode(),
                 env={"OKFPRO_LAUNCHER": "two-process"})
         loads.append(os.getloadavg()[0])
         wall, cpu = interleaved(cmds, args.runs, cwd=tmp)
         loads.append(os.getloadavg()[0])
-        if stand_in is not None:
-            stand_in.close()
         base_w, base_c = wall["python3 -c pass"], cpu["python3 -c pass"]
         print(f"\n== hooks: {args.runs} interleaved runs over {', '.join(map(str, sizes))} concepts, "
               f"load average {loads[0]:.1f} / {loads[1]:.1f} / {loads[2]:.1f} (start / timing / end) ==")

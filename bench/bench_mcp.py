@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`okfpro mcp`: warm tool calls against a resident server vs the CLI's cold process, same bundle.
+"""`okfpro mcp`: warm tool calls against a long-running MCP server vs the CLI's cold process, same bundle.
 
     python bench/bench_mcp.py [--sizes 1000,10000,50000] [--work DIR] [--calls N] [--cli-runs N] [--check]
 

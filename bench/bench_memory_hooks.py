@@ -29,13 +29,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_bundle import generate  # noqa: E402
-from harness import Timing, baseline, clock, install_arg, installed, launchers, okfpro, passing, report, serving  # noqa: E402
+from harness import Timing, baseline, clock, install_arg, installed, launchers, okfpro, passing, report  # noqa: E402
 
 
 def build(ws: Path, n: int, memories: int) -> Path:
     """The bench's workspace at ``ws``: an ``n``-concept bundle, committed, capture on, ``memories``
     entries in alice's user tier (one ``write_many``, one commit), older than the caches' racy
-    window, the hook launchers in ``.claude/hooks``.  Also used by ``bench/warm_child.py``."""
+    window, the hook launchers in ``.claude/hooks``."""
     import subprocess
     import time
 
@@ -82,9 +82,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         print("install timed: " + ("this interpreter's (--editable)" if args.editable
                                    else f"non-editable, {installed(tmp)}"), flush=True)
-        print("answered by: " + serving(args.resident), flush=True)
         ws = build(Path(tmp) / "ws", args.n, args.memories)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_") or k.startswith("OKFPRO_RESIDENT")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OKFPRO_")}
         env.update(OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_TODAY="2026-11-30")
 
         hooks = str(ws / ".claude" / "hooks")  # the launchers build() installed

@@ -46,7 +46,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness import Run, baseline, install_arg, installed, interleaved, measure, okfpro, report, script, serving  # noqa: E402
+from harness import Run, baseline, install_arg, installed, interleaved, measure, okfpro, report, script  # noqa: E402
 
 from okfpro.core.scope import Scope  # noqa: E402
 from okfpro.memory.store import MemoryStore  # noqa: E402
@@ -165,7 +165,6 @@ def main() -> None:
     try:
         print("install timed: " + ("this interpreter's (--editable)" if args.editable
                                    else f"non-editable, {installed(str(base))}"), flush=True)
-        print("answered by: " + serving(args.resident), flush=True)
         ws = base / "ws"
         (ws / ".okf").mkdir(parents=True)
         (ws / "okfpro.toml").write_text("[memory]\n")

@@ -38,7 +38,6 @@ def _private_cache() -> None:
 
 
 _private_cache()
-os.environ.setdefault("OKFPRO_RESIDENT", "0")  # fresh processes, unless a bench's --resident says otherwise (serving)
 
 
 @dataclass
@@ -222,38 +221,7 @@ def installed(workdir: str) -> str:
 
 
 def install_arg(ap: object) -> None:
-    """``--editable``: time the running interpreter's own install instead (see :func:`installed`);
-    ``--resident``: answer through a resident okfpro (see :func:`serving`)."""
+    """``--editable``: time the running interpreter's own install instead (see :func:`installed`)."""
     ap.add_argument("--editable", action="store_true",  # type: ignore[attr-defined]  # ap: an ArgumentParser
                     help="time this interpreter's okfpro (an editable install's finder slows every process, "
                          "python3 -c pass included) instead of a throwaway non-editable install")
-    ap.add_argument("--resident", action="store_true",  # type: ignore[attr-defined]  # ap: an ArgumentParser
-                    help="answer every okfpro command through a resident okfpro started first (okfpro/resident): "
-                         "a fresh client process per command, a warm child answering it")
-
-
-def serving(resident: bool) -> str:
-    """Fresh processes only (``OKFPRO_RESIDENT=0``), or a resident okfpro started now, in a private
-    socket folder, and stopped at exit; say which."""
-    import atexit
-    import tempfile
-
-    if not resident:
-        os.environ["OKFPRO_RESIDENT"] = "0"
-        return "fresh processes (OKFPRO_RESIDENT=0)"
-    os.environ["OKFPRO_RESIDENT"] = "1"
-    os.environ["OKFPRO_RESIDENT_DIR"] = tempfile.mkdtemp(prefix="okfpro-rs-")
-    where = os.environ["OKFPRO_RESIDENT_DIR"]  # the working directory too: -m imports a checkout found there
-    proc = subprocess.run(okfpro("resident", "start"), capture_output=True, text=True, check=True, cwd=where)
-    pid = int(proc.stdout.rsplit("pid ", 1)[1].rstrip(")\n"))
-    atexit.register(_stop, pid)  # by signal: the bench's venv may be gone by then
-    return f"resident: {proc.stdout.strip()}"
-
-
-def _stop(pid: int) -> None:
-    import signal
-
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except OSError:
-        pass

@@ -249,9 +249,9 @@ def run_in_process(event, extra, data, timeout):
     """Answer the event with okfpro imported into this interpreter: (exit code, stdout, stderr, what ran).
 
     Everything okfpro and its children write to descriptors 1 and 2 is captured, as the two-process
-    path captures a child's pipes; the event is its stdin (and descriptor 0, which a resident okfpro's
-    child reads: okfpro/resident/client.py); a timeout is an alarm.  None when okfpro
-    cannot be imported here or the system has no interval timer (the caller starts it as a child).
+    path captures a child's pipes; the event is its stdin (on descriptor 0, as a child's would be); a
+    timeout is an alarm.  None when okfpro cannot be imported here or the system has no interval
+    timer (the caller starts it as a child).
     """
     import io
 
@@ -268,7 +268,7 @@ def run_in_process(event, extra, data, timeout):
         return None
     desc = f"{sys.executable} (okfpro in the launcher's interpreter)"
     (out_fd, out_keep), (err_fd, err_keep), (in_fd, in_keep) = _scratch(), _scratch(), _scratch()
-    view = memoryview(data)  # the event on descriptor 0 too: a resident okfpro's child reads it there
+    view = memoryview(data)  # the event on descriptor 0, as the two-process path gives it
     while view:
         view = view[os.write(in_fd, view):]
     os.lseek(in_fd, 0, os.SEEK_SET)

@@ -19,14 +19,6 @@ def main(argv: list[str] | None = None) -> int:
 
     gc.disable()
     args = list(sys.argv[1:] if argv is None else argv)
-    if _light(args) and not _served():  # a resident okfpro answers in a warm child (okfpro/resident)
-        try:
-            from okfpro.resident import client
-        except Exception:  # noqa: BLE001 - no client: this process answers, as without a server
-            client = None  # type: ignore[assignment]  # the module or nothing
-        code = client.forward(args) if client is not None else None
-        if code is not None:
-            return code
     try:  # the compiled regular expressions' recipes, before any module compiles one (okfpro/core/rx.py)
         from okfpro.io import rxcache
 
@@ -70,12 +62,6 @@ def main(argv: list[str] | None = None) -> int:
     from okfpro.cli.app import run
 
     return run(args)
-
-
-def _served() -> bool:
-    """True in a child of the resident okfpro (it answers; it never forwards again)."""
-    resident = sys.modules.get("okfpro.resident")
-    return resident is not None and getattr(resident, "SERVED", None) is not None
 
 
 def _light(args: list[str]) -> bool:
@@ -134,10 +120,6 @@ def exit_now(code: object) -> None:
             stream.flush()
         except Exception:  # noqa: BLE001 - a reader that went away: as Python, exit 120
             status = 120
-    resident = sys.modules.get("okfpro.resident")
-    served = getattr(resident, "SERVED", None)
-    if served is not None:  # a resident okfpro's child: its caller hears the status now, not at the reaping
-        served.answered(status)
     os._exit(status)
 
 

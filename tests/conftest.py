@@ -88,10 +88,6 @@ os.environ.pop("OKFPRO_TODAY", None)
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="okfpro-test-cache-")
 # The bundle registry: a private, empty one per run (never the developer's own).
 os.environ["OKFPRO_HOME"] = tempfile.mkdtemp(prefix="okfpro-test-home-")
-# Every okfpro process the tests start answers in a fresh interpreter: a resident okfpro (okfpro/resident)
-# would keep modules, and a test's own changes to them, warm across tests.  tests/test_resident*.py turn it
-# on, each with its own server, and compare its answers with these.
-os.environ["OKFPRO_RESIDENT"] = "0"
 for _var in ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_BUNDLE", "OKFPRO_NO_CACHE"):
     os.environ.pop(_var, None)
 

@@ -13,9 +13,7 @@ import pytest
 
 from okfpro.core.scope import Scope
 from okfpro.memory.store import MemoryStore
-from tests import hookkit
 from tests.helpers import memory_workspace, scoped_env
-from tests.test_resident import Resident
 
 CLICK_DOOR = "import sys; from okfpro.cli.app import run; sys.exit(run(sys.argv[1:]))"
 START = dt.datetime(2025, 1, 1, 8, 0, 0, tzinfo=dt.timezone.utc)
@@ -38,10 +36,9 @@ def _run(ws, argv: list[str], first_line: bool, buffered: bool, env: dict[str, s
     """Run ``argv`` with stdout on a pipe whose reader is gone: closed before the process starts, or
     (``first_line``) after it read the first line, as ``head -1`` does; ``buffered``: without
     ``PYTHONUNBUFFERED`` (a user's shell: what is printed last is written at exit).  ``env``: the
-    environment (default: this one, no resident server, alice's scope).  (exit code, stderr)."""
+    environment (default: this one, alice's scope).  (exit code, stderr)."""
     if env is None:
-        env = scoped_env("_OKFPRO_COMPLETE", OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_TODAY="2026-11-30",
-                         OKFPRO_RESIDENT="0")
+        env = scoped_env("_OKFPRO_COMPLETE", OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_TODAY="2026-11-30")
     env = {k: v for k, v in env.items() if k != "PYTHONUNBUFFERED"} | ({} if buffered else {"PYTHONUNBUFFERED": "1"})
     read_end, write_end = os.pipe()
     if not first_line:
@@ -74,21 +71,3 @@ def test_a_closed_stdout_ends_quietly(filled, argv, first_line, buffered):
         pytest.skip("one line: head reads the whole answer")
     code, err = _run(filled, argv, first_line, buffered)
     assert (code, err) == (1, b""), err.decode(errors="replace")
-
-
-@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the server needs pidfd_open (Linux 5.3+)")
-@pytest.mark.parametrize("first_line", [False, True], ids=["closed-before", "head-1"])
-def test_a_closed_stdout_ends_quietly_in_a_resident_child(filled, first_line):
-    """The same recall answered by the resident server's warm child, which writes to the client's stdout."""
-    resident = Resident()
-    try:
-        resident.start()
-        env = {**resident.env, "OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice", "OKFPRO_AGENT": "", "OKFPRO_SESSION": "",
-               "OKFPRO_TODAY": "2026-11-30"}
-        served = resident.served()
-        code, err = _run(filled, ["-m", "okfpro", *RECALL], first_line, True, hookkit.env(env))
-        assert (code, err) == (1, b""), err.decode(errors="replace")
-        assert resident.served() == served + 1  # the child answered it, not the client
-    finally:
-        resident.stop()
-

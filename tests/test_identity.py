@@ -203,11 +203,9 @@ def test_whoami_text_and_exit_codes(tmp_path):
     assert bad.returncode == 2
 
 
-def test_the_remembered_entry_points_follow_every_change_on_disk(tmp_path, monkeypatch):
-    """remember_declared (the resident server, before it forks) stamps what it read; a later
-    _declared_anywhere answers from it only while the folders and files are as they were: a
-    distribution installed, removed, or its entry_points.txt rewritten in place (same size, times
-    put back) is each seen at once."""
+def test_the_entry_point_check_follows_every_change_on_disk(tmp_path, monkeypatch):
+    """_declared_anywhere reads the folders afresh on each call: a distribution installed, removed,
+    or its entry_points.txt rewritten in place (same size, times put back) is each seen at once."""
     site = tmp_path / "site"
     site.mkdir()
     plain = site / "plain-1.0.dist-info"
@@ -216,19 +214,16 @@ def test_the_remembered_entry_points_follow_every_change_on_disk(tmp_path, monke
     bare = site / "bare-1.0.dist-info"
     bare.mkdir()
     monkeypatch.setattr(sys, "path", [str(site)])
-    monkeypatch.setattr(_identity, "_KNOWN", {})
 
     def declared() -> bool:
         return _identity._declared_anywhere()
 
-    _identity.remember_declared()
-    assert _identity._KNOWN and declared() is False
+    assert declared() is False
     # an entry point written into a distribution that had none
     (bare / "entry_points.txt").write_text("[okfpro.identity]\nacme = acme:resolve\n")
     assert declared() is True
     (bare / "entry_points.txt").unlink()
     assert declared() is False
-    _identity.remember_declared()
     assert declared() is False
     # a file rewritten in place: same size, its modification time put back
     points = plain / "entry_points.txt"
@@ -238,17 +233,14 @@ def test_the_remembered_entry_points_follow_every_change_on_disk(tmp_path, monke
     os.utime(points, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert points.stat().st_size == st.st_size
     assert declared() is True
-    _identity.remember_declared()
     assert declared() is True
     points.write_text(text)
     assert declared() is False
     # a new distribution installed beside them, then removed
-    _identity.remember_declared()
     new = site / "acme_identity-1.0.dist-info"
     new.mkdir()
     (new / "entry_points.txt").write_text("[okfpro.identity]\nacme = acme_identity:resolve\n")
     assert declared() is True
-    _identity.remember_declared()
     assert declared() is True
     (new / "entry_points.txt").unlink()
     new.rmdir()

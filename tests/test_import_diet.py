@@ -241,8 +241,8 @@ def test_no_fresh_path_makes_dataclasses_or_imports_typing_or_tomllib(tmp_path):
 
 
 def test_each_digest_loads_its_own_module_alone(tmp_path):
-    """``okfpro.core.digest`` loads a hash module on first use: the resident client, which names its
-    socket with BLAKE2b, loads that one alone (each is a shared library: ~1 M instructions for the
+    """``okfpro.core.digest`` loads a hash module on first use: a process that needs BLAKE2b alone
+    (the pattern recipes' seal, okfpro/io/rxcache.py) loads that one alone (each is a shared library: ~1 M instructions for the
     three); the digests are hashlib's."""
     code = ("import sys\n"
             "from okfpro.core import digest\n"

@@ -23,14 +23,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hookkit  # noqa: E402
-import watchkit  # noqa: E402
 
 from okfpro.core import delta  # noqa: E402
 from okfpro.hooks import post_edit  # noqa: E402
 from okfpro.hooks.context import Ctx  # noqa: E402
 from okfpro.hooks.event import parse  # noqa: E402
 from okfpro.io import analysis, cache  # noqa: E402
-from okfpro.resident.watch import WatchSet  # noqa: E402
 
 DIRS = ["", "learnings", "learnings/deep", "projects/alpha", "reference", "glossary", "new room"]
 WORDS = "search cache ranking ledger alpha plan corpus board index log tenant".split()
@@ -248,8 +246,7 @@ def split_walk(monkeypatch) -> list[int]:
     return forked
 
 
-def walk(tmp_path: Path, monkeypatch, seed: int, steps: int, racy: bool, split: bool = False,
-         watched: WatchSet | None = None) -> int:
+def walk(tmp_path: Path, monkeypatch, seed: int, steps: int, racy: bool, split: bool = False) -> int:
     monkeypatch.setenv("OKFPRO_TODAY", hookkit.TODAY)
     forked = split_walk(monkeypatch) if split else None
     if not racy:  # every change is judged by its identity key alone (the walk gives each its own mtime)
@@ -260,13 +257,7 @@ def walk(tmp_path: Path, monkeypatch, seed: int, steps: int, racy: bool, split: 
     roots: set[str] = set()  # an index.md with frontmatter makes its directory a bundle of its own
     for i in range(steps):
         tool, rel = w.step()
-        if watched is not None:  # the incremental answer in a resident server's child: the view drained now
-            with watchkit.served(watched) as box:
-                inc = answer(ws, tool, rel, full=False, monkeypatch=monkeypatch)
-            for _verb, root in box.told:  # what the server does when told
-                watched.add(root)
-        else:
-            inc = answer(ws, tool, rel, full=False, monkeypatch=monkeypatch)
+        inc = answer(ws, tool, rel, full=False, monkeypatch=monkeypatch)
         ref = answer(ws, tool, rel, full=True, monkeypatch=monkeypatch)
         assert inc[:2] == ref[:2], f"seed {seed} step {i}: {tool} {rel}\nfull: {ref[1]}\nincremental: {inc[1]}"
         assert inc[4] == ref[4], f"seed {seed} step {i}: {tool} {rel}: the findings differ"
@@ -286,26 +277,6 @@ def test_incremental_equals_full_on_a_random_walk(tmp_path, monkeypatch, seed):
 
 def test_incremental_equals_full_with_the_identity_walk_split_across_a_child(tmp_path, monkeypatch):
     walk(tmp_path, monkeypatch, seed=4, steps=40, racy=False, split=True)
-
-
-@pytest.mark.parametrize("seed", [5, 6])
-def test_incremental_equals_full_with_a_watcher_answering(tmp_path, monkeypatch, seed):
-    """The same walk, each incremental answer in a resident server's child with a watch view: the
-    directories the view vouches for are not looked at, and the answers are still a full run's."""
-    vouched: list[int] = []
-    real = analysis.identities
-
-    def counted(root_real, stored=None, split_at=None, unchanged=None):
-        vouched.append(len(unchanged or ()))
-        return real(root_real, stored, split_at, unchanged)
-
-    monkeypatch.setattr(analysis, "identities", counted)
-    ws = WatchSet()
-    try:
-        walk(tmp_path, monkeypatch, seed=seed, steps=60, racy=False, watched=ws)
-    finally:
-        ws.close()
-    assert sum(vouched) > 0, vouched  # the view did vouch for directories
 
 
 def test_incremental_equals_full_with_the_racy_rule_on(tmp_path, monkeypatch):

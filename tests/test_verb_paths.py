@@ -78,7 +78,6 @@ RUNS: dict[str, list[str]] = {
     "memory": ["memory", "remember", "we ship on fridays"],
     "eval": ["eval", "recall", "{gold}"],
     "mcp": ["mcp", "--bundle", "{tmp}/no-such-dir"],
-    "resident": ["resident", "status", "--json"],
     "merge-file": ["merge-file", "{b}/board.md", "{b}/board.md", "{b}/board.md", "board.md"],
 }
 

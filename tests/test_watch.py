@@ -1,4 +1,4 @@
-"""okfpro.resident.watch: real inotify on real trees and real git repositories.
+"""okfpro.io.watch (the MCP server's file watcher): real inotify on real trees and real git repositories.
 
 Every answer must be "unknown" (None) or a superset of what truly changed: a path is covered when it
 is in the answer, or a directory at or above it is (``dir/``, the root as ``/``)."""
@@ -16,9 +16,8 @@ import sys
 
 import pytest
 
-from okfpro.resident import watch as watchmod
-from okfpro.resident.watch import GIT, WatchSet
-from tests import watchkit
+from okfpro.io import watch as watchmod
+from okfpro.io.watch import GIT, WatchSet
 from tests.helpers import quick
 
 GITENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
@@ -31,7 +30,10 @@ def git(cwd, *args: str) -> str:
 
 @pytest.fixture
 def ws():
-    yield from watchkit.watchset()
+    w = WatchSet()
+    assert w.fileno() is not None, w.unavailable
+    yield w
+    w.close()
 
 
 @pytest.fixture
@@ -238,40 +240,6 @@ def test_a_writable_mapping_is_changed_until_it_is_closed(ws, repo):
     assert (repo / ".okf" / "a.md").read_bytes().startswith(b"Z")
 
 
-def test_the_fingerprint_moves_with_what_a_child_could_see_and_not_with_a_read(ws, repo, tmp_path):
-    """A resident server hands a request to a child forked before it only while the fingerprint is
-    what it was at that fork (okfpro/resident/server.py, Spare): every change a child's view shows
-    must move it; a read (open, then close) must not, or no spare would ever be used."""
-    root = str(repo / ".okf")
-    ws.add(root)
-    ws.drain()
-    first = ws.fingerprint()
-    assert (repo / ".okf" / "a.md").read_text() == "a\n"
-    with open(repo / ".okf" / "sub" / "b.md", "rb") as fh:
-        fh.read()
-    assert sorted(os.listdir(repo / ".okf")) == ["a.md", "sub"] and os.listdir(repo / ".okf" / "sub") == ["b.md"]
-    ws.drain()
-    assert ws.fingerprint() == first  # reads and listings, closed again
-    fd = os.open(repo / ".okf" / "a.md", os.O_RDONLY)
-    ws.drain()
-    assert ws.fingerprint() != first  # open now: a writable mapping would change it without an event
-    os.close(fd)
-    ws.drain()
-    assert ws.fingerprint() == first
-    for change in (lambda: (repo / ".okf" / "a.md").write_text("a2\n"),
-                   lambda: os.chmod(repo / ".okf" / "a.md", 0o600),
-                   lambda: (repo / ".okf" / "new.md").write_text("n\n"),
-                   lambda: os.rename(repo / ".okf" / "new.md", repo / ".okf" / "sub" / "new.md"),
-                   lambda: (repo / ".okf" / "sub" / "new.md").unlink(),
-                   lambda: git(repo, "commit", "-qam", "edit"),
-                   lambda: ws.settle(root, ws.token(root)),
-                   lambda: ws.add(str(tmp_path))):
-        before = ws.fingerprint()
-        change()
-        ws.drain()
-        assert ws.fingerprint() != before, change
-
-
 def test_a_mapping_opened_right_before_a_read_is_still_open_after_the_reads_close(ws, repo):
     """The kernel merges an event into the one queued last when the two are identical: a read's open
     queued right behind a mapping's would arrive as one open, and the read's close would leave the
@@ -448,7 +416,7 @@ def test_an_unreadable_directory_is_blind(ws, repo):
 def test_without_inotify_nothing_is_watched_and_everything_is_unknown(repo):
     code = (
         "import resource, os, sys\n"
-        "from okfpro.resident.watch import WatchSet, _Libc\n"
+        "from okfpro.io.watch import WatchSet, _Libc\n"
         "_Libc()\n"  # libc loaded first: only the inotify descriptor is refused
         "used = len(os.listdir('/proc/self/fd')) - 1\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (used, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))\n"
@@ -458,34 +426,6 @@ def test_without_inotify_nothing_is_watched_and_everything_is_unknown(repo):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["None", "None", "unwatchable", "True"]
-
-
-def test_a_forked_child_never_reads_the_parents_queue(ws, repo):
-    root = str(repo / ".okf")
-    ws.add(root)
-    t = ws.token(root)
-    fd = ws.fileno()
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: detach, then the view is frozen
-        try:
-            ws.detach()
-            try:
-                os.fstat(fd)
-                closed = False
-            except OSError:
-                closed = True
-            (repo / ".okf" / "a.md").write_text("from the child\n")
-            ws.drain()
-            ok = closed and ws.fileno() is None and ws.changes_since(root, t) == set() and ws.token(root) == t
-            os.write(write, b"1" if ok else b"0")
-        finally:
-            os._exit(0)
-    os.close(write)
-    os.waitpid(pid, 0)
-    assert os.read(read, 1) == b"1"
-    os.close(read)
-    assert since(ws, root, t) == {"a.md"}  # the parent's queue kept the child's write
 
 
 # ---------------------------------------------------------------------- random operations
@@ -615,7 +555,6 @@ def test_random_operations_never_answer_clean_for_a_change(ws, tmp_path, seed):
     outside.mkdir()
     ws.add(str(root))
     tokens: list[tuple[str, dict]] = [(ws.token(str(root)), snapshot(str(root)))]
-    views: list[tuple[tuple, dict]] = []
     unknown = 0
     try:
         reads = random.Random(-1 - seed)  # its own: the steps' sequence stays what each seed always drew
@@ -649,12 +588,6 @@ def test_random_operations_never_answer_clean_for_a_change(ws, tmp_path, seed):
                     continue
                 missed = [p for p in truly_changed(then, now) if not covered(p, answer)]
                 assert not missed, (n, token, missed, answer)
-            # a child forked at an earlier moment with this fingerprint (a resident server's spare)
-            # answers every token it knew as a child forked now does
-            for mark, earlier in views:
-                if mark == ws.fingerprint():
-                    assert all(answers[token] == answer for token, answer in earlier.items()), n
-            views.append((ws.fingerprint(), answers))
     finally:
         while OPEN_MAPS:
             OPEN_MAPS.pop().close()

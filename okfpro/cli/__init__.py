@@ -57,6 +57,5 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "eval": ("okfpro.cli.eval", "eval_cmd", "Retrieval quality on a gold set (eval recall GOLD), next to a plain BM25."),
     # servers
     "mcp": ("okfpro.cli.mcp", "mcp_cmd", "Serve the workspace and scoped memory over MCP (stdio; --http with bearer tokens)."),
-    "resident": ("okfpro.cli.resident", "resident_cmd", "The warm okfpro that answers hook events and memory calls (status, start, stop)."),
 }
 

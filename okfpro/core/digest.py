@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the checker sees hashlib's constructors; the run time takes
     from hashlib import blake2b, sha1, sha256
 
 # each constructor's built-in module is loaded on first use: a process that hashes with one loads
-# one (the resident client's socket name needs BLAKE2b alone; each module is a shared library)
+# one (each module is a shared library)
 __all__ = ["blake2b", "sha1", "sha256"]
 
 

@@ -217,7 +217,7 @@ def _low(value: Any) -> str | None:
 def word_index(bundle: Any, state: dict[str, Any] | None = None) -> Any:
     """The bundle's :class:`okfpro.core.scanindex.ScanIndex`, built on the first literal scan (or
     restored from ``state``, a stored :meth:`~okfpro.core.scanindex.ScanIndex.state` of the same
-    reading) and kept on the Bundle object, which is one reading of the disk (a resident server
+    reading) and kept on the Bundle object, which is one reading of the disk (the MCP server
     searches the same object many times; a changed disk is a new Bundle)."""
     memo = bundle.__dict__.get("_okfpro_scan")
     if memo is None:

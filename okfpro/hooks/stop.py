@@ -8,7 +8,6 @@ the board's grammar, every in-flight project paired with its evidence.
 from __future__ import annotations
 
 import os
-import sys
 
 from okfpro.hooks.answer import Answer
 from okfpro.hooks.context import Ctx
@@ -17,7 +16,6 @@ from okfpro.io.roots import within
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from okfpro.io.stopfacts import Briefings
-    from okfpro.io.watched import Remembered
 
 GIT_TIMEOUT = 20.0  # seconds, from the start of the child
 
@@ -28,21 +26,8 @@ class GitStatus:
     stat data went stale with its content unchanged (a ``touch``, a checkout): a reader writing into
     the repository it was only asked about.  Such a file is then compared by content at each Stop.
 
-    In a child of the resident server (:func:`okfpro.resident.watches` gives a view) git's answer
-    is remembered at the view's token: "clean", or the paths of its lines (``-z``, at most
-    :data:`okfpro.io.watched.NARROW_MAX`; :func:`okfpro.io.watched.git_record`).  A later Stop
-    answers dirty without git while one of those lines is untouched by what changed since and
-    neither the git state nor an ignore or attributes file changed
-    (:func:`okfpro.io.watched.still_dirty`), and clean without git when nothing that can change
-    the answer changed since a clean one.  When only Markdown files changed since a complete
-    answer, git is asked about those files and the kept lines' paths alone
-    (:func:`okfpro.io.watched.narrowed`): every other file is as it was when git said it clean.
-    When, besides, every kept line was a change in the work tree alone (the index held HEAD's
-    blob for every Markdown file), those few files are compared with HEAD's blobs instead
-    (:mod:`okfpro.io.headblobs`: ``git ls-tree`` and ``git hash-object``, no read of the whole
-    index — ~30 ms of a Stop at 50,000 files); that says dirty also where git's stat check
-    misses a change (a file rewritten at the same size with its times put back).  Any doubt asks
-    git about the whole tree.  :attr:`how` says which answered.
+    git answers every Stop: no answer is kept anywhere, so no file the agent can write (a cache under
+    ``.tmp/``) can tell the gate a dirty tree is clean (tests/test_forged_cache.py).
 
     :meth:`result` is ``(non-empty, None)`` — or ``(True, why git could not say)``.  A git that
     fails (dubious ownership, a broken ``GIT_DIR``, no git at all) is not a clean tree and not a
@@ -56,64 +41,15 @@ class GitStatus:
         self.proc = None
         self.root = root
         self.answer: tuple[bool, str | None] | None = None
-        self.how = "status"  # how it answers: "status" (git status), "kept" (no git), "blobs" (HEAD's)
-        self.kept: Remembered | None = None
         if git_fence(root) is None and not os.environ.get("GIT_DIR"):
             self.answer = (True, None)  # no repository: nothing says what changed, so every check runs
             return
-        # only the resident server (and its children) imports okfpro.resident: a fresh process has no view
-        resident = sys.modules.get("okfpro.resident")
-        view = None if resident is None else resident.watches()
-        specs = ["*.md"]
-        if view is not None:
-            from okfpro.io.watched import clean_git, git_kept, narrowed, still_dirty
-
-            self.kept = clean_git(view, root)
-            since = self.kept.since() if self.kept is not None else None
-            then = git_kept(since[0]) if since is not None else None
-            if since is not None and then is not None:
-                complete, entries, worktree = then
-                assert self.kept is not None
-                changed = self.kept.unchanged_since_work(since[1])
-                if still_dirty(entries, changed):
-                    self.answer = (True, None)  # a line git printed then, untouched since: dirty now
-                    self.how = "kept"
-                    return
-                if complete:
-                    if not changed:
-                        self.answer = (bool(entries), None)
-                        self.how = "kept"
-                        return
-                    # every other file is as it was when git answered: only these can be dirty now
-                    narrow = narrowed(root, changed | {p for e in entries for p in e})
-                    if narrow is not None and worktree and self._against_head(view, root, narrow):
-                        return
-                    specs = narrow or specs
         from okfpro.io.spawn import Child
 
         try:
-            self.proc = Child(["git", "-C", root, "--no-optional-locks", "status", "--porcelain", "-z", "--", *specs])
+            self.proc = Child(["git", "-C", root, "--no-optional-locks", "status", "--porcelain", "-z", "--", "*.md"])
         except OSError as exc:
             self.answer = (True, f"git could not be run ({type(exc).__name__}: {exc})")
-
-    def _against_head(self, view: object, root: str, specs: list[str]) -> bool:
-        """At the kept token every Markdown file's index entry was HEAD's and every file not
-        ``specs`` names was as HEAD has it (git said so, and nothing changed them since): answer
-        from HEAD's blobs of those files without reading the index (:mod:`okfpro.io.headblobs`),
-        and keep that answer; False when that cannot say."""
-        from okfpro.io.headblobs import dirty_now
-        from okfpro.io.watched import LITERAL, dirty_record
-
-        dirs = view.git_dirs(root)  # type: ignore[attr-defined]  # a resident watch view
-        if not dirs or self.kept is None:
-            return False
-        got = dirty_now(root, dirs, [s[len(LITERAL):] for s in specs])
-        if got is None:
-            return False
-        self.answer = (bool(got), None)
-        self.how = "blobs"
-        self.kept.keep(dirty_record([[name] for name in got], True))
-        return True
 
     def result(self) -> tuple[bool, str | None]:
         if self.answer is None:
@@ -121,7 +57,7 @@ class GitStatus:
         return self.answer
 
     def _collect(self) -> tuple[bool, str | None]:
-        """git's answer; in a child with a view, what it printed is kept at the view's token."""
+        """git's answer."""
         from okfpro.io.spawn import TimedOut
 
         proc = self.proc
@@ -134,12 +70,6 @@ class GitStatus:
             said = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
             first = next((ln for ln in said if ln.lower().startswith(("fatal", "error"))), said[0] if said else "")
             return True, f"git status exited {returncode}" + (f": {first[:300]}" if first else "")
-        if self.kept is not None:
-            from okfpro.io.watched import git_record
-
-            record = git_record(self.root, out)
-            if record is not None:
-                self.kept.keep(record)
         return bool(out), None
 
 
@@ -245,11 +175,10 @@ def stop_gate(ctx: Ctx) -> Answer:
         return Answer.block(["RULE 2 — before stopping:"] + [f"— structure: {m}" for m in broken])
     from okfpro.core import board as _board
     from okfpro.io.stopfacts import briefings as _briefings
-    from okfpro.io.stopfacts import projects as _projects
 
     board_text = workstate.read_optional(os.path.join(root, "board.md")) or ""
     briefings = _briefings(root)  # read once: the Snapshot's counter and pairing share them
-    projs = _projects(root)  # so are the projects
+    projs = workstate.projects(root)  # so are the projects
     messages = snapshot_messages(ctx, root, len(briefings.unverified), projs)
     messages.extend(f"— board: {g}" for g in _board.grammar(board_text))
     messages.extend(pairing_messages(ctx, root, board_text, briefings, projs))

@@ -145,8 +145,7 @@ class Tree:
 SPLIT_AT = 5000  # files (as the state last listed them): from here half the directories are looked at by a child
 
 
-def identities(root_real: str, stored: dict[str, Listed] | None = None,
-               split_at: int | None = None, unchanged: set[str] | None = None) -> Tree:
+def identities(root_real: str, stored: dict[str, Listed] | None = None, split_at: int | None = None) -> Tree:
     """Every bundle file (the reader's walk) and its identity key.
 
     ``stored``: directory -> (its key when it was listed, its listing[, its keys' digest]) from the
@@ -161,27 +160,17 @@ def identities(root_real: str, stored: dict[str, Listed] | None = None,
     process looks at the rest; the walk from the root then takes each directory's entry from those
     answers, or looks at it now (a directory the state did not know, or a child that failed), and
     leaves out what the walk does not reach: the same tree as a walk alone.
-
-    ``unchanged``: stored directories a resident watch view vouches for (:meth:`State.refresh`): nothing
-    in them changed since the state last matched the disk, so each is taken as stored (listing key,
-    subdirectories, digest) without a ``stat`` — when its key and digest were stored at all.
     """
     from okfpro.io.cache import RACY_NS
 
     cut = time.time_ns() - RACY_NS
     stored = stored or {}
-    vouched: dict[str, list[Any]] = {}
-    for head in unchanged or ():
-        old = stored.get(head)
-        if old is not None and old[0] is not None and len(old) > 2 and old[2] is not None:
-            vouched[head] = [old[0], None, tuple(marshal.loads(old[1])[1]), None, old[2]]
-    looked = {head: old for head, old in stored.items() if head not in vouched} if vouched else stored
-    ahead = _split(root_real, looked, cut, SPLIT_AT if split_at is None else split_at)
+    ahead = _split(root_real, stored, cut, SPLIT_AT if split_at is None else split_at)
     tree = Tree(stored)
     stack = [""]
     while stack:
         head = stack.pop()
-        entry = vouched.pop(head, None) or ahead.pop(head, None) or _look(root_real, head, stored.get(head), cut)
+        entry = ahead.pop(head, None) or _look(root_real, head, stored.get(head), cut)
         if entry is None:
             continue
         tree.dirs[head] = entry
@@ -377,8 +366,7 @@ class State:
         load = load_item or (lambda rel: reader.load_entry(self.root_real, rel))
         db = self.db
         rows = {head: (key, listing, digest) for head, key, listing, digest in db.execute("SELECT dir, key, listing, digest FROM dirs")}
-        unchanged = self._watched(rows)
-        tree = self.present = identities(self.root_real, dict(rows), unchanged=unchanged)  # the loop below pops rows
+        tree = self.present = identities(self.root_real, dict(rows))  # the loop below pops rows
         changed: list[str] = []
         gone: list[str] = []
         dirty: list[str] = []
@@ -402,46 +390,6 @@ class State:
         self.apply({rel: load(rel) for rel in changed}, gone)
         self._save(dirty)
         return set(changed) | set(gone)
-
-    def _watched(self, rows: dict[str, tuple]) -> set[str] | None:
-        """In a child of the resident server: the stored directories in which nothing changed since
-        the state last matched the disk, by the watch view (:mod:`okfpro.resident.watch`), and the
-        view's token remembered with the state (``meta`` row ``watch``, written in this refresh's
-        transaction: a state rolled back keeps its older token).  None — every directory looked at —
-        without a view, a remembered token, or when the view cannot say ("unknown", the root)."""
-        resident = sys.modules.get("okfpro.resident")  # only the server (and its children) imports it
-        if resident is None:
-            return None
-        view = resident.watches()
-        if view is None:
-            return None
-        token = view.token(self.root_real)
-        if token is None:
-            resident.tell_parent("watch", self.root_real)
-            return None
-        db = self.db
-        row = db.execute("SELECT v FROM meta WHERE k='watch'").fetchone()
-        db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES('watch', ?)", (token,))
-        changes = None if row is None else view.changes_since(self.root_real, row[0])
-        if changes is None:
-            return None
-        from okfpro.resident.watch import GIT
-
-        marked: set[str] = set()
-        under: list[str] = []
-        for path in changes:
-            if path == GIT:
-                continue
-            rel = path.rstrip("/")
-            if not rel:
-                return None  # the root itself
-            marked.add(rel.rpartition("/")[0])
-            marked.add(rel)  # a directory reported by its name alone
-            under.append(rel + "/")
-        if under:
-            prefixes = tuple(under)
-            marked.update(head for head in rows if head.startswith(prefixes))
-        return {head for head in rows if head not in marked}
 
     def _stored(self, head: str, row: tuple | None) -> dict[str, int | None]:
         """A directory's file names and keys as the state holds them (insertion-ordered)."""
@@ -606,8 +554,6 @@ def open_state(root: str) -> tuple[State, str | None]:
             db.execute("BEGIN IMMEDIATE")
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             meta = dict(db.execute("SELECT k, v FROM meta")) if "meta" in tables else None
-            if meta is not None:
-                meta.pop("watch", None)  # the resident watch view's token (State._watched), not an identity
             want = _meta(root_real)
             if meta is None:
                 reason = reason or ("no incremental state yet" if fresh or not tables else "the state was incomplete")

@@ -241,7 +241,7 @@ def rank_indexed(
         path = db_path(root)
         persist = writable(os.path.dirname(path))
     # A Bundle object is one reading of the disk: once synced, the same object needs no second
-    # sync (a resident server asks many times; a changed disk is a new Bundle).
+    # sync (the MCP server asks many times; a changed disk is a new Bundle).
     memo = bundle.__dict__.get("_okfpro_fts")
     if persist and memo is not None and memo[0] == path:
         _, views, rowmap = memo
@@ -481,28 +481,7 @@ def _on_disk(root_real: str, memo: str | None = None) -> str | None:
     """:func:`_listing` of the bundle on disk now (the reader's walk, one ``lstat`` per file), or
     None when a file is not a regular file (a symlink is read afresh every time) or vanished.
     ``memo``: where the walk is remembered (:func:`_walked`).  Every per-file step is a ``map`` in C
-    (a Python loop cost ~3 M instructions more at 2,051 files).  In a child of the resident server,
-    the listing is remembered at the watch view's token and answered without the walk while the
-    view says nothing the walk sees changed since (:mod:`okfpro.io.watched`)."""
-    # only the resident server (and its children) imports okfpro.resident: a fresh process has no view
-    resident = sys.modules.get("okfpro.resident")
-    view = None if resident is None else resident.watches()
-    if view is None:
-        return _stat_walk(root_real, memo)
-    from okfpro.io.watched import Remembered, walk_relevant
-
-    remembered = Remembered(view, root_real, "listing", walk_relevant)
-    kept = remembered.kept()
-    if kept is not None:
-        return kept
-    listing = _stat_walk(root_real, memo)
-    if listing is not None:
-        remembered.keep(listing)
-    return listing
-
-
-def _stat_walk(root_real: str, memo: str | None) -> str | None:
-    """:func:`_on_disk` from the disk itself: the walk and one ``lstat`` per file."""
+    (a Python loop cost ~3 M instructions more at 2,051 files)."""
     from itertools import chain
     from operator import attrgetter
     from stat import S_ISREG

@@ -153,95 +153,31 @@ def _declared_anywhere() -> bool:
     """Cheap pre-check: does any installed distribution on sys.path declare the group?
 
     Reading a few ``entry_points.txt`` files is much cheaper than importing
-    importlib.metadata on every hook process; only a hit pays for the real lookup.  A
-    ``sys.path`` folder :func:`remember_declared` read (the resident server, before it forks) is
-    answered from what it found while the folder, each distribution's folder in it and each
-    ``entry_points.txt`` are as they were then (~90 ``stat`` calls instead of ~60 files read).
+    importlib.metadata on every hook process; only a hit pays for the real lookup.  Read
+    afresh by every process: what it finds is never kept for another caller.
     """
     import sys
 
     marker = f"[{ENTRY_POINT_GROUP}]"
-    for entry in sys.path:
-        where = entry or "."
-        if _KNOWN:
-            try:
-                st = os.stat(where)
-            except OSError:
-                continue
-            known = _KNOWN.get((st.st_dev, st.st_ino))
-            if known is not None and known[0] == _stamp(st) and all(_unchanged(path, was) for path, was in known[1]):
-                if known[2]:
-                    return True
-                continue
-        if _declares(where, marker, None):
-            return True
-    return False
+    return any(_declares(entry or ".", marker) for entry in sys.path)
 
 
-# a sys.path folder's (device, inode) -> (its stamp, [(path, stamp) of each distribution folder in it and
-# each entry_points.txt], whether one declares the group); filled by remember_declared only
-_KNOWN: dict[tuple[int, int], tuple[tuple, list[tuple[str, tuple]], bool]] = {}
-
-
-def _stamp(st: os.stat_result) -> tuple:
-    """What changes when a folder gains, loses or renames an entry, or a file is written."""
-    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
-
-
-def _unchanged(path: str, was: tuple) -> bool:
-    try:
-        return _stamp(os.stat(path)) == was
-    except OSError:
-        return False
-
-
-def _declares(where: str, marker: str, stamps: list[tuple[str, tuple]] | None) -> bool:
-    """Whether a distribution in the folder ``where`` declares ``marker``; with ``stamps``, every
-    distribution folder and ``entry_points.txt`` read is stamped there (taken before it is read:
-    a change after the stamp is a different stamp later)."""
+def _declares(where: str, marker: str) -> bool:
+    """Whether a distribution in the folder ``where`` declares ``marker``."""
     try:
         names = os.listdir(where)
     except OSError:
         return False
-    found = False
     for name in names:
         if not name.endswith((".dist-info", ".egg-info")):
             continue
-        folder = os.path.join(where, name)
-        points = os.path.join(folder, "entry_points.txt")
-        if stamps is not None:
-            try:
-                stamps.append((folder, _stamp(os.stat(folder))))
-                stamps.append((points, _stamp(os.stat(points))))
-            except OSError:
-                pass  # no entry_points.txt: writing one changes its folder's stamp
         try:
-            with open(points, encoding="utf-8") as handle:
+            with open(os.path.join(where, name, "entry_points.txt"), encoding="utf-8") as handle:
                 if marker in handle.read():
-                    found = True
-                    if stamps is None:
-                        return True
+                    return True
         except OSError:
             continue
-    return found
-
-
-def remember_declared() -> None:
-    """Read every ``sys.path`` folder's distributions once, stamped, for :func:`_declared_anywhere`
-    to answer from while nothing there changed (the resident server calls it before it forks)."""
-    import sys
-
-    marker = f"[{ENTRY_POINT_GROUP}]"
-    _KNOWN.clear()
-    for entry in sys.path:
-        where = entry or "."
-        try:
-            st = os.stat(where)
-        except OSError:
-            continue
-        stamps: list[tuple[str, tuple]] = []
-        declares = _declares(where, marker, stamps)
-        _KNOWN[(st.st_dev, st.st_ino)] = (_stamp(st), stamps, declares)
+    return False
 
 
 def host_resolvers() -> list[tuple[str, Any]]:

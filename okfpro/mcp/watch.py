@@ -4,9 +4,8 @@ The MCP server keeps one parsed :class:`~okfpro.core.concept.Bundle` in memory (
 what makes a warm search fast).  Before each call it asks :meth:`Warm.bundle`, which
 answers the kept bundle only if nothing that can change it changed since it was read:
 
-* **watched** (Linux): okfpro's one file watcher, :class:`okfpro.resident.watch.WatchSet`
-  (the resident server's), watches the bundle's directories and files.  The call drains
-  its queue *synchronously and without blocking* and asks what changed since the token
+* **watched** (Linux): okfpro's one file watcher, :class:`okfpro.io.watch.WatchSet`, watches
+  the bundle's directories and files.  The call drains its queue *synchronously and without blocking* and asks what changed since the token
   taken before the kept bundle was read.  The kernel queues an event inside the write,
   rename or unlink system call, so an edit that returned before the call arrived is
   always seen — there is no watcher thread and no race window.  "Unknown" (an overflow,
@@ -34,7 +33,7 @@ def relevant(path: str) -> bool:
     """Can a change at ``path`` (a watcher path: root-relative, ``dir/`` for a directory) change the
     bundle the reader loads?  Anything but the git state and hidden names: the reader lists no hidden
     name, and a listed file's content changes only through its own (watched) inode."""
-    from okfpro.resident.watch import GIT
+    from okfpro.io.watch import GIT
 
     return path != GIT and not any(part.startswith(".") for part in path.split("/") if part)
 
@@ -48,7 +47,7 @@ class Warm:
         self._token: str | None = None
         self._dirty = True
         self._lock = threading.Lock()
-        self._watch: Any = None  # okfpro.resident.watch.WatchSet
+        self._watch: Any = None  # okfpro.io.watch.WatchSet
         self.mode = "reload-per-call"
         self.why = ""  # why the fallback, when it is used
         self.reloads = 0
@@ -56,7 +55,7 @@ class Warm:
             self._start_watch()
 
     def _start_watch(self) -> None:
-        from okfpro.resident.watch import WatchSet
+        from okfpro.io.watch import WatchSet
 
         watch = WatchSet()
         watch.add(self.root)

@@ -4,9 +4,7 @@ A day file (``memory-<tier>/<scope>/<YYYY-MM-DD>.md``, format in
 :mod:`okfpro.core.dayfile`) holds one ``## HH:MM:SS UTC`` section per entry; an entry's id
 is ``<scope key>/<date>#<n>``.  :func:`tier_entries` reads one (tier, scope) from its files,
 :func:`file_sections` gives each section's byte span (what the index keeps to read a hit
-back), :func:`day_listing` the fingerprints the index compares with (:func:`current_listing`:
-the same, remembered in a resident okfpro's child while its watch view says the scope directory is
-unchanged), and
+back), :func:`day_listing` the fingerprints the index compares with, and
 :func:`records_by_entry` the memory policy's record of each entry.
 
 The store (:mod:`okfpro.memory.store`), the index (:mod:`okfpro.memory.index`), the ranking
@@ -311,31 +309,6 @@ def day_listing(directory: str | os.PathLike[str]) -> dict[str, str]:
     except (FileNotFoundError, NotADirectoryError):
         pass
     return out
-
-
-def current_listing(directory: str) -> dict[str, str]:
-    """:func:`day_listing` of ``directory`` now.  In a child of the resident okfpro whose watch view
-    covers the directory, the listing is remembered at the view's token and answered without a
-    ``stat`` per day file (~6 ms at 500 files) while the view says nothing under the directory
-    changed since (:class:`okfpro.io.watched.Remembered`: a write, an append, a rename, a hard
-    link, ``touch``, a file still open for writing, a symlink -- each is "changed", and the
-    listing is read from the disk as a fresh process reads it).  A fresh process always reads it."""
-    import sys
-
-    resident = sys.modules.get("okfpro.resident")  # only the resident server and its children import it
-    view = None if resident is None else resident.watches()
-    if view is None or not os.path.isdir(directory):
-        return day_listing(directory)
-    from okfpro.io.watched import Remembered
-    from okfpro.resident.watch import GIT
-
-    remembered = Remembered(view, directory, "daylisting", lambda path: path != GIT)  # git's own state: not a listing
-    kept = remembered.kept()
-    if kept is not None:
-        return dict(line.split("\t", 1) for line in kept.split("\n")) if kept else {}
-    listing = day_listing(directory)
-    remembered.keep("\n".join(f"{name}\t{fp}" for name, fp in listing.items()))
-    return listing
 
 
 class Section(Frozen):

@@ -41,7 +41,7 @@ from okfpro.core import bm25
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, title
 from okfpro.core.scope import Scope, applicable_tiers, scope_key
-from okfpro.memory.entries import Diagnostic, Section, StoredEntry, current_listing, day_listing, file_sections, \
+from okfpro.memory.entries import Diagnostic, Section, StoredEntry, day_listing, file_sections, \
     fingerprint
 from okfpro.memory.indexfiles import index_files, index_path, remove
 from okfpro.core import postings as _postings
@@ -189,7 +189,7 @@ class ScopeIndex:
             except sqlite3.DatabaseError:
                 pass
             self.close()
-        listing = current_listing(self.directory)  # in a resident child: remembered while unchanged
+        listing = day_listing(self.directory)
         if not listing and not create and not os.path.exists(self.path):
             raise NothingStored("nothing stored in this scope")
         for attempt in (1, 2):

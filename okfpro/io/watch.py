@@ -1,19 +1,19 @@
-"""The resident server's file watches: one inotify descriptor for every tree it was asked to watch,
-answering "what changed under this root since token T" — or "unknown", never "clean" in doubt.
+"""okfpro's file watcher: one inotify descriptor for every tree it was asked to watch, answering
+"what changed under this root since token T" — or "unknown", never "clean" in doubt.
 
-The server builds one :class:`WatchSet`, selects on :meth:`WatchSet.fileno`, calls :meth:`drain`
-when it is readable and again right before each fork (the kernel queues an event inside the write,
-rename or unlink system call, so a drain at request time sees every edit that returned before the
-hook started), and :meth:`add` when a child asks (``tell_parent("watch", root)``).  The forked child
-calls :meth:`detach` (closes its copy of the descriptor, freezes the view) and the rest of okfpro
-asks the frozen view through :func:`okfpro.resident.watches`: :meth:`token` and :meth:`changes_since`.
+Its one user is the MCP server's kept bundle (:mod:`okfpro.mcp.watch`), a long-lived process a host
+starts: it calls :meth:`WatchSet.drain` right before each answer (the kernel queues an event inside
+the write, rename or unlink system call, so a drain at request time sees every edit that returned
+before the call arrived), then :meth:`WatchSet.token` and :meth:`WatchSet.changes_since`.  No hook
+and no gate answers from it.
 
 What is watched, per root (design: ``.okf/design/file-watcher.md``):
 
 * every directory of the tree (its entries, and its children's writes through paths in it), and
   every other file's inode (so a write through a hard link from outside the tree, and an open
   file description — a writable ``mmap`` writes without any event — are seen: a file opened and not
-  yet closed is reported changed until it is closed);
+  yet closed is reported changed until it is closed; a mapping made before the watch began, its
+  descriptor closed since, writes unseen — which is why no gate answers from this watcher);
 * the repository's git directory (its top level, ``info/``, ``refs/`` recursively, and the common
   directory's for a linked worktree) and the directories from the root up to the work tree's top
   (their ``.gitignore``): a change there is reported as the marker :data:`GIT`, not as a path.
@@ -39,7 +39,6 @@ from bisect import bisect_right
 
 GIT = "\x00git"  # the marker for "the repository's git state changed" (no path holds a NUL)
 LOG_MAX = 8192  # changes kept per root; an older token answers None
-SETTLED_MAX = 256  # settled answers remembered (:meth:`WatchSet.settle`), the oldest forgotten first
 
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE, IN_CLOSE_NOWRITE, IN_OPEN = 0x2, 0x4, 0x8, 0x10, 0x20
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
@@ -72,7 +71,7 @@ _BUF = 1 << 16
 
 
 class _Libc:
-    """inotify and statfs through ctypes (loaded only by the server and its children)."""
+    """inotify and statfs through ctypes (loaded only by a process that watches)."""
 
     def __init__(self) -> None:
         import ctypes
@@ -111,7 +110,6 @@ class _Root:
         self.floor = 0  # a token below this generation is unknown
         self.gens: list[int] = []  # the change log: gens[i] is when paths[i] changed
         self.paths: list[str] = []
-        self.made: list[bool] = []  # made[i]: paths[i] was created then (IN_CREATE: absent just before)
         self.dirs: dict[str, int] = {}  # tree directory rel -> wd
         self.files: dict[str, int] = {}  # tree file rel -> wd
         self.blind: dict[str, str] = {}  # rel -> why it cannot be watched (always reported)
@@ -121,15 +119,12 @@ class _Root:
 
 
 class WatchSet:
-    """Every watched tree of one server, on one inotify descriptor."""
+    """Every watched tree of one process, on one inotify descriptor."""
 
     def __init__(self) -> None:
         self.instance = secrets.token_hex(8)
         self.gen = 1
-        self.version = 0  # bumped by every change a child's view could show (fingerprint)
-        self.frozen = False
         self._roots: dict[str, _Root] = {}
-        self._settled: dict[tuple[str, str], int] = {}  # (root, token) -> the generation a reader's answer was settled by
         self._wd: dict[int, list[tuple[_Root, str, str]]] = {}  # wd -> (root, rel or abs, kind d|f|g|r|a)
         self._opens: dict[int, int] = {}  # file wd -> open file descriptions seen opened, not yet closed (> 0)
         self._fd: int | None = None
@@ -145,28 +140,22 @@ class WatchSet:
             return
         self._lib, self._fd = lib, fd
 
-    # ------------------------------------------------------------------ the server's side
     def fileno(self) -> int | None:
         return self._fd
 
-    def detach(self) -> None:
-        """In a forked child: close this copy of the descriptor (the child never reads the
-        parent's queue) and freeze the view as it stands."""
-        fd, self._fd, self.frozen = self._fd, None, True
+    def close(self) -> None:
+        fd, self._fd = self._fd, None
         if fd is not None:
             try:
                 os.close(fd)
             except OSError:
                 pass
-
-    def close(self) -> None:
-        self.detach()
         for root in self._roots.values():
             root.state = "gone"
 
     def add(self, root: str | os.PathLike) -> None:
         """Watch the tree at ``root`` (idempotent; a root gone or overflowed is watched again)."""
-        if self.frozen or self._fd is None:
+        if self._fd is None:
             return
         real = os.path.realpath(os.fspath(root))
         r = self._roots.get(real)
@@ -174,13 +163,12 @@ class WatchSet:
             return
         if r is None:
             r = self._roots[real] = _Root(real)
-        self.version += 1
         self._rebuild(r)
 
     def status(self, root: str | os.PathLike) -> tuple[str, str]:
         """(``watched`` | ``unwatchable`` | ``gone`` | ``unwatched``, why)."""
         r = self._roots.get(os.path.realpath(os.fspath(root)))
-        if self._fd is None and not self.frozen:
+        if self._fd is None:
             return "unwatchable", self.unavailable
         return ("unwatched", "") if r is None else (r.state, r.why)
 
@@ -191,7 +179,7 @@ class WatchSet:
     def drain(self) -> None:
         """Read every queued event without blocking."""
         fd = self._fd
-        if fd is None or self.frozen:
+        if fd is None:
             return
         events: list[tuple[int, int, int, str]] = []
         while True:
@@ -216,28 +204,7 @@ class WatchSet:
             self.gen += 1
             self._apply(events)
 
-    def settle(self, root: str | os.PathLike, token: str) -> None:
-        """A child kept an answer computed at ``token`` and said so after its work: drain, and
-        remember the generation reached.  Every change the work saw was queued before the child's
-        message was sent, so it has this generation or an older one; a change with a newer one
-        happened after the work (:meth:`made_after`)."""
-        if self.frozen:
-            return
-        self.drain()
-        self._settled[(os.path.realpath(os.fspath(root)), token)] = self.gen
-        self.version += 1
-        if len(self._settled) > SETTLED_MAX:
-            del self._settled[next(iter(self._settled))]
-
-    def fingerprint(self) -> tuple:
-        """Equal for two moments when a child forked at either would answer every question of its
-        view alike (less the generation in a token it takes: a view whose changes are the same
-        gives the same answers at either): the changes logged, the roots and their states, the
-        answers settled, and which files are open.  A read of a file — its open, then its close —
-        leaves it as it was."""
-        return self.version, frozenset(self._opens)
-
-    # ------------------------------------------------------------------ the child's view
+    # ------------------------------------------------------------------ what changed
     def _live(self, root: str | os.PathLike) -> _Root | None:
         real = os.path.realpath(os.fspath(root))
         r = self._roots.get(real)
@@ -268,41 +235,10 @@ class WatchSet:
         out = set(r.paths[bisect_right(r.gens, gen):])
         out.update(r.blind)
         # files open now (a writable mapping writes without events): by the few open, never by every
-        # file — a loop over the root's files touches every entry's refcount, and in a forked child
-        # each page of them is copied (~15 ms at 50,000 files, bench_hooks --watched)
+        # file (a loop over every file of a large root costs milliseconds per call)
         for wd in self._opens:
             out.update(rel for held, rel, kind in self._wd.get(wd, ()) if held is r and kind == "f")
         return out
-
-    def made_after(self, root: str | os.PathLike, token: str) -> set[str]:
-        """The root-relative names whose first change since ``token`` was their creation, after the
-        answer kept at ``token`` was settled (:meth:`settle`): absent when the token was taken and
-        still absent when that answer's work ended.  Empty when the answer was never settled here."""
-        r = self._live(root)
-        settled = self._settled.get((os.path.realpath(os.fspath(root)), token))
-        if r is None or settled is None:
-            return set()
-        gen = int(token.partition(":")[2])
-        if gen < r.floor:
-            return set()
-        seen: set[str] = set()
-        out = set()
-        for at in range(bisect_right(r.gens, gen), len(r.gens)):
-            name = r.paths[at].rstrip("/")
-            if name in seen:
-                continue
-            seen.add(name)
-            if r.made[at] and r.gens[at] > settled:
-                out.add(name)
-        return out
-
-    def git_dirs(self, root: str | os.PathLike) -> tuple[str, ...] | None:
-        """The git directory (and a linked worktree's common directory) watched for ``root``:
-        ``()`` outside a repository; None when the root is not (fully) watched."""
-        r = self._live(root)
-        if r is None:
-            return None
-        return tuple(dict.fromkeys(d for d in (r.gitdir, r.common) if d is not None))
 
     # ------------------------------------------------------------------ building the watches
     def _watch(self, path: str, mask: int) -> int:
@@ -350,7 +286,7 @@ class WatchSet:
         self._forget(r)
         r.floor = self.gen + 1
         self.gen += 1
-        r.gens, r.paths, r.made = [], [], []
+        r.gens, r.paths = [], []
         r.state, r.why = "new", ""
         try:
             st = os.stat(r.path)
@@ -434,10 +370,10 @@ class WatchSet:
             self._log(r, top + "/" if top else "/")
         return True
 
-    def _file(self, r: _Root, rel: str, report: bool, made: bool = False) -> None:
+    def _file(self, r: _Root, rel: str, report: bool) -> None:
         full = os.path.join(r.path, rel)
         if report:
-            self._log(r, rel, made)
+            self._log(r, rel)
         try:
             st = os.lstat(full)
         except OSError:
@@ -534,23 +470,20 @@ class WatchSet:
                 self._git_dir(r, sub, "r")
 
     # ------------------------------------------------------------------ the events
-    def _log(self, r: _Root, rel: str, made: bool = False) -> None:
+    def _log(self, r: _Root, rel: str) -> None:
         r.gens.append(self.gen)
         r.paths.append(rel)
-        r.made.append(made)
         if len(r.gens) > LOG_MAX:
             cut = len(r.gens) - LOG_MAX // 2
             r.floor = max(r.floor, r.gens[cut - 1] + 1)
-            del r.gens[:cut], r.paths[:cut], r.made[:cut]
+            del r.gens[:cut], r.paths[:cut]
 
     def _apply(self, events: list[tuple[int, int, int, str]]) -> None:
         rebuild: set[_Root] = set()
-        changed = False
         for wd, mask, _cookie, name in events:
             if mask & IN_Q_OVERFLOW:
                 rebuild.update(r for r in self._roots.values() if r.state == "watched")
                 self._opens.clear()
-                changed = True
                 continue
             held = self._wd.get(wd)
             if not held:
@@ -567,7 +500,6 @@ class WatchSet:
                 # no holder logs one (:meth:`_event`), so the open count is all it changes; a read of
                 # every file of a large bundle queues four of these per file
                 continue
-            changed = True
             for r, rel, kind in list(held):
                 if r.state != "watched" or r in rebuild:
                     continue
@@ -577,8 +509,6 @@ class WatchSet:
                     self._refuse(r, str(exc))
         for r in rebuild:
             self._rebuild(r)
-        if changed:
-            self.version += 1
 
     def _event(self, r: _Root, rel: str, kind: str, wd: int, mask: int, name: str, rebuild: set[_Root]) -> None:
         """One event as one holder of its watch sees it (``kind``: f file, d tree directory, else git state)."""
@@ -621,9 +551,7 @@ class WatchSet:
                 self._scan(r, child, report=True)
             else:
                 r.blind.pop(child, None)
-                # IN_CREATE (not a move): the name was absent just before (open O_CREAT, link, symlink,
-                # mknod make no event, or fail, when it exists)
-                self._file(r, child, report=True, made=bool(mask & IN_CREATE) and not mask & IN_MOVED_TO)
+                self._file(r, child, report=True)
         if mask & _CONTENT:
             self._log(r, child + "/" if mask & IN_ISDIR else child)
 
