@@ -4,8 +4,9 @@ A recipe is what ``re``'s compiler handed ``_sre.compile``; CPython compares pat
 string, flags and code words, so ``==`` against ``re.compile`` is the whole check.  The cache is
 read only when it is whole (its digest), of this interpreter build, a regular file of this user that nobody
 else may write; anything else reads as no recipes and the patterns compile as before.  Real
-processes show the round trip: the first writes the recipes, the next builds every pattern from
-them (and writes nothing), and what they do — a secret redacted before it is written — is the same.
+processes show the round trip: the first reader writes the recipes, the next builds every pattern
+from them (and writes nothing), and answers the same.  A gate, a guard or a writer never reads the
+file: a forged one, digest and all, changes no redaction (and no gate: tests/test_forged_cache.py).
 """
 
 from __future__ import annotations
@@ -71,15 +72,25 @@ def test_escape_is_the_stdlibs(text):
 # ------------------------------------------------------------------ the file, in real processes
 
 
+def _env(cache: Path) -> dict[str, str]:
+    return scoped_env("OKFPRO_MEMORY_INDEX", OKFPRO_TENANT="acme", OKFPRO_USER="alice", XDG_CACHE_HOME=str(cache))
+
+
 def run_remember(ws: Path, cache: Path, text: str) -> subprocess.CompletedProcess:
-    env = scoped_env("OKFPRO_MEMORY_INDEX", OKFPRO_TENANT="acme", OKFPRO_USER="alice", XDG_CACHE_HOME=str(cache))
-    proc = subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", text], cwd=ws, env=env,
+    proc = subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", text], cwd=ws, env=_env(cache),
                           capture_output=True)
     assert proc.returncode == 0, proc.stderr[-800:]
     return proc
 
 
-def recipe_file(cache: Path, kind: str = "memory-remember") -> Path:
+def run_recall(ws: Path, cache: Path, *words: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "okfpro", "memory", "recall", *words], cwd=ws, env=_env(cache),
+                          capture_output=True)
+    assert proc.returncode == 0, proc.stderr[-800:]
+    return proc
+
+
+def recipe_file(cache: Path, kind: str = "memory-recall") -> Path:
     found = list((cache / "okfpro").glob(f"rx-*-{kind}.bin"))
     assert len(found) == 1, found
     return found[0]
@@ -92,30 +103,76 @@ def day_files(ws: Path) -> str:
     return "".join(p.read_text() for p in sorted((ws / ".okf-memory").rglob("*.md")))
 
 
-def test_the_first_process_keeps_the_recipes_and_the_next_builds_from_them(tmp_path):
+@pytest.fixture
+def stored(tmp_path: Path) -> tuple[Path, Path, bytes]:
+    """A workspace with two entries (written by ``remember``, which keeps no recipes), its cache
+    directory, and ``recall``'s answer with no recipes at all."""
     ws, cache = memory_workspace(tmp_path), tmp_path / "cache"
     run_remember(ws, cache, f"the deploy token is {SECRET}")
+    run_remember(ws, cache, "the deploy runs on fridays, from ci-3")
+    assert not (cache / "okfpro").exists() or not list((cache / "okfpro").glob("rx-*"))  # a writer: none kept
+    text = day_files(ws)
+    assert SECRET not in text and text.count("[REDACTED:") == 1
+    return ws, cache, run_recall(ws, cache, "deploy").stdout
+
+
+def test_the_first_reader_keeps_the_recipes_and_the_next_builds_from_them(stored):
+    ws, cache, answer = stored
     kept = recipe_file(cache)
     assert kept.stat().st_mode & 0o777 == 0o600
     assert (kept.parent.stat().st_mode & 0o777) == 0o700
     recipes = rxcache.read(str(kept))
-    assert len(recipes) >= 20  # the memory path's own patterns: the redaction rules it ran, the day file's
+    assert len(recipes) >= 5  # the recall path's own patterns: the query's, the day file's
     for (pattern, flags), args in recipes.items():
         assert _sre.compile(pattern, *args) == re.compile(pattern, flags), pattern
     before = kept.stat()
-
-    run_remember(ws, cache, f"the staging token is {SECRET.lower()}")
+    assert run_recall(ws, cache, "deploy").stdout == answer
     after = kept.stat()
     # nothing compiled by re on the second run: the file was not rewritten
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def _never_matching(keys) -> dict:
+    """For each (pattern, flags): a recipe with the same groups that matches nothing."""
+    forged = {}
+    for pattern, flags in keys:
+        real = rx.recipe(pattern, flags)
+        if real is None:
+            continue
+        empty = "(?!)" + "()" * (real[2] - 1)
+        other = rx.recipe(empty if isinstance(pattern, str) else empty.encode(), flags)
+        assert other is not None
+        forged[(pattern, flags)] = (other[0], other[1], real[2], real[3], real[4])
+    return forged
+
+
+def test_a_forged_recipe_file_changes_no_redaction(tmp_path):
+    """A recipe file sealed with a valid digest, of this build and this user, whose every recipe —
+    the redaction rules' included — matches nothing, under every path's name: ``remember`` still
+    redacts the secret, because a writer builds no pattern from the file."""
+    import marshal
+
+    ws, cache = memory_workspace(tmp_path), tmp_path / "cache"
+    for rule in redact.TIER_A:
+        assert rule.pattern is not None  # compiled here: its key is in rx.used()
+    redact.redact(f"the deploy token is {SECRET}\npassword = hunter2-Xy9\n")
+    forged = _never_matching(rx.used())
+    assert len(forged) >= 10
+    blob = rxcache.seal(marshal.dumps((rxcache._build(), forged)))
+    (cache / "okfpro").mkdir(parents=True, mode=0o700)
+    for kind in ("memory-remember", "memory-recall", "cli", "hook-stop"):
+        where = cache / "okfpro" / os.path.basename(rxcache.path(kind))
+        where.write_bytes(blob)
+        where.chmod(0o600)
+        assert rxcache.read(str(where)) == forged  # whole, ours: a reader would build from it
+    run_remember(ws, cache, f"the deploy token is {SECRET}")
     text = day_files(ws)
-    assert SECRET not in text and SECRET.lower() not in text and text.count("[REDACTED:") == 2
+    assert SECRET not in text and "[REDACTED:" in text
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate", "foreign-build", "group-writable", "symlink", "huge", "garbage"])
-def test_a_damaged_or_foreign_file_reads_as_no_recipes_and_is_replaced(tmp_path, damage):
-    ws, cache = memory_workspace(tmp_path), tmp_path / "cache"
-    run_remember(ws, cache, "a first entry")
+def test_a_damaged_or_foreign_file_reads_as_no_recipes_and_is_replaced(stored, tmp_path, damage):
+    ws, cache, answer = stored
     kept = recipe_file(cache)
     data = kept.read_bytes()
     if damage == "flip":  # one code word changed inside a well-formed payload, the old digest kept
@@ -148,61 +205,61 @@ def test_a_damaged_or_foreign_file_reads_as_no_recipes_and_is_replaced(tmp_path,
     else:
         kept.write_bytes(b"\x00" * 64)
     assert rxcache.read(str(kept)) == {}
-    run_remember(ws, cache, f"the deploy token is {SECRET}")
-    assert SECRET not in day_files(ws) and "[REDACTED:" in day_files(ws)
+    assert run_recall(ws, cache, "deploy").stdout == answer
     assert rxcache.read(str(kept)) and not kept.is_symlink()  # compiled by re, then kept again
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="giving the file to another user needs root")
-def test_a_file_of_another_user_is_not_read(tmp_path):
-    ws, cache = memory_workspace(tmp_path), tmp_path / "cache"
-    run_remember(ws, cache, "a first entry")
+def test_a_file_of_another_user_is_not_read(stored):
+    _ws, cache, _answer = stored
     kept = recipe_file(cache)
     os.chown(kept, 65534, 65534)
     assert rxcache.read(str(kept)) == {}
 
 
-def test_an_unwritable_cache_directory_changes_nothing(tmp_path):
-    ws = memory_workspace(tmp_path)
+def test_an_unwritable_cache_directory_changes_nothing(stored, tmp_path):
+    ws, _cache, answer = stored
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the cache directory would be\n")
-    proc = run_remember(ws, blocked, f"the deploy token is {SECRET}")
-    assert proc.stderr.count(b"\n") <= 1  # at most the redaction note: nothing about the cache
-    assert SECRET not in day_files(ws)
+    proc = run_recall(ws, blocked, "deploy")
+    assert proc.stdout == answer and proc.stderr == b""
 
 
-def test_writers_at_once_leave_one_whole_file(tmp_path):
+def test_readers_at_once_leave_one_whole_file(stored):
     """Six processes with no recipes start together: each writes its recipes at exit, by a
     temporary file renamed into place, so the file left is one of theirs, whole."""
-    ws, cache = memory_workspace(tmp_path), tmp_path / "cache"
-    env = scoped_env("OKFPRO_MEMORY_INDEX", OKFPRO_TENANT="acme", OKFPRO_USER="alice", XDG_CACHE_HOME=str(cache))
-    procs = [subprocess.Popen([sys.executable, "-m", "okfpro", "memory", "remember", f"note {i} about the cache"],
-                              cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for i in range(6)]
+    ws, cache, answer = stored
+    recipe_file(cache).unlink()
+    procs = [subprocess.Popen([sys.executable, "-m", "okfpro", "memory", "recall", "deploy"],
+                              cwd=ws, env=_env(cache), stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(6)]
     for proc in procs:
-        _, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err[-500:]
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0 and out == answer, err[-500:]
     kept = recipe_file(cache)
-    recipes = rxcache.read(str(kept))
-    assert len(recipes) >= 20
+    assert len(rxcache.read(str(kept))) >= 5
     assert not [p for p in kept.parent.iterdir() if p.name != kept.name]  # no temporary file left behind
 
 
-def test_each_per_event_path_keeps_its_own_file():
+def test_each_reading_path_keeps_its_own_file_and_no_gate_reads_one():
     assert rxcache.kind_of(["hook", "user-prompt-submit"]) == "hook-user-prompt-submit"
-    assert rxcache.kind_of(["memory", "remember", "x"]) == "memory-remember"
-    assert rxcache.kind_of(["lint", ".okf"]) == rxcache.kind_of([]) == "cli"
+    assert rxcache.kind_of(["memory", "recall", "x"]) == "memory-recall"
+    assert rxcache.kind_of(["search", "x"]) == "cli"
+    for gate in (["hook", "pre-tool-use"], ["hook", "stop"], ["hook", "post-tool-use"], ["hook", "session-end"],
+                 ["hook", "check", "shell-guard"], ["memory", "remember", "x"], ["memory", "import", "f"],
+                 ["memory", "sync"], ["audit", "."], ["records", "."], ["validate"], ["lint", ".okf"],
+                 ["merge-file", "a", "b", "c", "d"], []):
+        assert rxcache.kind_of(gate) is None, gate
     for hostile in (["hook", "../../etc/passwd"], ["hook", "a/b"], ["memory", ""], ["hook", "x\x00y"]):
-        assert rxcache.kind_of(hostile) == "cli", hostile  # never a path out of the cache directory
+        assert rxcache.kind_of(hostile) is None, hostile  # never a path out of the cache directory
 
 
-def test_another_verb_does_not_grow_what_a_hook_reads(tmp_path):
-    """The recipes a remember reads are the remember's: a verb with many more patterns (lint)
-    keeps its own file, so a per-event process never reads what it does not use."""
-    ws, cache = memory_workspace(tmp_path), tmp_path / "cache"
-    run_remember(ws, cache, "a first entry")
+def test_another_verb_does_not_grow_what_a_hook_reads(stored):
+    """The recipes a recall reads are the recall's: a verb with many more patterns (search) keeps
+    its own file, so a per-event process never reads what it does not use."""
+    ws, cache, _answer = stored
     kept = recipe_file(cache)
     before = kept.read_bytes()
-    env = scoped_env(XDG_CACHE_HOME=str(cache))
-    subprocess.run([sys.executable, "-m", "okfpro", "lint", str(ws / ".okf")], cwd=ws, env=env, capture_output=True)
+    subprocess.run([sys.executable, "-m", "okfpro", "search", "deploy", "--bundle", str(ws / ".okf")], cwd=ws,
+                   env=_env(cache), capture_output=True)
     assert kept.read_bytes() == before
     assert len(rxcache.read(str(recipe_file(cache, "cli")))) > 0

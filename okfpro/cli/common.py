@@ -211,12 +211,13 @@ def bundle_for(
                    slug)
 
 
-def load(root: Path) -> Bundle:
-    """The parsed bundle at ``root`` (through the parse cache), or exit 2 when it cannot be read."""
+def load(root: Path, cache: bool = True) -> Bundle:
+    """The parsed bundle at ``root`` (through the parse cache unless ``cache`` is False: a gate's
+    read, :mod:`okfpro.io.bundle`), or exit 2 when it cannot be read."""
     from okfpro.io.bundle import load as load_bundle
 
     try:
-        return load_bundle(root)
+        return load_bundle(root, cache=cache)
     except OSError as exc:
         fail(f"{root}: cannot read the bundle: {exc.strerror or exc}")
 

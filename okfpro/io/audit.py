@@ -72,7 +72,7 @@ def facts(start: Path, today: _dt.date) -> _audit.Facts:
     readable = dict(out.present)
     for message in out.escaped:  # named by the structure check; never read through
         readable[message.split(" ", 1)[0]] = False
-    out.bundle = load(root)
+    out.bundle = load(root, cache=False)  # a gate: parsed from the files, never a cache the agent can write
     if readable["log.md"]:
         out.log_text = _read_text(root / "log.md")
         out.promise = stop_promise(root, today)

@@ -4,6 +4,10 @@
 persistent parse cache (``okfpro.io.cache``) when that is available; the cache is
 never the source of truth — deleting it changes no answer.  ``OKFPRO_NO_CACHE=1``
 turns the cache off (benchmarks use it to measure cold runs).
+
+A gate (``audit``, ``validate``, ``lint``) reads with ``cache=False``: the parse cache lies
+where the agent can write it, keyed by each file's identity, so a forged one could claim any
+parse for any file, and a parse can be proved only by parsing (``tests/test_forged_cache.py``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,15 @@ interpreter build and another never reads it.  The file is read only when it is 
 of this user that nobody else may write, and whole; anything else reads as no recipes, and the
 patterns are compiled by :mod:`re` as they would be without this module.
 
-:func:`load` runs first thing in every okfpro process (``okfpro.__main__.main``).  At exit, a
+Only readers use it (:data:`READERS`, :data:`CLI_READERS`: the session banner, the prompt hook's
+recall, ``memory recall``, the read-only verbs).  The file is as writable as anything of this
+user, an agent's shell included, and the digest only says it is whole: a forged file with a
+valid digest builds, under a guard's own pattern, a pattern that matches something else.  So no
+gate or guard builds a pattern from it — PreToolUse, the Stop gate, post-edit, every memory
+write and its redaction, ``audit``, ``records``, ``validate``, ``lint``, the merge driver: each
+compiles with :mod:`re` (``tests/test_forged_cache.py``).
+
+:func:`load` runs first thing in every reader's process (``okfpro.__main__.main``).  At exit, a
 process that compiled a literal pattern with :mod:`re` adds its recipe (derived and checked by
 :func:`okfpro.core.rx.recipe`) and rewrites the file atomically; the next process builds every
 pattern from it.  A cache that cannot be written is left alone: nothing is said, nothing breaks.
@@ -52,13 +60,20 @@ def _build() -> str:
     return f"{sys.version}|{_sre.MAGIC}|{_sre.CODESIZE}"
 
 
-def kind_of(args: list[str]) -> str:
-    """Which file a command line's recipes live in: one per hook event and per memory verb (the
-    per-event paths), one for every other verb.  A process reads only its own path's recipes, so
-    what it reads stays what that path compiles, whatever other verbs have run."""
-    if len(args) > 1 and args[0] in ("hook", "memory") and args[1].replace("-", "").isalpha():
-        return f"{args[0]}-{args[1]}"[:48]
-    return "cli"
+# the per-event paths whose answers no gate or guard rests on, and the verbs that only read
+READERS = ("hook-session-start", "hook-user-prompt-submit", "memory-recall")
+CLI_READERS = ("search", "read", "render", "state", "types", "dirs", "loose", "registry", "eval", "unverified")
+
+
+def kind_of(args: list[str]) -> str | None:
+    """Which file a command line's recipes live in: one per reading hook event and memory verb (the
+    per-event paths), one for the read-only verbs; None for every other command line (a gate, a
+    guard or a writer: no recipes).  A process reads only its own path's recipes, so what it reads
+    stays what that path compiles, whatever other verbs have run."""
+    if len(args) > 1 and args[0] in ("hook", "memory"):
+        kind = f"{args[0]}-{args[1]}"
+        return kind if kind in READERS else None
+    return "cli" if args and args[0] in CLI_READERS else None
 
 
 def path(kind: str = "cli") -> str:
