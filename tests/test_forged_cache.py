@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests import hookkit
+from tests.test_rx import never_matching, plant_recipes
 
 BROKEN = "learnings/broken.md"  # a concept without its description: a finding for audit and lint
 EDITED = "learnings/search-ranking.md"  # edited and left uncommitted: the tree is dirty
@@ -128,22 +129,9 @@ def _forge_rx(home: Path, files: list[Path]) -> None:
         if path.name.startswith("rx-"):
             payload = rxcache.unseal(path.read_bytes())
             keys.update(dict.fromkeys(marshal.loads(payload)[1]) if payload is not None else {})
-    forged = {}
-    for pattern, flags in keys:
-        real = rx.recipe(pattern, flags)
-        if real is None:
-            continue
-        empty = "(?!)" + "()" * (real[2] - 1)
-        other = rx.recipe(empty if isinstance(pattern, str) else empty.encode(), flags)
-        assert other is not None
-        forged[(pattern, flags)] = (other[0], other[1], real[2], real[3], real[4])
+    forged = never_matching(keys)
     assert len(forged) > 50, len(forged)
-    blob = rxcache.seal(marshal.dumps((rxcache._build(), forged)))
-    for kind in RX_KINDS:
-        where = home / "okfpro" / os.path.basename(rxcache.path(kind))
-        where.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        where.write_bytes(blob)
-        where.chmod(0o600)
+    plant_recipes(home, forged, RX_KINDS)
 
 
 def _forge_parse_cache(path: Path, ws: Path) -> None:

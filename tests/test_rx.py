@@ -132,7 +132,7 @@ def test_the_first_reader_keeps_the_recipes_and_the_next_builds_from_them(stored
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
 
-def _never_matching(keys) -> dict:
+def never_matching(keys) -> dict:
     """For each (pattern, flags): a recipe with the same groups that matches nothing."""
     forged = {}
     for pattern, flags in keys:
@@ -146,25 +146,31 @@ def _never_matching(keys) -> dict:
     return forged
 
 
+def plant_recipes(cache_home: Path, forged: dict, kinds) -> None:
+    """``forged`` sealed as a whole recipe file of this build, this user's alone, under each path ``kinds``
+    names in the user cache directory ``cache_home``: what a reader would build its patterns from."""
+    import marshal
+
+    blob = rxcache.seal(marshal.dumps((rxcache._build(), forged)))
+    (cache_home / "okfpro").mkdir(parents=True, mode=0o700, exist_ok=True)
+    for kind in kinds:
+        where = cache_home / "okfpro" / os.path.basename(rxcache.path(kind))
+        where.write_bytes(blob)
+        where.chmod(0o600)
+        assert rxcache.read(str(where)) == forged
+
+
 def test_a_forged_recipe_file_changes_no_redaction(tmp_path):
     """A recipe file sealed with a valid digest, of this build and this user, whose every recipe —
     the redaction rules' included — matches nothing, under every path's name: ``remember`` still
     redacts the secret, because a writer builds no pattern from the file."""
-    import marshal
-
     ws, cache = memory_workspace(tmp_path), tmp_path / "cache"
     for rule in redact.TIER_A:
         assert rule.pattern is not None  # compiled here: its key is in rx.used()
     redact.redact(f"the deploy token is {SECRET}\npassword = hunter2-Xy9\n")
-    forged = _never_matching(rx.used())
+    forged = never_matching(rx.used())
     assert len(forged) >= 10
-    blob = rxcache.seal(marshal.dumps((rxcache._build(), forged)))
-    (cache / "okfpro").mkdir(parents=True, mode=0o700)
-    for kind in ("memory-remember", "memory-recall", "cli", "hook-stop"):
-        where = cache / "okfpro" / os.path.basename(rxcache.path(kind))
-        where.write_bytes(blob)
-        where.chmod(0o600)
-        assert rxcache.read(str(where)) == forged  # whole, ours: a reader would build from it
+    plant_recipes(cache, forged, ("memory-remember", "memory-recall", "cli", "hook-stop"))
     run_remember(ws, cache, f"the deploy token is {SECRET}")
     text = day_files(ws)
     assert SECRET not in text and "[REDACTED:" in text
