@@ -21,7 +21,8 @@ _NETRC = r"(?m)^\s*(?:machine\s+\S+|default)\b.*\bpassword\s+\S+|^\s*password\s+
 _NETRC_MACHINE = rx.compile(r"(?m)^\s*machine\s+\S+")
 _PGPASS = rx.compile(r"(?m)^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:\S+$")
 _KUBECONFIG = r"(?m)^\s*(client-key-data|client-certificate-data|token|password):\s*\S+"
-_ANSI = rx.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# any terminal control sequence: ESC (CSI, OSC, DCS, a lone ESC-letter) or its one-byte C1 form
+_ANSI = rx.compile(r"[\x1b\x90\x9b\x9d\x9e\x9f]")
 _LS_LONG = rx.compile(r"(?m)^[dlcbps\-][rwxsStT\-]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+\d+\s")
 _ENV_DUMP_NAMES = {"PATH", "HOME", "SHELL", "USER", "PWD", "LANG", "TERM", "HOSTNAME", "LOGNAME", "SHLVL", "OLDPWD"}
 

@@ -167,6 +167,30 @@ def build_entry(user: str | None, agent: str | None) -> str:
     return f"**User:**\n{u}\n\n**Agent:**\n{a}"
 
 
+def safe_exchange(user: str | None, agent: str | None) -> tuple[str | None, dict[str, int], str | None]:
+    """One turn (host framing already removed) as the captured exchange the store keeps, each
+    side through the safety layer: ``(entry, redactions by rule, refusal)``; ``entry`` is None
+    when the turn is refused or nothing is left.  The Stop capture and ``memory import`` of a
+    transcript both build their entries here (and the store checks every entry again)."""
+    from okfpro.core.sanitise import sanitise
+
+    findings: dict[str, int] = {}
+    sides: list[str | None] = []
+    for side in (user, agent):
+        if side is None:
+            sides.append(None)
+            continue
+        clean = sanitise(side)
+        if clean.refused:
+            return None, findings, clean.refused
+        for rule, n in clean.findings:
+            findings[rule] = findings.get(rule, 0) + n
+        sides.append(clean.text if clean.text.strip() else None)
+    if not sides[0] and not sides[1]:
+        return None, findings, None
+    return build_entry(sides[0], sides[1]), findings, None
+
+
 def _clean_host(text: str | None) -> str | None:
     if text is None:
         return None
@@ -210,7 +234,6 @@ def _capture(door: MemoryDoor, start: float) -> CaptureResult:
     event = door.event
     if not capture_on(door):  # before any import capture needs: off is cheap
         return CaptureResult(False, "memory capture is off ([memory] capture = false)")
-    from okfpro.core.sanitise import sanitise
     from okfpro.io.identity import identity_hash
     from okfpro.memory import telemetry
 
@@ -249,25 +272,14 @@ def _capture(door: MemoryDoor, start: float) -> CaptureResult:
                      latency_ms=(time.perf_counter() - start) * 1000)
         return CaptureResult(False, "memory capture skipped: the turn has no text", tier=tier)
 
-    findings: dict[str, int] = {}
-    sides: list[str | None] = []
-    for side in (user, agent):
-        if side is None:
-            sides.append(None)
-            continue
-        clean = sanitise(side)
-        if clean.refused:
-            telemetry.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="refused",
-                         reason_code=clean.refused, candidate_count=1, dropped_count=1,
+    entry, findings, refused = safe_exchange(user, agent)
+    if refused:
+        telemetry.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="refused",
+                         reason_code=refused, candidate_count=1, dropped_count=1,
                          latency_ms=(time.perf_counter() - start) * 1000)
-            return CaptureResult(False, f"memory capture refused: the turn holds {clean.refused}", tier=tier,
-                                 refused=clean.refused)
-        for rule, n in clean.findings:
-            findings[rule] = findings.get(rule, 0) + n
-        sides.append(clean.text if clean.text.strip() else None)
-    if not sides[0] and not sides[1]:
+        return CaptureResult(False, f"memory capture refused: the turn holds {refused}", tier=tier, refused=refused)
+    if entry is None:
         return CaptureResult(False, "memory capture skipped: nothing left after removing injected context", tier=tier)
-    entry = build_entry(sides[0], sides[1])
     redactions = sorted(findings.items())
     telemetry.record(audit_root, "extraction", identity_hash=who, tier=tier, outcome="ok", candidate_count=1,
                  accepted_count=1, redaction_count=sum(findings.values()), redactions=findings,

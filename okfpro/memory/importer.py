@@ -42,18 +42,19 @@ class BadImport(ValueError):
 
 
 class Item(Value):
-    _fields = ("line", "text", "when", "tier", "kind", "source", "key", "plain")
+    _fields = ("line", "text", "when", "tier", "kind", "source", "key", "plain", "agent")
     line: int
-    text: str
+    text: str  # a captured exchange: the user's side ("" for none)
     when: _dt.datetime | None
     tier: str
     kind: str
     source: str
     key: str | None
     plain: bool  # a captured exchange (transcript), not an explicit memory
+    agent: str | None  # a captured exchange: the agent's side
 
     def __init__(self, line: int, text: str, when: _dt.datetime | None, tier: str, kind: str, source: str,
-                 key: str | None, plain: bool) -> None:
+                 key: str | None, plain: bool, agent: str | None = None) -> None:
         self.line = line
         self.text = text
         self.when = when
@@ -62,6 +63,7 @@ class Item(Value):
         self.source = source
         self.key = key
         self.plain = plain
+        self.agent = agent
 
 
 class ImportResult(Value):
@@ -100,24 +102,48 @@ def iso_time(text: str) -> _dt.datetime:
     when = _dt.datetime.fromisoformat(text)
     if when.tzinfo is None:
         when = when.replace(tzinfo=_dt.timezone.utc)
-    return when.astimezone(_dt.timezone.utc)
+    try:
+        return when.astimezone(_dt.timezone.utc)
+    except OverflowError as exc:  # 9999-12-31T23:59-12:00 is past the last representable instant
+        raise ValueError("outside the years 1 to 9999 in UTC") from exc
 
 
-def _time(value: Any, line: int) -> _dt.datetime | None:
+def _time(value: Any, line: int, field: str = "time") -> _dt.datetime | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise BadImport(f"line {line}: 'time' must be an ISO 8601 date-time string")
+        raise BadImport(f"line {line}: {field!r} must be an ISO 8601 date-time string")
     try:
         return iso_time(value)
     except ValueError as exc:
-        raise BadImport(f"line {line}: 'time' {value!r} is not an ISO 8601 date-time") from exc
+        raise BadImport(f"line {line}: {field!r} {value[:64]!r} is not an ISO 8601 date-time ({exc})") from exc
+
+
+def _load(raw: bytes, n: int) -> dict:
+    """One input line as a JSON object whose every string is valid Unicode; raises BadImport
+    naming the line (not JSON, nested past what the parser takes, a lone surrogate, no object)."""
+    try:
+        obj = json.loads(raw)
+    except RecursionError as exc:
+        raise BadImport(f"line {n}: JSON nested too deeply") from exc
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadImport(f"line {n}: not JSON ({str(exc)[:200]})") from exc
+    if not isinstance(obj, dict):
+        raise BadImport(f"line {n}: not a JSON object")
+    try:  # JSON's \ud800 escapes decode to lone surrogates, which no file can hold
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except RecursionError as exc:
+        raise BadImport(f"line {n}: JSON nested too deeply") from exc
+    except UnicodeEncodeError as exc:
+        raise BadImport(f"line {n}: a string holds a lone surrogate (\\u{ord(exc.object[exc.start]):04x}), "
+                        "not valid Unicode") from exc
+    return obj
 
 
 def parse(lines: Iterable[bytes], *, tier: str = "user", kind: str = "event", source: str = "user") -> list[Item]:
     """Every importable item of the input, oldest line first; raises BadImport naming the
     first bad line (nothing is imported then)."""
-    from okfpro.memory.capture import _clean_host, _HOST_ONLY, _is_tool_result, _text_of, build_entry
+    from okfpro.memory.capture import _clean_host, _HOST_ONLY, _is_tool_result, _text_of
 
     items: list[Item] = []
     turn: dict[str, Any] | None = None
@@ -125,19 +151,14 @@ def parse(lines: Iterable[bytes], *, tier: str = "user", kind: str = "event", so
     def flush() -> None:
         nonlocal turn
         if turn is not None and (turn["user"] or turn["agent"]):
-            items.append(Item(turn["line"], build_entry(turn["user"], turn["agent"]), turn["when"], tier, "event",
-                              "capture", None, True))
+            items.append(Item(turn["line"], turn["user"] or "", turn["when"], tier, "event", "capture", None, True,
+                              turn["agent"]))
         turn = None
 
     for n, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        try:
-            obj = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise BadImport(f"line {n}: not JSON ({exc})") from exc
-        if not isinstance(obj, dict):
-            raise BadImport(f"line {n}: not a JSON object")
+        obj = _load(raw, n)
         if "text" in obj and "message" not in obj:
             unknown = sorted(set(obj) - set(FIELDS))
             if unknown:
@@ -167,11 +188,7 @@ def parse(lines: Iterable[bytes], *, tier: str = "user", kind: str = "event", so
         if obj.get("isMeta") or obj.get("isCompactSummary") or obj.get("isSidechain"):
             continue
         content = message.get("content")
-        when = None
-        try:
-            when = _time(obj.get("timestamp"), n)
-        except BadImport:
-            when = None
+        when = _time(obj.get("timestamp"), n, "timestamp")
         if kind_of == "user" and message.get("role", "user") == "user":
             if _is_tool_result(content):
                 continue
@@ -204,6 +221,7 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
     the batch itself, then one :meth:`write_many` (one commit) per tier."""
     from okfpro.core.sanitise import sanitise
     from okfpro.io.cache import _Progress
+    from okfpro.memory.capture import safe_exchange
     from okfpro.memory.index import opened
     from okfpro.memory.ranking import norm_digest
 
@@ -232,9 +250,14 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
                 done += 1
                 bar.tick(done)
                 if item.plain:
-                    text = item.text
+                    entry, found, refused = safe_exchange(item.text or None, item.agent)
+                    if refused or entry is None:
+                        result.refused += bool(refused)
+                        result.skipped += not refused
+                        continue
+                    result.redacted += sum(found.values())
+                    text = rendered = entry
                     rec_id, rec_kind = None, "event"
-                    rendered = text
                 else:
                     clean = sanitise(item.text)
                     if clean.refused:

@@ -81,6 +81,31 @@ if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
 MAX_ENTRY_CHARS = 64 * 1024
 
 
+def admitted(text: object) -> tuple[str, str | None]:
+    """``text`` as the store keeps it, or why it keeps nothing: the one gate every entry passes,
+    whatever wrote it (remember, capture, import, a policy record, an API caller) — not empty,
+    not over :data:`MAX_ENTRY_CHARS`, valid Unicode (no lone surrogate), and through the capture
+    safety layer (:func:`okfpro.core.sanitise.sanitise`: credential files and shell output
+    refused, secrets redacted).  Redaction is idempotent, so a caller that sanitised first (to
+    report what it redacted) gets its text back unchanged."""
+    if not isinstance(text, str) or not text.strip():
+        return "", "nothing to remember: the entry text is empty"
+    if len(text) > MAX_ENTRY_CHARS:
+        return "", f"entry is longer than {MAX_ENTRY_CHARS} characters"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "", "refusing to write memory: the entry is not valid Unicode (a lone surrogate)"
+    from okfpro.core.sanitise import sanitise
+
+    clean = sanitise(text)
+    if clean.refused:
+        return "", f"refusing to write memory: the entry holds {clean.refused}"
+    if not clean.text.strip():
+        return "", "nothing to remember: the entry text is empty"
+    return clean.text, None
+
+
 # ---------------------------------------------------------------------------- the store
 
 
@@ -192,10 +217,9 @@ class MemoryStore(Erasure):
             return WriteResult(False, problem, tier=tier)
         if tier not in self.tiers:
             return WriteResult(False, f"no memory is configured for the {tier} tier", tier=tier)
-        if not isinstance(text, str) or not text.strip():
-            return WriteResult(False, "nothing to remember: the entry text is empty", tier=tier)
-        if len(text) > MAX_ENTRY_CHARS:
-            return WriteResult(False, f"entry is longer than {MAX_ENTRY_CHARS} characters", tier=tier)
+        text, problem = admitted(text)
+        if problem:
+            return WriteResult(False, problem, tier=tier)
         now = now or utcnow()
         try:
             day = utc_day(now)
@@ -236,10 +260,9 @@ class MemoryStore(Erasure):
             return [], None, f"no memory is configured for the {tier} tier"
         rows = []
         for text, when in items:
-            if not isinstance(text, str) or not text.strip():
-                return [], None, "nothing to remember: the entry text is empty"
-            if len(text) > MAX_ENTRY_CHARS:
-                return [], None, f"entry is longer than {MAX_ENTRY_CHARS} characters"
+            text, problem = admitted(text)
+            if problem:
+                return [], None, problem
             rows.append((text, when, when.astimezone(_dt.timezone.utc).date().isoformat()))
         if not rows:
             return [], None, None
