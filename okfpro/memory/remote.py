@@ -182,6 +182,29 @@ def resolve_remote(workspace: str | os.PathLike[str], config, given: str | None)
     return raw, None
 
 
+REMOTES_FILE = "okfpro-remotes"  # in the history's git directory: every remote this clone synced with
+
+
+def remember_remote(gitdir: str | os.PathLike[str], url: str) -> None:
+    """Add ``url`` to the remotes this clone's memory was synced with (a 0600 file, one URL a
+    line, as given: a purge erases on each of them, :func:`known_remotes`)."""
+    path = Path(gitdir) / REMOTES_FILE
+    if url in known_remotes(gitdir) or "\n" in url:
+        return
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
+        handle.write(url + "\n")
+
+
+def known_remotes(gitdir: str | os.PathLike[str]) -> list[str]:
+    """Every remote :func:`remember_remote` noted, in the order first synced."""
+    try:
+        with open(Path(gitdir) / REMOTES_FILE, encoding="utf-8") as handle:
+            return [line.rstrip("\n") for line in handle if line.strip()]
+    except (FileNotFoundError, NotADirectoryError, UnicodeDecodeError):
+        return []
+
+
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["GIT_TERMINAL_PROMPT"] = "0"  # never wait for a password nobody types
@@ -237,11 +260,16 @@ class Remote:
                 out[ref] = sha
         return out
 
+    @staticmethod
+    def staged_name(ref: str) -> str:
+        """Where :meth:`fetch` puts the remote's ``ref``."""
+        return STAGE_NS + ref[len("refs/"):]
+
     def fetch(self, refs: list[str]) -> dict[str, str]:
         """Fetch each of ``refs`` by its own refspec into the staging namespace; ref -> staged ref."""
         if not refs:
             return {}
-        staged = {ref: STAGE_NS + ref[len("refs/"):] for ref in refs}
+        staged = {ref: self.staged_name(ref) for ref in refs}
         self.staged = True
         specs = "".join(f"+{ref}:{stage}\n" for ref, stage in staged.items()).encode()
         self._git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--stdin",
@@ -258,9 +286,10 @@ class Remote:
             proc = self._git("push", "--porcelain", "--no-verify", self.url, *specs, check=False)
             seen = _porcelain(proc.stdout.decode("utf-8", "replace"))
             why = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            said = _hook_reasons(why)
             for ref, _ in batch:
                 if ref in seen:
-                    result[ref] = seen[ref]
+                    result[ref] = seen[ref] if seen[ref] is None or ref not in said else f"{seen[ref]}{SAID}{said[ref]}"
                 else:
                     result[ref] = "; ".join(why[-2:]) or f"git push exited {proc.returncode}"
         return result
@@ -272,6 +301,19 @@ class Remote:
         names = self._git("for-each-ref", "--format=%(refname)", STAGE_NS).stdout.decode().split()
         if names:
             self._git("update-ref", "--stdin", stdin="".join(f"delete {n}\n" for n in names).encode())
+
+
+SAID = "; the server said: "  # between git's summary of a refused ref and the reason okfpro's hook gave
+
+
+def _hook_reasons(lines: list[str]) -> dict[str, str]:
+    """ref -> the reason okfpro's server hook gave (its ``remote: okfpro: refused REF: WHY`` lines)."""
+    out: dict[str, str] = {}
+    for line in lines:
+        if line.startswith("remote: okfpro: refused "):
+            ref, _, why = line[len("remote: okfpro: refused "):].partition(": ")
+            out.setdefault(ref.strip(), "; ".join(x for x in (out.get(ref.strip()), why.strip()) if x))
+    return out
 
 
 def _porcelain(text: str) -> dict[str, str | None]:

@@ -22,8 +22,10 @@ Owned refs are computed with the client's own path function
 
 * the user tier and every session of the user (``s-<16 hex>`` below the session base):
   create, update, delete; their tombstones: create, update (a purge);
-* the tenant tier and the agent tiers named: create and fast-forward; a delete, a
-  non-fast-forward update or a tombstone only for a maintainer;
+* the tenant tier and the agent tiers named: create and fast-forward *adding* entries; a
+  delete, a non-fast-forward update, an update that removes or rewrites any entry (judged
+  on the content of the old and new tips, file by file: :func:`losses`) or a tombstone
+  only for a maintainer;
 * anything else under ``refs/okfpro/``: refused (no other spelling, no ``..``, no other
   user's scope, no made-up namespace, no other letter case).  Refs outside ``refs/okfpro/``
   (in any letter case) pass the ownership check (not the erasure check, below).
@@ -112,9 +114,10 @@ def pusher_of(config: dict, name: str) -> tuple[Pusher | None, str | None]:
     return Pusher(name, scope, agents, row.get("maintainer") is True), None
 
 
-def decide(pusher: Pusher | None, old: str, new: str, ref: str, is_ancestor) -> str | None:
+def decide(pusher: Pusher | None, old: str, new: str, ref: str, is_ancestor, losses=None) -> str | None:
     """Why the update ``old -> new`` of ``ref`` is refused, or ``None`` (allowed).
-    ``is_ancestor(a, b)`` tells whether commit ``a`` is an ancestor of ``b``."""
+    ``is_ancestor(a, b)`` tells whether commit ``a`` is an ancestor of ``b``;
+    ``losses(a, b)`` what entries of commit ``a`` commit ``b`` no longer holds (``None``: none)."""
     if not ref.casefold().startswith("refs/okfpro/"):  # any case: a case-insensitive disk is one namespace
         return None
     if pusher is None:
@@ -141,6 +144,10 @@ def decide(pusher: Pusher | None, old: str, new: str, ref: str, is_ancestor) -> 
             return f"only a maintainer may delete the shared {mem.split('/')[3]} tier"
         if old != ZERO and not is_ancestor(old, new):
             return "the shared tiers only move forward (merge, then push)"
+        lost = losses(old, new) if losses is not None and old != ZERO else None
+        if lost:
+            return (f"only a maintainer may remove or rewrite entries of the shared {mem.split('/')[3]} tier "
+                    f"({lost}); members only add")
         return None
     return f"{ref} is not a scope {pusher.name!r} owns"
 
@@ -302,6 +309,78 @@ def repository_of(project_root: str, path_info: str) -> Path | None:
     return None
 
 
+MAX_JUDGED = 64 << 20  # bytes of one day file the hook reads to judge a shared tier's update
+
+
+def _tree(commit: str) -> dict[str, tuple[str, str, str]]:
+    """path -> (mode, type, id) of every entry of ``commit``'s tree, recursively."""
+    out = {}
+    for row in _git("ls-tree", "-r", "-z", "--full-tree", commit, "--").split(b"\0"):
+        if row:
+            meta, _, path = row.partition(b"\t")
+            mode, kind, sha = meta.decode().split()
+            out[path.decode("utf-8", "surrogateescape")] = (mode, kind, sha)
+    return out
+
+
+def _blobs(shas: list[str]) -> dict[str, bytes | None]:
+    """id -> content of each blob (``None``: over :data:`MAX_JUDGED` or not a blob), one ``cat-file``."""
+    out: dict[str, bytes | None] = dict.fromkeys(shas)
+    if not shas:
+        return out
+    checks = _git("cat-file", "--batch-check", stdin="".join(x + "\n" for x in shas).encode()).decode().splitlines()
+    small = [x for x, line in zip(shas, checks) if line.split()[1:2] == ["blob"] and int(line.split()[2]) <= MAX_JUDGED]
+    data = _git("cat-file", "--batch", stdin="".join(x + "\n" for x in small).encode())
+    for sha in small:
+        header, _, data = data.partition(b"\n")
+        size = int(header.split()[2])
+        out[sha], data = data[:size], data[size + 1:]
+    return out
+
+
+def losses(old: str, new: str) -> str | None:
+    """What entries commit ``old`` holds that commit ``new`` does not (``None``: nothing lost).
+
+    Judged on content, file by file: every day file of ``old`` must still be a regular file at
+    the same path in ``new`` (a rename or a symlink is a removal), holding each of its entry
+    sections at least as often, byte for byte (a rewritten text is a removal and an addition).
+    The frontmatter is not an entry; a file that cannot be read as a day file must stay as it was."""
+    from okfpro.core.dayfile import MalformedConcept
+    from okfpro.core.daymerge import parse_day
+
+    before, after = _tree(old), _tree(new)
+    changed = {p: (row, after.get(p)) for p, row in before.items() if after.get(p) != row}
+    if not changed:
+        return None
+    contents = _blobs(sorted({r[2] for pair in changed.values() for r in pair if r is not None and r[1] == "blob"}))
+    for path, (was, now) in sorted(changed.items()):
+        if now is None or now[1] != "blob" or now[0] not in ("100644", "100755"):
+            return f"{path} removed, renamed or no longer a regular file"
+        raw_old, raw_new = contents.get(was[2]), contents.get(now[2])
+        if raw_old is None or raw_new is None:
+            return f"{path} is not a day file of at most {MAX_JUDGED >> 20} MiB"
+        try:
+            kept = parse_day(raw_old)[1]
+        except (MalformedConcept, UnicodeDecodeError):
+            return f"{path} was not in the store's layout and was changed"
+        try:
+            held = parse_day(raw_new)[1]
+        except (MalformedConcept, UnicodeDecodeError):
+            return f"{path} is no longer in the store's layout"
+        left: dict[str, int] = {}
+        for chunk in held:
+            left[chunk] = left.get(chunk, 0) + 1
+        gone = 0
+        for chunk in kept:
+            if left.get(chunk, 0) > 0:
+                left[chunk] -= 1
+            else:
+                gone += 1
+        if gone:
+            return f"{path}: {gone} entr{'y' if gone == 1 else 'ies'} removed or rewritten"
+    return None
+
+
 def _is_ancestor(a: str, b: str) -> bool:
     proc = subprocess.run(["git", "merge-base", "--is-ancestor", a, b], capture_output=True, check=False)
     return proc.returncode == 0
@@ -338,7 +417,10 @@ def run_hook(stdin, env: dict[str, str], config_path: Path, err: TextIO | None =
             pusher, why = pusher_of(config, name)
     refused = []
     for old, new, ref in touches:
-        reason = decide(pusher, old, new, ref, _is_ancestor) if pusher is not None else why
+        try:
+            reason = decide(pusher, old, new, ref, _is_ancestor, losses) if pusher is not None else why
+        except (OSError, ValueError, IndexError) as exc:  # fail closed: an update we cannot judge is refused
+            reason = f"cannot judge what it changes: {exc}"
         if reason:
             refused.append(f"okfpro: refused {ref}: {reason}")
     for line in refused:
