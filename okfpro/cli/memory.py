@@ -254,8 +254,9 @@ def log_cmd(obj: _Ctx, tier: str | None, session: str | None, limit: int | None,
                    "tenant / agent: shared tiers, only for a maintainer named in okfpro.toml.")
 @click.option("--purge", is_flag=True, help="Hard erasure: drop the history too and prune every object holding it.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--remote", default=None, help="With --purge: the memory remote to erase from too "
-              "(default: [memory] remote in okfpro.toml; --remote '' for this clone only).")
+@click.option("--remote", default=None, help="With --purge: a memory remote to erase from too, besides "
+              "[memory] remote and every remote this clone ever synced with (--remote '' for none now: "
+              "the erasure record left here is carried to each remote by its next sync).")
 @click.pass_obj
 def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool, remote: str | None) -> int:
     """Delete your memory (a commit; history kept unless --purge).
@@ -291,10 +292,12 @@ def forget_cmd(obj: _Ctx, tier: str | None, purge: bool, yes: bool, remote: str 
         if not confirmed:
             fail("nothing forgotten", 2)
     targets = None
-    if purge and remote != "" and (remote or cfg.get("memory", "remote", None)) and store.history is not None:
+    if purge and remote != "" and store.history is not None:
         from okfpro.cli.memsync import erased_targets
+        from okfpro.memory.remote import known_remotes
 
-        targets = erased_targets(store, scope, tier)
+        if remote or cfg.get("memory", "remote", None) or known_remotes(store.history.gitdir):
+            targets = erased_targets(store, scope, tier)
     result = store.forget(scope, cfg, tier, purge=purge, actor=_actor(scope), surface="cli")
     if result.error:
         fail(result.error)

@@ -126,22 +126,38 @@ def erased_targets(store, scope, tier: str | None) -> list:
 
 
 def erase_on_remote(workspace: str | os.PathLike[str], cfg, store, res, remote: str | None, targets: list, tier: str | None = None) -> None:
-    """The remote half of a purge: delete the refs there, push tombstones, say what is left.
-    ``tier``: what was purged (``None``: the whole subject, so every session of the user on
-    the remote too)."""
-    from okfpro.memory.remote import resolve_remote
+    """The remote half of a purge, on every remote it must hold against: the one named
+    (``remote``, else ``[memory] remote``) and every remote this clone ever synced with —
+    delete the refs there, push tombstones, say what is left.  ``tier``: what was purged
+    (``None``: the whole subject, so every session of the user on the remote too).  A remote
+    not reached keeps the local erasure record owed: its next sync carries it."""
+    from okfpro.memory.remote import known_remotes, redact, resolve_remote
     from okfpro.memory.tombstone import erase_remote
 
-    url, err = resolve_remote(workspace, cfg, remote)
-    if url is None:
-        fail(f"erased here, but not on the remote: {err}")
-    report = erase_remote(store, res.scope, url, targets, res.key_hash(), sessions=tier in (None, "session"))
-    if report["error"]:
-        fail(f"erased here, but not on the remote: {report['error']}")
-    click.echo(f"remote: removed {len(report['removed_remotely'])} ref(s), pushed {len(report['tombstones'])} "
-               "tombstone(s) (a clone that syncs later drops its copy)")
-    click.echo(f"remote: not finished here: {report['server']}")
-    for row in report["refused"]:
-        click.echo(f"okfpro memory forget: remote refused {row['ref']}: {row['why']}", err=True)
-    if report["refused"]:
+    urls: list[str] = []
+    failed: list[str] = []
+    if remote or cfg.get("memory", "remote", None):
+        url, err = resolve_remote(workspace, cfg, remote)
+        if url is None:
+            failed.append(f"erased here, but not on the remote: {err}")
+        else:
+            urls.append(url)
+    urls += [u for u in known_remotes(store.history.gitdir) if u not in urls]
+    refused = False
+    for url in urls:
+        label = "remote" if len(urls) == 1 else f"remote {redact(url)}"
+        report = erase_remote(store, res.scope, url, targets, res.key_hash(), sessions=tier in (None, "session"))
+        if report["error"]:
+            failed.append(f"erased here, but not on {redact(url)}: {report['error']} (its next sync carries the "
+                          "erasure)")
+            continue
+        click.echo(f"{label}: removed {len(report['removed_remotely'])} ref(s), pushed {len(report['tombstones'])} "
+                   "tombstone(s) (a clone that syncs later drops its copy)")
+        click.echo(f"{label}: not finished here: {report['server']}")
+        for row in report["refused"]:
+            click.echo(f"okfpro memory forget: {label} refused {row['ref']}: {row['why']}", err=True)
+        refused = refused or bool(report["refused"])
+    if failed:
+        fail("; ".join(failed))
+    if refused:
         fail("the erasure on the remote is incomplete", 1)

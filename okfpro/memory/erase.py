@@ -132,7 +132,7 @@ class Erasure:
             subtrees = self.subject_subtrees(scope, tier)
         except Exception as exc:  # noqa: BLE001 - reported as data
             return DeleteResult(purged=purge, error=f"could not enumerate the scope's memory: {exc}")
-        return self._delete(subtrees, purge, now or utcnow(), actor, self._trailers(scope, actor))
+        return self._delete(subtrees, purge, now or utcnow(), actor, self._trailers(scope, actor), scope)
 
     def delete_scope(
         self,
@@ -162,17 +162,17 @@ class Erasure:
         else:
             tiers = applicable_tiers(scope, self.tiers)
         subtrees = [self.subtree(t, scope) for t in tiers]
-        return self._delete(subtrees, purge, now or utcnow(), actor, self._trailers(scope, actor))
+        return self._delete(subtrees, purge, now or utcnow(), actor, self._trailers(scope, actor), scope)
 
     @staticmethod
     def _trailers(scope: Scope, actor: str | None) -> dict[str, str | None]:
         return {"Agent": scope.agent, "Actor": actor}
 
     def _delete(self, subtrees: list[Subtree], purge: bool, now: _dt.datetime, actor: str | None,
-                trailers: dict[str, str | None]) -> DeleteResult:
+                trailers: dict[str, str | None], scope: Scope | None = None) -> DeleteResult:
         result = DeleteResult(purged=purge)
         if purge:
-            return self._purge(subtrees, result)
+            return self._purge(subtrees, result, scope, now)
         errors: list[str] = []
         for sub in subtrees:
             try:
@@ -208,11 +208,17 @@ class Erasure:
                 commit = self.history.record_delete_ref(sub.tier, sub.ref, sub.key, trailers, actor, now)
             return None, int(existed or commit is not None), commit
 
-    def _purge(self, subtrees: list[Subtree], result: DeleteResult) -> DeleteResult:
+    def _purge(self, subtrees: list[Subtree], result: DeleteResult, scope: Scope | None = None,
+               now: _dt.datetime | None = None) -> DeleteResult:
         """Hard erasure of ``subtrees``: files and refs first, then one collection for all,
-        then every object left is searched for every erased entry."""
+        then every object left is searched for every erased entry.  With the erasing
+        ``scope``, each erased history leaves a local erasure record (a tombstone ref,
+        :func:`okfpro.memory.tombstone.record_erasure`): ids and a time, no text, which every
+        later sync carries to its remote before fetching the scope."""
         errors: list[str] = []
         needles: set[bytes] = set()
+        erased: list[Subtree] = []
+        ids: dict[str, tuple[str, ...]] = {}
         try:
             with self._repo_lock(exclusive=True):
                 for sub in subtrees:
@@ -224,6 +230,10 @@ class Erasure:
                             continue
                         if self.history is not None:
                             needles.update(self.history.erased_needles(sub.ref, stored_sections))
+                            if scope is not None:
+                                from okfpro.memory.tombstone import history_ids
+
+                                ids[sub.ref] = history_ids(self.history.gitdir, sub.ref)
                         existed = directory.is_dir()
                         if existed:
                             for path in sorted(directory.iterdir()):
@@ -241,6 +251,7 @@ class Erasure:
                         erase_key(self.root, sub.key)
                         dropped = self.history.drop_ref(sub.ref) if self.history is not None else False
                         result.tiers_deleted += int(existed or dropped)
+                        erased.append(sub)
                 left = self._erase_from_indexes(needles)
                 if left:
                     errors.append(f"{len(left)} memory index file(s) still hold erased text: {', '.join(left)}")
@@ -253,11 +264,25 @@ class Erasure:
                         errors.append(f"purge incomplete: {report.error}")
                     elif unshared:
                         errors.append(f"{len(unshared)} unreferenced object(s) still hold erased text")
+                    if scope is not None and any(ids.get(sub.ref) for sub in erased):
+                        self._record_erasure(erased, ids, scope, now or utcnow())
         except Exception as exc:  # noqa: BLE001 - reported as data
             errors.append(f"purge failed: {exc}")
         result.error = "; ".join(errors) if errors else None
         result.verified = result.error is None and not result.residual
         return result
+
+    def _record_erasure(self, erased: list[Subtree], ids: dict[str, tuple[str, ...]], scope: Scope,
+                        now: _dt.datetime) -> None:
+        from okfpro.io.identity import identity_hash
+        from okfpro.memory.remote import Target
+        from okfpro.memory.tombstone import record_erasure
+
+        repo = self.history.repo()
+        who = identity_hash(scope)
+        for sub in erased:
+            if ids.get(sub.ref):
+                record_erasure(repo, Target(sub.tier, sub.prefix, sub.key, sub.ref, ids[sub.ref]), now, who)
 
     def _erase_from_indexes(self, needles: set[bytes]) -> list[str]:
         """The erasure proof over the memory indexes: every index file (database, journal,

@@ -33,7 +33,7 @@ from okfpro.core.record import Value
 from okfpro.core.scope import Scope
 from okfpro.io.clock import utcnow
 from okfpro.memory.layout import HISTORY_DIR
-from okfpro.memory.remote import Caps, Readable, Remote, RemoteError, Target, TooLarge, redact
+from okfpro.memory.remote import Caps, Readable, Remote, RemoteError, Target, TooLarge, redact, remember_remote, SAID
 
 if TYPE_CHECKING:
     import pygit2
@@ -125,6 +125,8 @@ class Syncer:
         try:
             remote = self.remote.listing(self.readable)
             if remote == self.remote.local(self.readable):
+                if (self.remote.gitdir / "HEAD").is_file():
+                    remember_remote(self.remote.gitdir, self.remote.url)
                 return self.report  # nothing new either way: one ls-remote, no object read, pygit2 not loaded
             import pygit2
 
@@ -134,6 +136,9 @@ class Syncer:
             return self.report
         try:
             self.history.repo()  # created on first use, like a write does
+            remember_remote(self.remote.gitdir, self.remote.url)  # a later purge erases there too
+            if tombstone.carry(self, remote):  # erasures made here, before anything is fetched
+                remote = self.remote.listing(self.readable)
             tombstone.apply_new(self, remote)
             pending = None
             for _ in range(ROUNDS):
@@ -194,12 +199,17 @@ class Syncer:
         if need:
             self.history._repo = None  # new objects and refs: reopen
             repo = self.history.repo()
+        for ref in self._erased_history(repo, staged):
+            del staged[ref]
+            self.blocked.add(ref)
+            self._refuse(ref, "the remote's history of this scope holds what was erased here (a commit the "
+                              "local erasure record lists, or one dated before it): not taken")
         self.report.fetched += [t.key for t in map(self.readable.target, need) if t is not None]
         pushes: dict[str, str] = {}
         for n, ref in enumerate(changed, 1):
             self.progress(n, len(changed), "scopes")
             target = self.readable.target(ref)
-            if target is None:
+            if target is None or ref in self.blocked:
                 continue
             theirs_id = remote.get(ref)
             if ref in staged:
@@ -215,11 +225,30 @@ class Syncer:
         for ref, why in self.remote.push(pushes).items() if pushes else ():
             if why is None:
                 self.report.pushed.append(self._key(ref))
-            elif "fetch first" in why or "non-fast-forward" in why or "stale" in why:
+            elif any(x in why.partition(SAID)[0] for x in ("fetch first", "non-fast-forward", "stale")):
                 rejected.append(ref)
             else:
                 declined[ref] = why
         return rejected, declined
+
+    def _erased_history(self, repo: pygit2.Repository, staged: dict[str, str]) -> list[str]:
+        """The fetched refs whose history this clone erased (its local erasure record lists a
+        commit of it, or the history starts before the erasure): a remote that kept a copy
+        (no server hook, a refused erasure) does not bring it back here."""
+        from okfpro.memory.remote import tombstone_ref
+        from okfpro.memory.tombstone import local_record
+
+        out = []
+        for ref, stage in staged.items():
+            record = local_record(repo, tombstone_ref(ref)) if ref.startswith("refs/okfpro/memory/") else None
+            if record is None:
+                continue
+            when, ids = record
+            for commit in repo.walk(repo.references[stage].target):
+                if str(commit.id) in ids or (not commit.parents and commit.commit_time < when.timestamp()):
+                    out.append(ref)
+                    break
+        return out
 
     # -- one scope ----------------------------------------------------------------------
 

@@ -97,6 +97,71 @@ def make(repo: pygit2.Repository, target: Target, when: _dt.datetime, identity: 
     return oid
 
 
+def local_record(repo: pygit2.Repository, tomb: str) -> tuple[_dt.datetime, set[str]] | None:
+    """What this clone's tombstone ref ``tomb`` says (its erasure time and purged ids), or None."""
+    ref = repo.references.get(tomb)
+    if ref is None or repo.odb.read_header(ref.target)[1] > MAX_TOMBSTONE:
+        return None
+    commit = repo.get(ref.target)
+    if not isinstance(commit, pygit2.Commit) or commit.parents:
+        return None
+    fields = parse(commit.message)
+    when = _erased_at(fields)
+    return (when, purged_ids(fields)) if when is not None else None
+
+
+def record_erasure(repo: pygit2.Repository, target: Target, when: _dt.datetime, identity: str) -> None:
+    """The local erasure record of a purge: this clone's tombstone ref of ``target`` (the same
+    commit a remote gets), listing ``target.purged`` and every id of an earlier record.  A sync
+    with any remote carries it there before it fetches anything of the scope (:func:`carry`)."""
+    earlier = local_record(repo, target.tombstone)
+    ids = set(target.purged) | (earlier[1] if earlier else set())
+    if ids:
+        make(repo, target, max(when, earlier[0]) if earlier else when, identity, sorted(ids))
+
+
+def carry(syncer, remote: dict[str, str]) -> bool:
+    """Carry this clone's erasure records to the remote before anything is fetched: a scope
+    purged here whose tombstone the remote lacks (a remote never named at the purge, or not
+    reached then) is erased there first (its ref deleted, the tombstone pushed, listing the
+    remote's tip too), so its erased history is never fetched back.  A remote that refuses
+    leaves the scope blocked for this sync (neither fetched nor merged nor pushed) and says why.
+    True when the remote was changed (list it again)."""
+    from okfpro.io.identity import identity_hash
+
+    if not any(ref.startswith(TOMBSTONE_NS) for ref in syncer.remote.local(syncer.readable)):
+        return False  # no erasure record here: pygit2 is not loaded on this path
+    repo = syncer.history.repo()
+    owed: list[Target] = []
+    whens: list[_dt.datetime] = []
+    for name in repo.references:
+        if not name.startswith(TOMBSTONE_NS):
+            continue
+        target = syncer.readable.target(name)
+        mine = local_record(repo, name)
+        if target is None or mine is None or remote.get(name) == str(repo.references[name].target):
+            continue
+        owed.append(Target(target.tier, target.prefix, target.key, target.ref, tuple(sorted(mine[1]))))
+        whens.append(mine[0])
+    if not owed:
+        return False
+    changed = False
+    for target, when in zip(owed, whens):
+        report = erase_remote(syncer.store, syncer.scope, syncer.remote.url, [target], identity_hash(syncer.scope),
+                              when=when, only_if_behind=True)
+        if report["error"] or report["refused"]:
+            why = report["error"] or "; ".join(f"{r['why']}" for r in report["refused"])
+            syncer.blocked.add(target.ref)
+            syncer.report.refused.append({"scope": target.key, "why": "erased here, and the remote still holds "
+                                          f"that history: its erasure there was refused ({why}); not fetched"})
+        else:
+            changed = True
+            syncer.report.tombstones.append({"scope": target.key, "erased_at": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                                             "carried": True, "removed_remotely": bool(report["removed_remotely"])})
+    syncer.history._repo = None
+    return changed
+
+
 def _erased_at(fields: dict[str, str]) -> _dt.datetime | None:
     try:
         return _dt.datetime.strptime(fields.get("Erased", ""), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.timezone.utc)
@@ -204,11 +269,32 @@ def _earlier_ids(remote: Remote, store, listed: dict[str, str], tombs: list[str]
     return out
 
 
-def erase_remote(store, scope: Scope, url: str, targets: list[Target], identity: str, sessions: bool = False) -> dict:
+def _remote_records(remote: Remote, store, listed: dict[str, str], tombs: list[str]) -> dict[str, tuple]:
+    """tombstone ref -> (time, ids) of the remote's tombstone (fetched into staging by
+    :func:`_earlier_ids` just before)."""
+    repo = store.history.repo()
+    out = {}
+    for tomb in tombs:
+        if tomb not in listed:
+            continue
+        ref = repo.references.get(remote.staged_name(tomb))
+        oid = ref.target if ref is not None else (pygit2.Oid(hex=listed[tomb]) if listed[tomb] in repo else None)
+        if oid is None or repo.odb.read_header(oid)[1] > MAX_TOMBSTONE:
+            continue
+        commit = repo.get(oid)
+        when = _erased_at(parse(commit.message)) if isinstance(commit, pygit2.Commit) and not commit.parents else None
+        if when is not None:
+            out[tomb] = (when, purged_ids(parse(commit.message)))
+    return out
+
+
+def erase_remote(store, scope: Scope, url: str, targets: list[Target], identity: str, sessions: bool = False,
+                 when: _dt.datetime | None = None, only_if_behind: bool = False) -> dict:
     """After a local purge of ``targets``: delete their refs on the remote (and, with
     ``sessions``, every session ref of the user there, known here or not), push a tombstone
-    for each.  The report says what was removed, what was refused, and what only the
-    server's gc finishes."""
+    for each, dated ``when`` (default now: the purge).  ``only_if_behind``: a target whose
+    remote tombstone already covers the erasure (as late, listing every id) is left alone.
+    The report says what was removed, what was refused, and what only the server's gc finishes."""
     readable = Readable(scope, store.tiers)
     remote = Remote(store.history.gitdir, url)
     report: dict = {"removed_remotely": [], "tombstones": [], "refused": [], "server": SERVER_GC, "error": None}
@@ -218,15 +304,23 @@ def erase_remote(store, scope: Scope, url: str, targets: list[Target], identity:
         report["error"] = str(exc)
         return report
     erased = {t.ref: t for t in targets}
-    if sessions or any(t.tier == "session" for t in targets):
+    if sessions:
         for ref in listed:
             t = readable.target(ref)
             if t is not None and t.tier == "session" and ref.startswith("refs/okfpro/memory/"):
                 erased.setdefault(t.ref, t)
     repo = store.history.repo()
-    when = utcnow()
+    when = when or utcnow()
     try:
         earlier = _earlier_ids(remote, store, listed, sorted(tombstone_ref(r) for r in erased))
+        if only_if_behind:
+            theirs = _remote_records(remote, store, listed, sorted(tombstone_ref(r) for r in erased))
+            for ref, t in list(erased.items()):
+                got = theirs.get(tombstone_ref(ref))
+                if got is not None and got[0] >= when and set(t.purged) <= got[1]:
+                    del erased[ref]
+                elif got is not None:
+                    when = max(when, got[0])  # a tombstone never moves its time back
     except (RemoteError, pygit2.GitError) as exc:
         report["error"] = str(exc)
         return report
