@@ -162,13 +162,49 @@ TIER_A: tuple[Rule, ...] = (
     _r("url-credentials", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@\"'<>]{1,128}:([^\s/@\"'<>]{1,256})@[A-Za-z0-9.\-\[\]]+", 1),
 )
 
+# Fragments: a known prefix with >= 8 characters of its alphabet after it is a secret even when the
+# rest is elsewhere (a token split over lines with words between the halves, or cut short).  They
+# come after every whole-token rule, so a whole token is named by its own rule; except for the AWS
+# key ids (whose prefix alone is distinctive) a fragment must look machine-made (a digit, or both
+# letter cases: "npm_lifecycle" is a word, not a token).
+FRAGMENTS: tuple[Rule, ...] = (
+    _r("aws-access-key-id", _L + r"(AKIA|ASIA|ABIA|ACCA)([A-Z0-9]{4,15})" + _R),
+    _r("github-pat", _L + r"(?:ghp|gho|ghu|ghs|ghr)_([A-Za-z0-9]{8,})" + _R),
+    _r("github-fine-grained-pat", _L + r"github_pat_([A-Za-z0-9_]{8,})" + _R),
+    _r("gitlab-token", _L + r"(?:glpat|gldt|glrt|glptt|glcbt|glsoat|glffct|glagent|gloas)-([A-Za-z0-9_\-]{8,})" + _R),
+    _r("slack-token", _L + r"xox[abposre]-([A-Za-z0-9\-]{8,})" + _R),
+    _r("anthropic-api-key", _L + r"sk-ant-(?:api|admin|oat|sid)\d{2}-([A-Za-z0-9_\-]{8,})" + _R),
+    _r("openai-api-key", _L + r"sk-(?:proj|svcacct|admin)-([A-Za-z0-9_\-]{8,})" + _R),
+    _r("stripe-secret-key", _L + r"(?:sk|rk)_live_([A-Za-z0-9]{8,})" + _R),
+    _r("npm-token", _L + r"npm_([A-Za-z0-9]{8,})" + _R),
+    _r("huggingface-token", _L + r"hf_([A-Za-z0-9]{8,})" + _R),
+    _r("google-api-key", _L + r"AIza([0-9A-Za-z_\-]{8,})" + _R),
+)
+TIER_A = TIER_A + FRAGMENTS
+_FRAGMENT_FROM = len(TIER_A) - len(FRAGMENTS)
+
+
+def _machine_made(value: str) -> bool:
+    return any(c.isdigit() for c in value) or (any(c.isupper() for c in value) and any(c.islower() for c in value))
+
+
+def _fragment(rule_id: str, m: re.Match[str]) -> bool:
+    """Is a fragment rule's match a secret's piece?  An AWS key id's half (``AKIA`` + 4 of its 16
+    characters) when it holds a digit, or ``AKIA`` + 8 or more; ``ASIAPACIFIC`` is a word.  Any
+    other prefix: its tail looks machine-made."""
+    if rule_id == "aws-access-key-id":
+        prefix, tail = m.group(1), m.group(2)
+        return any(c.isdigit() for c in tail) or (prefix == "AKIA" and len(tail) >= 8)
+    return _machine_made(m.group(1))
+
+
 # Literal hints per rule: a rule only runs on text holding one of them.
 _HINTS: dict[str, tuple[str, ...]] = {
     "private-key": ("PRIVATE KEY",),
     "aws-access-key-id": ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA"),
     "aws-secret-access-key": ("aws",),
     "aws-session-token": ("aws",),
-    "github-pat": ("ghp_",),
+    "github-pat": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     "github-oauth": ("gho_",),
     "github-app-token": ("ghu_", "ghs_"),
     "github-refresh-token": ("ghr_",),
@@ -490,6 +526,8 @@ def _raw_hits(text: str, lowered: str, keywords: bool = True) -> list[_Hit]:
                 continue  # user:password@host, user:${PASS}@host in docs
             if secret.startswith(PLACEHOLDER_PREFIX):
                 continue
+            if order >= _FRAGMENT_FROM and not _fragment(rule.id, m):
+                continue
             raw.append(_Hit(start, end, rule.id, secret, order))
     order = len(TIER_A)
     for kw, value, start in _keyword_assignments(text, lowered) if keywords else ():
@@ -505,23 +543,49 @@ def _raw_hits(text: str, lowered: str, keywords: bool = True) -> list[_Hit]:
 
 # --------------------------------------------------------------------------------------
 # Keyword-free: a bare AWS secret access key.  40 characters of [A-Za-z0-9/+], random
-# (upper, lower and digits; high entropy), accepted only when an AWS key id or the word
-# "aws" is within _AWS_NEAR characters.  Git SHAs (hex, one case), UUIDs and words fail
-# the shape; base64 fixtures far from AWS context are never looked at.
+# (upper, lower and digits; high entropy).  Near an AWS key id or the word "aws" (within
+# _AWS_NEAR characters) that shape is enough; with no such context the run must also look
+# drawn at random (:func:`_random_run`: the character class changes at least _SWITCHES times,
+# where a CamelCase identifier or a path changes a few times a word), not be the last line
+# of a wrapped base64 block, and not be base64 of text (a fixture: the decoded-text scan reads
+# what it says).  Base64 of 30 random bytes has exactly this shape and is redacted.  Git SHAs (hex, one case), UUIDs and words fail the shape.
 _AWS_SECRET_SHAPE = r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
 _AWS_CONTEXT = r"(?<![a-z])aws|(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}"
 _AWS_NEAR = 240
+_SWITCHES = 14
+
+
+def _kind(ch: str) -> int:
+    return 0 if ch.islower() else 1 if ch.isupper() else 2 if ch.isdigit() else 3
+
+
+def _random_run(value: str) -> bool:
+    """Does ``value`` (40 characters of the AWS secret alphabet) look drawn at random?"""
+    switches = sum(_kind(a) != _kind(b) for a, b in zip(value, value[1:]))
+    return switches >= _SWITCHES and shannon_entropy(value) >= 4.4
+
+
+_B64_LINE = r"[A-Za-z0-9/+]{60,}={0,2}"
+
+
+def _wrapped_tail(text: str, start: int) -> bool:
+    """Is the run at ``start`` the last line of a wrapped base64 block (its line before is one)?"""
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start == 0 or text[line_start:start].strip(" \t>#*"):
+        return False
+    before = text.rfind("\n", 0, line_start - 1) + 1
+    return rx.compile(_B64_LINE).fullmatch(text[before:line_start - 1].strip(" \t>#*\r")) is not None
 
 
 def _bare_aws_secrets(text: str, lowered: str, found: list[_Hit], order: int) -> list[_Hit]:
-    if "aws" not in lowered and not any(h.rule == "aws-access-key-id" for h in found):
+    if len(text) < 40:
         return []
-    anchors = [m.start() for m in rx.compile(_AWS_CONTEXT).finditer(lowered if "aws" in lowered else text)]
-    if "aws" in lowered:
-        anchors += [m.start() for m in rx.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}").finditer(text)]
-    if not anchors:
-        return []
-    anchors.sort()
+    anchors: list[int] = []
+    if "aws" in lowered or any(h.rule == "aws-access-key-id" for h in found):
+        anchors = [m.start() for m in rx.compile(_AWS_CONTEXT).finditer(lowered if "aws" in lowered else text)]
+        if "aws" in lowered:
+            anchors += [m.start() for m in rx.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}").finditer(text)]
+        anchors.sort()
     out = []
     for m in rx.compile(_AWS_SECRET_SHAPE).finditer(text):
         value = m.group()
@@ -530,7 +594,8 @@ def _bare_aws_secrets(text: str, lowered: str, found: list[_Hit], order: int) ->
         if value.count("/") > 4 or shannon_entropy(value) < 4.3:
             continue  # a path, a repeated pattern
         i = bisect.bisect_left(anchors, m.start() - _AWS_NEAR)
-        if i < len(anchors) and anchors[i] <= m.end() + _AWS_NEAR:
+        near = i < len(anchors) and anchors[i] <= m.end() + _AWS_NEAR
+        if near or (_random_run(value) and not _wrapped_tail(text, m.start()) and textview.decoded(value) is None):
             out.append(_Hit(m.start(), m.end(), "aws-secret-access-key", value, order, "B"))
     return out
 
