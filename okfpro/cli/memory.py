@@ -163,7 +163,8 @@ def import_cmd(obj: _Ctx, source: str, tier: str, kind: str, source_: str, as_js
     'remember'; one commit per tier; a re-run adds nothing twice.  A malformed line
     stops the import before anything is written (exit 2).
     """
-    from okfpro.memory.importer import BadImport, parse, run
+    from okfpro.io.progress import work
+    from okfpro.memory.importer import PHASES, BadImport, parse, run
 
     try:
         if source == "-":
@@ -173,12 +174,13 @@ def import_cmd(obj: _Ctx, source: str, tier: str, kind: str, source_: str, as_js
                 lines = handle.read().splitlines()
     except OSError as exc:
         fail(f"cannot read {source}: {exc.strerror or exc}")
-    try:
-        items = parse(lines, tier=tier, kind=kind, source=source_)
-    except BadImport as exc:
-        fail(f"{source}: {exc}; nothing was imported")
-    store, scope = obj.open()
-    result = run(store, scope, items, actor=_actor(scope), today=today(), audit_root=store.base)
+    with work("importing memory", PHASES):
+        try:
+            items = parse(lines, tier=tier, kind=kind, source=source_)
+        except BadImport as exc:
+            fail(f"{source}: {exc}; nothing was imported")
+        store, scope = obj.open()
+        result = run(store, scope, items, actor=_actor(scope), today=today(), audit_root=store.base)
     if as_json:
         click.echo(dumps(result.to_json()))
     else:

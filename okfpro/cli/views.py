@@ -122,6 +122,18 @@ def _regexp_budget() -> float | None:
     return value
 
 
+def _search_bar(engine: str):
+    """One progress bar over a ranked search's phases (reading, comparing, indexing, writing)."""
+    import contextlib
+
+    if engine != "ranked":
+        return contextlib.nullcontext()
+    from okfpro.io.fts import PHASES
+    from okfpro.io.progress import work
+
+    return work("ranked search", PHASES)
+
+
 @click.command("search")
 @click.argument("terms", nargs=-1, required=True, metavar="[DIR|@SLUG...|@all] TERM...")
 @output_options(list_view=True, positional=False)
@@ -194,9 +206,14 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
                                 "count": len(rows), "matches": rows}
         head = " ".join(f"@{e.slug}" for e in entries)
     else:
-        opened = open_bundle(dir_arg, bundle_opt)
+        with _search_bar(engine):
+            opened = open_bundle(dir_arg, bundle_opt)
+            try:
+                ranked_or_scanned = search.one(opened.root, opened.bundle, q)
+            except search.SearchError as exc:
+                fail(str(exc))
         try:
-            rows = [project(r) for r in search.one(opened.root, opened.bundle, q)]
+            rows = [project(r) for r in ranked_or_scanned]
         except search.SearchError as exc:
             fail(str(exc))
         data = {**opened.head(), "query": args, "count": len(rows), "matches": rows}

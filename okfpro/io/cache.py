@@ -58,13 +58,6 @@ MAGIC = b"okfpro-parse-cache\n"
 VERSION = 7  # 7: a timestamp written with Z is stored as such
 RACY_NS = 2_000_000_000
 
-def _progress_after() -> float:
-    try:
-        return float(os.environ.get("OKFPRO_PROGRESS_AFTER", "1.0"))
-    except ValueError:
-        return 1.0
-
-
 # --------------------------------------------------------------------------- location
 # cache_dir, user_cache_dir and code_stamp live in okfpro/io/cachedir.py (a process that only
 # checks a cache's freshness needs them without this module's parsing code); re-exported here.
@@ -310,39 +303,6 @@ def write_framed(path: Path, magic: bytes, payload: bytes) -> None:
             pass
 
 
-# --------------------------------------------------------------------------- progress
-class _Progress:
-    """A one-line progress bar on stderr, shown only on a terminal and only after 1 s."""
-
-    def __init__(self, total: int, label: str) -> None:
-        self.total = total
-        self.label = label
-        self.start = time.monotonic()
-        self.shown = False
-        self.after = _progress_after()
-        try:
-            self.enabled = total > 0 and sys.stderr is not None and sys.stderr.isatty()
-        except (AttributeError, ValueError):
-            self.enabled = False
-
-    def tick(self, done: int) -> None:
-        if not self.enabled or done % 200:
-            return
-        if not self.shown and time.monotonic() - self.start < self.after:
-            return
-        self.shown = True
-        width = 30
-        filled = int(width * done / self.total)
-        bar = "#" * filled + "-" * (width - filled)
-        sys.stderr.write(f"\rokfpro: {self.label} [{bar}] {done}/{self.total}")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r" + " " * (len(self.label) + 60) + "\r")
-            sys.stderr.flush()
-
-
 # --------------------------------------------------------------------------- load
 def load_bundle(root: str | os.PathLike) -> Bundle:
     """Read the bundle at ``root`` through the cache (identical result to ``reader.read_bundle``).
@@ -370,7 +330,7 @@ def _load_bundle(root: str | os.PathLike) -> Bundle:
     new: dict[str, tuple] = {}
     changed = len(old) != len(rels)
     now_ns = time.time_ns()
-    progress: _Progress | None = None
+    progress = None  # okfpro.io.progress.bar, made at the first file that is read
     misses = 0
     prefix = root_real.rstrip(os.sep) + os.sep
     stat = os.lstat
@@ -395,7 +355,9 @@ def _load_bundle(root: str | os.PathLike) -> Bundle:
         changed = True
         misses += 1
         if misses == 1 and progress is None:
-            progress = _Progress(len(rels), "reading bundle")
+            from okfpro.io.progress import bar
+
+            progress = bar(len(rels), "reading bundle")
         item = reader.load_entry(root_real, rel)
         add(bundle, item)
         if key is not None and now_ns - max(key[1], key[2]) > RACY_NS:

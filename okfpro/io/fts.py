@@ -67,6 +67,12 @@ def available() -> bool:
         return False
 
 
+# A first ranked search's phases and their measured shares of its time (.okf/design/long-work.md):
+# the CLI's one bar (okfpro.io.progress)
+PHASES = (("reading bundle", 0.25), ("comparing with the index", 0.02), ("indexing for ranked search", 0.37),
+          ("writing the index", 0.36))
+
+
 def _columns(view: Any) -> list[list[str]]:
     """The indexed terms of each column (stored joined by spaces)."""
     return [bm25.stemmed_terms(_search._as_text(view.field(name))) for name in _COLS]
@@ -139,10 +145,14 @@ def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None
     ``answer(i)``: what a row of ``views[i]`` shows (JSON), stored beside its text; ``listing``:
     the digest of the whole bundle as read (:func:`_listing`), stored only with every answer —
     any other sync that writes forgets it, so :func:`answer_fresh` never answers from it."""
+    from okfpro.io.progress import bar
+
     stamps = stamps or {}
     stored = {p: (d, r, s) for p, d, r, s in con.execute("SELECT path, digest, rid, stat FROM files")}
     want: dict[str, tuple[int, str, str | None]] = {}
+    comparing = bar(len(views), "comparing with the index")
     for i, (view, path) in enumerate(zip(views, paths)):
+        comparing.tick(i + 1)
         stamp = repr(stamps[path]) if path in stamps else None
         old = stored.get(path)
         same = stamp is not None and old is not None and old[2] == stamp
@@ -176,9 +186,7 @@ def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None
                 con.execute("DELETE FROM docs WHERE rowid = ?", (rid,))
                 con.execute("DELETE FROM answers WHERE rid = ?", (rid,))
                 con.execute("DELETE FROM files WHERE path = ?", (p,))
-            from okfpro.io.cache import _Progress
-
-            progress = _Progress(len(fresh), "indexing for ranked search")
+            progress = bar(len(fresh), "indexing for ranked search")
             top = con.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]
             rows, files = [], []
             added: dict[str, tuple[list[int], list[int]]] = {}  # term -> the fresh rows' rids, codes
@@ -191,6 +199,8 @@ def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None
                 length, codes = ftsquery.document(columns)
                 files.append((p, digest, rid, stamp, length))
                 ftsquery.add(added, rid, codes)
+            progress.close()
+            progress = bar(0, "writing the index")
             con.executemany(f"INSERT INTO docs (rowid, {', '.join(_COLS)}) VALUES (?, {marks})", rows)
             con.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", files)
             if torn:

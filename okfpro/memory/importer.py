@@ -35,6 +35,10 @@ from okfpro.core.record import Value
 from okfpro.core.scope import TIERS, Scope, write_problem
 
 FIELDS = ("text", "time", "tier", "kind", "source", "id")
+# The phases of an import and their measured shares of its time (.okf/design/long-work.md):
+# `memory import`'s one bar (okfpro.io.progress)
+PHASES = (("reading", 0.03), ("checking entries", 0.16), ("the safety layer", 0.28), ("writing day files", 0.13),
+          ("updating the index", 0.16), ("folding the records", 0.20), ("recording the history", 0.04))
 
 
 class BadImport(ValueError):
@@ -145,8 +149,12 @@ def parse(lines: Iterable[bytes], *, tier: str = "user", kind: str = "event", so
     first bad line (nothing is imported then)."""
     from okfpro.memory.capture import _clean_host, _HOST_ONLY, _is_tool_result, _text_of
 
+    from okfpro.io.progress import bar
+
     items: list[Item] = []
     turn: dict[str, Any] | None = None
+    lines = lines if isinstance(lines, list) else list(lines)
+    reading = bar(len(lines), "reading")
 
     def flush() -> None:
         nonlocal turn
@@ -156,6 +164,7 @@ def parse(lines: Iterable[bytes], *, tier: str = "user", kind: str = "event", so
         turn = None
 
     for n, raw in enumerate(lines, start=1):
+        reading.tick(n)
         if not raw.strip():
             continue
         obj = _load(raw, n)
@@ -220,7 +229,7 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
     """Import ``items`` into ``scope``: safety layer, duplicate check against the index and
     the batch itself, then one :meth:`write_many` (one commit) per tier."""
     from okfpro.core.sanitise import sanitise
-    from okfpro.io.cache import _Progress
+    from okfpro.io.progress import bar as progress_bar
     from okfpro.memory.capture import safe_exchange
     from okfpro.memory.index import opened
     from okfpro.memory.ranking import norm_digest
@@ -234,7 +243,7 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
     by_tier: dict[str, list[Item]] = {}
     for item in items:
         by_tier.setdefault(item.tier, []).append(item)
-    bar = _Progress(len(items) if progress else 0, "importing memory")
+    bar = progress_bar(len(items) if progress else 0, "checking entries")
     done = 0
     for tier, group in by_tier.items():
         problem = write_problem(tier, scope)

@@ -306,9 +306,13 @@ class ScopeIndex:
                 return False
             newest = con.execute("SELECT max(name) FROM files WHERE scope = ?", (self.key,)).fetchone()[0]
             first = con.execute("SELECT length(rids) / 8 FROM docmap WHERE id = 0").fetchone()[0]
+            from okfpro.io.progress import bar
+
             rows = []
             docs: list[tuple[int, list[str], list[str], list[str]]] = []
-            for name, _before, after, count, secs in files:
+            progress = bar(len(files), "updating the index")
+            for n, (name, _before, after, count, secs) in enumerate(files, 1):
+                progress.tick(n)
                 day = DAY_RE.match(name).group(1)  # type: ignore[union-attr]  # day_listing names match DAY_RE
                 made = []
                 for seq, sec in enumerate(secs, start=count + 1):
@@ -324,6 +328,7 @@ class ScopeIndex:
                                 [entry for entry, _rec in made])
                 con.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, NULL)",
                             (name, self.key, after, count + len(secs)))
+            bar(0, "folding the records")
             postings.write(con, docs, first)
             if in_order:
                 self._fold_in(added)

@@ -258,8 +258,12 @@ class MemoryStore(Erasure):
             return [], None, problem
         if tier not in self.tiers:
             return [], None, f"no memory is configured for the {tier} tier"
+        from okfpro.io.progress import bar
+
         rows = []
-        for text, when in items:
+        gate = bar(len(items), "the safety layer")
+        for n, (text, when) in enumerate(items, 1):
+            gate.tick(n)
             text, problem = admitted(text)
             if problem:
                 return [], None, problem
@@ -301,7 +305,11 @@ class MemoryStore(Erasure):
                 noted = []
                 blobs: dict[str, bytes] = {}
                 first = None
-                for day in sorted(by_day):
+                from okfpro.io.progress import bar
+
+                writing = bar(len(by_day), "writing day files")
+                for n, day in enumerate(sorted(by_day), 1):
+                    writing.tick(n)
                     got = self._append_day(directory, key, day, by_day[day])
                     if isinstance(got, str):
                         if ids:  # earlier days landed: commit them, report this one
@@ -327,6 +335,7 @@ class MemoryStore(Erasure):
                     idx.close()
             commit = None
             if self.history is not None:
+                bar(0, "recording the history")
                 summary = what or (f"remember {first}" if len(ids) == 1 else f"remember {len(ids)} entries")
                 try:
                     commit = self.history.record_files(tier, scope, blobs, summary, len(ids), actor,
