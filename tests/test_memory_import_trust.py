@@ -121,6 +121,8 @@ HOSTILE = [
     ("lone low surrogate in a transcript", lines({"text": "ok"}) +
      b'{"type": "user", "message": {"role": "user", "content": "q \\udfff"}}\n', 2),
     ("surrogate in an id", lines({"text": "ok"}, {"text": "y"}) + b'{"text": "z", "id": "\\ud83d"}\n', 3),
+    ("a tier this identity cannot write after one it can", lines({"text": "ok"}, {"text": "t", "tier": "tenant"}), 2),
+    ("an agent tier with no agent", lines({"text": "ok"}, {"text": "x"}, {"text": "a", "tier": "agent"}), 3),
     ("a huge integer id", lines({"text": "ok"}) + b'{"text": "z", "id": ' + b"9" * 5000 + b"}\n", 2),
 ]
 

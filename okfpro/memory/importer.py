@@ -245,12 +245,14 @@ def run(store: Any, scope: Scope, items: list[Item], *, actor: str | None = None
         by_tier.setdefault(item.tier, []).append(item)
     bar = progress_bar(len(items) if progress else 0, "checking entries")
     done = 0
+    for tier, group in by_tier.items():  # every tier checked before any is written: nothing half-imported
+        problem = write_problem(tier, scope) or (None if tier in store.tiers else
+                                                 f"no memory is configured for the {tier} tier")
+        if problem:
+            result.errors.append(f"line {group[0].line}: {problem}; nothing was imported")
+            result.refused = len(items)
+            return result
     for tier, group in by_tier.items():
-        problem = write_problem(tier, scope)
-        if problem or tier not in store.tiers:
-            result.errors.append(problem or f"no memory is configured for the {tier} tier")
-            result.refused += len(group)
-            continue
         rows: list[tuple[str, _dt.datetime]] = []
         seen_ids: set[str] = set()
         seen_norms: set[tuple[str, str]] = set()
