@@ -194,3 +194,24 @@ def test_members_still_add_and_a_maintainer_still_forgets(shared) -> None:
     assert synced.returncode == 0, synced.stderr
     assert alice.okfpro("memory", "sync").returncode == 0
     assert NOTE not in alice.texts("tenant")
+
+
+def test_a_member_cannot_delete_the_tier_or_write_or_edit_its_tombstone(shared) -> None:
+    srv, alice, bob, tmp = shared
+    before = srv.refs()[REF]
+    work = scratch(srv, tmp)
+    deleted = git("push", srv.url("bob"), f":{REF}", cwd=work, check=False)
+    assert deleted.returncode != 0 and srv.refs()[REF] == before
+    tomb = REF.replace("refs/okfpro/memory/", "refs/okfpro/tombstone/")
+    tree = git("mktree", cwd=work).stdout.strip()
+    at = int(dt.datetime.now(dt.timezone.utc).timestamp())
+    body = (f"okfpro tombstone tenant x\n\nScope: x\nErased: "
+            f"{dt.datetime.fromtimestamp(at, dt.timezone.utc):%Y-%m-%dT%H:%M:%SZ}\nIdentity: 0\nPurged: {before}\n")
+    forged = git("commit-tree", tree, "-m", body, cwd=work).stdout.strip()
+    pushed = git("push", srv.url("bob"), f"{forged}:{tomb}", cwd=work, check=False)
+    assert pushed.returncode != 0 and "maintainer" in pushed.stderr and tomb not in srv.refs()
+    # carol's real tombstone, then bob's edit of it (a shrunk or re-timed copy)
+    assert git("push", srv.url("carol"), f"{forged}:{tomb}", cwd=work, check=False).returncode == 0
+    edited = git("commit-tree", tree, "-m", body.replace(f"Purged: {before}\n", ""), cwd=work).stdout.strip()
+    pushed = git("push", "--force", srv.url("bob"), f"{edited}:{tomb}", cwd=work, check=False)
+    assert pushed.returncode != 0 and srv.refs()[tomb] == forged
