@@ -177,3 +177,25 @@ def _exit_code(code: object) -> int:
         return code & 0xFF
     sys.stderr.write(f"{code}\n")  # SystemExit("message"): printed, exit 1
     return 1
+
+
+def on_a_terminal(args: list[str], cwd: str | os.PathLike | None, env: Mapping[str, str]) -> tuple[int, bytes]:
+    """``python -m okfpro ARGS`` as a real process whose stderr is a pseudo-terminal (stdout
+    discarded): (exit code, every byte it wrote to the terminal)."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "okfpro", *args], cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=slave, stdin=subprocess.DEVNULL, env=dict(env))
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the other side closed (Linux reports EIO)
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    return proc.wait(), seen

@@ -272,9 +272,10 @@ def test_ranked_index_follows_edits_and_survives_corruption(tmp_path):
 
 
 def test_progress_bar_only_on_a_terminal(tmp_path):
-    import pty
     import subprocess
     import sys
+
+    from tests.helpers import on_a_terminal
 
     tree = Tree(tmp_path)
     for i in range(450):
@@ -284,21 +285,8 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
                            capture_output=True, env=env)
     assert plain.returncode == 0 and plain.stderr == b""  # not a terminal: silent
     cache.clear(tree.root)
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "okfpro", "search", "alpha", "--bundle", str(tree.root)],
-                            stdout=subprocess.DEVNULL, stderr=slave, env=env)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(master)
-    assert proc.wait() == 0
+    code, seen = on_a_terminal(["search", "alpha", "--bundle", str(tree.root)], None, env)
+    assert code == 0
     assert b"reading bundle [" in seen and b"/451" in seen
 
 

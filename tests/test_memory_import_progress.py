@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
 import subprocess
 import sys
@@ -15,26 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import on_a_terminal
+
 ROOT = Path(__file__).resolve().parent.parent
 FRAME = re.compile(rb"okfpro: ([a-z ]+) \[[#-]+\]\s+(\d+) % ([a-z ]+?)(?: \d+/\d+)?\s*(?=\r|$)")
-
-
-def on_a_terminal(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "okfpro", *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=slave, stdin=subprocess.DEVNULL, env=env)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(master)
-    return proc.wait(), seen
 
 
 def frames(seen: bytes, label: str) -> list[tuple[int, str]]:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import invoke
+from tests.helpers import memory_workspace
+from tests.test_memory_import import cli, lines
 
-ENV = {"OKFPRO_TENANT": "", "OKFPRO_USER": "imp", "OKFPRO_AGENT": "", "OKFPRO_SESSION": ""}
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 AKIA = "AKIA" + "Q3EGRTZ7WNCHY6BX"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKQ"
@@ -23,17 +23,7 @@ SECRETS = (GHP.encode(), AKIA.encode(), AWS_SECRET.encode())
 
 @pytest.fixture()
 def ws(tmp_path):
-    (tmp_path / ".okf").mkdir()
-    (tmp_path / "okfpro.toml").write_text("[memory]\n")
-    return tmp_path
-
-
-def cli(ws: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return invoke("memory", *args, cwd=ws, stdin=stdin, env=ENV, text=False)
-
-
-def lines(*objs) -> bytes:
-    return b"".join(json.dumps(o).encode() + b"\n" for o in objs)
+    return memory_workspace(tmp_path)
 
 
 def everything_on_disk(ws: Path) -> bytes:
