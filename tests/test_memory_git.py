@@ -265,7 +265,10 @@ def test_purge_proof_via_cli(tmp_path):
         if p.is_file() and HISTORY_DIR not in p.parts:
             assert nonce_a.encode() not in p.read_bytes()
     refs = git(gitdir, "for-each-ref", "--format=%(refname)").decode().split()
-    assert refs == [history_ref("user", Scope(tenant="acme", user="bob"))]
+    # what is left: bob's history, and alice's erasure records (content-free tombstones: ids, a time)
+    assert [r for r in refs if not r.startswith("refs/okfpro/tombstone/")] == [
+        history_ref("user", Scope(tenant="acme", user="bob"))]
+    assert {r.split("/")[3] for r in refs if r.startswith("refs/okfpro/tombstone/")} == {"user", "session"}
     assert not (gitdir / "logs").exists() or not any(
         nonce_a.encode() in p.read_bytes() for p in (gitdir / "logs").rglob("*") if p.is_file()
     )

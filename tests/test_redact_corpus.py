@@ -168,3 +168,22 @@ def test_zero_false_positives_on_ordinary_technical_text_and_this_repository(cap
         for name, rules in flagged:
             print(f"[redact]   {name}: {rules[:5]}")
     assert flagged == []
+
+
+def test_split_and_bare_secrets_never_reach_disk_through_the_stop_capture(tmp_path) -> None:
+    from tests.test_capture_recall import ALICE, all_bytes_under, git_objects, hook, stop_event, transcript, workspace
+
+    ws = workspace(tmp_path)
+    ghp, kid, secret = token("ghp_", 36), key_id(), aws_secret()
+    user = f"the bot token starts {ghp[:18]}\nand, after the wiki's words, ends\n{ghp[18:]}"
+    agent = f"Noted. The key id {kid[:10]} (prod) {kid[10:]} and {secret} stay out of notes."
+    t = transcript(tmp_path / "t.jsonl", user, agent)
+    res = hook("stop", stop_event(ws, "sess-r1", t, agent), {**ALICE, "OKFPRO_TODAY": "2026-11-27"})
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["written"]
+    mem = ws / ".okf-memory"
+    stored = all_bytes_under(mem) + b"".join(git_objects(p.parent) for p in mem.rglob("HEAD")
+                                             if (p.parent / "objects").is_dir())
+    assert b"stay out of notes" in stored
+    for piece in (ghp[:18], kid[:10], secret):
+        assert piece.encode() not in stored, piece

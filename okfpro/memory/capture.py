@@ -168,27 +168,33 @@ def build_entry(user: str | None, agent: str | None) -> str:
 
 
 def safe_exchange(user: str | None, agent: str | None) -> tuple[str | None, dict[str, int], str | None]:
-    """One turn (host framing already removed) as the captured exchange the store keeps, each
-    side through the safety layer: ``(entry, redactions by rule, refusal)``; ``entry`` is None
-    when the turn is refused or nothing is left.  The Stop capture and ``memory import`` of a
-    transcript both build their entries here (and the store checks every entry again)."""
-    from okfpro.core.sanitise import sanitise
+    """One turn (host framing already removed) as the captured exchange the store keeps:
+    ``(entry, redactions by rule, refusal)``; ``entry`` is None when the turn is refused or
+    nothing is left.  Each side loses our recall blocks and is refused when it *is* a credential
+    file or shell output (read as written, before quoting hides its line shapes); the entry is
+    then redacted whole by the store's gate (:func:`okfpro.memory.store.admit`, whose output the
+    store's write lets through without a second pass), so a secret split across the two sides is
+    seen too.  The Stop capture and ``memory import`` of a transcript both build entries here."""
+    from okfpro.core.redact import strip_recall
+    from okfpro.core.sanitise import refusal
+    from okfpro.memory.store import admit
 
-    findings: dict[str, int] = {}
     sides: list[str | None] = []
     for side in (user, agent):
         if side is None:
             sides.append(None)
             continue
-        clean = sanitise(side)
-        if clean.refused:
-            return None, findings, clean.refused
-        for rule, n in clean.findings:
-            findings[rule] = findings.get(rule, 0) + n
-        sides.append(clean.text if clean.text.strip() else None)
+        stripped = strip_recall(side)
+        refused = refusal(stripped)
+        if refused:
+            return None, {}, refused
+        sides.append(stripped if stripped.strip() else None)
     if not sides[0] and not sides[1]:
-        return None, findings, None
-    return build_entry(sides[0], sides[1]), findings, None
+        return None, {}, None
+    entry, found, refused, problem = admit(build_entry(sides[0], sides[1]))
+    if refused or problem:
+        return None, {}, refused or problem
+    return entry, dict(found), None
 
 
 def _clean_host(text: str | None) -> str | None:

@@ -81,29 +81,45 @@ if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
 MAX_ENTRY_CHARS = 64 * 1024
 
 
-def admitted(text: object) -> tuple[str, str | None]:
-    """``text`` as the store keeps it, or why it keeps nothing: the one gate every entry passes,
-    whatever wrote it (remember, capture, import, a policy record, an API caller) — not empty,
-    not over :data:`MAX_ENTRY_CHARS`, valid Unicode (no lone surrogate), and through the capture
-    safety layer (:func:`okfpro.core.sanitise.sanitise`: credential files and shell output
-    refused, secrets redacted).  Redaction is idempotent, so a caller that sanitised first (to
-    report what it redacted) gets its text back unchanged."""
+_PASSED: dict[str, None] = {}  # the gate's latest outputs, oldest first (a caller that ran it hands them on)
+_PASSED_KEEP = 64
+
+
+def admit(text: object) -> tuple[str, list[tuple[str, int]], str | None, str | None]:
+    """The one gate every entry passes, whatever wrote it (remember, capture, import, a policy
+    record, an API caller): ``(text as the store keeps it, redactions by rule, the refusal's rule,
+    why nothing is kept)``.  Not empty, not over :data:`MAX_ENTRY_CHARS`, valid Unicode (no lone
+    surrogate), and through the capture safety layer (:func:`okfpro.core.sanitise.sanitise`:
+    credential files and shell output refused, secrets redacted).  Its output passes it unchanged
+    (redaction is idempotent), so the last few outputs are remembered and a caller that ran the
+    gate to report what it redacted (the Stop capture) does not pay for it twice."""
+    if isinstance(text, str) and text in _PASSED:
+        return text, [], None, None
     if not isinstance(text, str) or not text.strip():
-        return "", "nothing to remember: the entry text is empty"
+        return "", [], None, "nothing to remember: the entry text is empty"
     if len(text) > MAX_ENTRY_CHARS:
-        return "", f"entry is longer than {MAX_ENTRY_CHARS} characters"
+        return "", [], None, f"entry is longer than {MAX_ENTRY_CHARS} characters"
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return "", "refusing to write memory: the entry is not valid Unicode (a lone surrogate)"
+        return "", [], None, "refusing to write memory: the entry is not valid Unicode (a lone surrogate)"
     from okfpro.core.sanitise import sanitise
 
     clean = sanitise(text)
     if clean.refused:
-        return "", f"refusing to write memory: the entry holds {clean.refused}"
+        return "", [], clean.refused, f"refusing to write memory: the entry holds {clean.refused}"
     if not clean.text.strip():
-        return "", "nothing to remember: the entry text is empty"
-    return clean.text, None
+        return "", [], None, "nothing to remember: the entry text is empty"
+    _PASSED[clean.text] = None
+    while len(_PASSED) > _PASSED_KEEP:
+        del _PASSED[next(iter(_PASSED))]
+    return clean.text, clean.findings, None, None
+
+
+def admitted(text: object) -> tuple[str, str | None]:
+    """``text`` as the store keeps it, or why it keeps nothing (:func:`admit`)."""
+    kept, _found, _rule, problem = admit(text)
+    return kept, problem
 
 
 # ---------------------------------------------------------------------------- the store
