@@ -105,15 +105,49 @@ def admit(text: object) -> tuple[str, list[tuple[str, int]], str | None, str | N
         return "", [], None, "refusing to write memory: the entry is not valid Unicode (a lone surrogate)"
     from okfpro.core.sanitise import sanitise
 
-    clean = sanitise(text)
+    head, body = _policy_head(text)
+    clean = sanitise(body)
     if clean.refused:
         return "", [], clean.refused, f"refusing to write memory: the entry holds {clean.refused}"
-    if not clean.text.strip():
+    if not clean.text.strip() and not head:
         return "", [], None, "nothing to remember: the entry text is empty"
+    clean.text = head + clean.text
     _PASSED[clean.text] = None
     while len(_PASSED) > _PASSED_KEEP:
         del _PASSED[next(iter(_PASSED))]
     return clean.text, clean.findings, None, None
+
+
+def _policy_head(text: str) -> tuple[str, str]:
+    """``(head, rest)``: a policy record's frontmatter as :func:`okfpro.core.mempolicy.render`
+    writes it, when every line of it is one of its own fields holding an id, a word of its
+    vocabulary, a date or the policy version (so no text hides there), and the rest; else
+    ``("", text)``.  The gate then reads only the rest (the head cost more than the memory text)."""
+    if not text.startswith("---\n"):
+        return "", text
+    end = text.find("\n---\n", 3)
+    if end < 0 or end > 2000:
+        return "", text
+    lines = text[4:end].split("\n")
+    from okfpro.core import rx
+
+    pattern = _head_line()
+    for line in lines:
+        if not rx.fullmatch(pattern, line):
+            return "", text
+    return text[:end + 5], text[end + 5:]
+
+
+def _head_line() -> str:
+    from okfpro.core import mempolicy as mp
+
+    def one_of(words: tuple[str, ...]) -> str:
+        return "(?:" + "|".join(words) + ")"
+
+    return (r"(?:memory|target): m-[0-9a-f]{12}|- m-[0-9a-f]{12}|(?:supersedes|related):"
+            f"|change: {one_of(mp.CHANGES)}|kind: {one_of(mp.KINDS)}|status: {one_of(mp.STATUSES)}"
+            f"|confidence: {one_of(mp.CONFIDENCE)}|visibility: {one_of(mp.VISIBILITY)}|source: {one_of(mp.SOURCES)}"
+            r"|(?:created|valid_until|review_at): '?\d{4}-\d{2}-\d{2}'?|policy_version: '?\d{1,3}'?")
 
 
 def admitted(text: object) -> tuple[str, str | None]:
