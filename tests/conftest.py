@@ -197,28 +197,44 @@ def _named(item: pytest.Item) -> str:
     return f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
 
 
+def _stale_slow_names(items: list[pytest.Item]) -> list[str]:
+    """The names of ``SLOW`` whose file was collected but defines no such test function.  Asked of the
+    modules themselves, not of ``items``: a node id or ``-k`` selects a few tests of a file, and the
+    others are still there."""
+    modules = {item.path.name: item.module for item in items if getattr(item, "module", None) is not None}
+    stale = []
+    for name in SLOW:
+        file, _, func = name.partition("::")
+        if file in modules and not callable(getattr(modules[file], func, None)):
+            stale.append(name)
+    return stale
+
+
 @pytest.fixture
 def _group_ignored() -> None:
     pytest.fail("pytest-xdist ignored this test's xdist_group under --dist loadgroup, so the group's shared "
                 "fixtures are built on every worker: see the pytest bound in pyproject.toml")
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Mark the tests of ``SLOW`` as each is collected: before ``-k`` and ``-m`` deselect, so that
+    ``-m "not slow"`` leaves them out."""
+    if _named(item) in SLOW:
+        item.add_marker(pytest.mark.slow)
+
+
 @pytest.hookimpl(trylast=True)  # after pytest-xdist's own, which names each grouped test's group
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests of ``SLOW``; then the ``slow`` tests run first: under ``-n`` a 60 s test
-    started last is a minute of one idle core.  Under ``--dist loadgroup`` a test marked ``xdist_group``
-    whose node id does not end in its group's name fails: pytest-xdist then ignores the groups without a
-    word (it did with pytest 9.2, pyproject's bound) and their shared fixtures are built on every worker."""
+    """A name of ``SLOW`` that is not a test of its collected file stops the run; the ``slow`` tests
+    run first: under ``-n`` a 60 s test started last is a minute of one idle core.  Under ``--dist
+    loadgroup`` a test marked ``xdist_group`` whose node id does not end in its group's name fails:
+    pytest-xdist then ignores the groups without a word (it did with pytest 9.2, pyproject's bound) and
+    their shared fixtures are built on every worker."""
     if getattr(config.option, "loadgroup", False):  # set in pytest-xdist's workers
         for item in items:
             if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
                 item.fixturenames.insert(0, "_group_ignored")  # a collection error here loses its message
-    names = {_named(item) for item in items}
-    files = {item.path.name for item in items}
-    stale = [name for name in SLOW if name.split("::")[0] in files and name not in names]
+    stale = _stale_slow_names(items)
     if stale:
         raise pytest.UsageError(f"tests/conftest.py SLOW names tests that do not exist: {stale}")
-    for item in items:
-        if _named(item) in SLOW:
-            item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: file order otherwise

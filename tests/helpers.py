@@ -28,6 +28,17 @@ REPO = Path(__file__).resolve().parents[1]
 SCOPE_VARS = ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_TODAY")
 
 
+# The Git identity tests/conftest.py sets for every process the tests start (a new user's machine may
+# have none): an environment cleared of Git's variables keeps these.
+GIT_IDENTITY = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
+
+
+def without_git_vars(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: os.environ) without Git's ``GIT_*`` variables, except :data:`GIT_IDENTITY`."""
+    return {k: v for k, v in (os.environ if env is None else env).items()
+            if not k.startswith("GIT_") or k in GIT_IDENTITY}
+
+
 def scoped_env(*drop: str, **parts: str) -> dict[str, str]:
     """os.environ without :data:`SCOPE_VARS` (and the extra names in ``drop``), plus ``parts``."""
     gone = set(SCOPE_VARS) | set(drop)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from okfpro.core.scope import Scope, history_ref, memory_path
-from tests.helpers import REPO, invoke, run_okfpro
+from tests.helpers import REPO, invoke, run_okfpro, without_git_vars
 
 SCOPE_VARS = ("OKFPRO_TENANT", "OKFPRO_USER", "OKFPRO_AGENT", "OKFPRO_SESSION", "OKFPRO_TODAY")
 ALICE = {"OKFPRO_TENANT": "acme", "OKFPRO_USER": "alice"}
@@ -24,7 +24,7 @@ PLAN = "the merger codename is bluefalcon"
 
 
 def env_of(**parts: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in SCOPE_VARS and not k.startswith("GIT_")}
+    env = {k: v for k, v in without_git_vars().items() if k not in SCOPE_VARS}
     env["PYTHONPATH"] = str(REPO)
     env.update(parts)
     return env
