@@ -5,6 +5,7 @@ run, here, as CI would run them."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from okfpro.io.scaffold import requirement_from_direct_url
-from tests.helpers import invoke
-
+from okfpro.io.installed import requirement
+from tests.helpers import REPO, invoke
 
 
 def okfpro(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -27,18 +27,68 @@ def install_step(ws: Path) -> str:
     return step["run"].strip()
 
 
-@pytest.mark.parametrize("direct_url, expected", [
-    (None, "okfpro==1.2.3"),
-    ({"url": "https://github.com/me/okfpro.git", "vcs_info": {"vcs": "git", "commit_id": "abc123"}},
-     "git+https://github.com/me/okfpro.git@abc123"),
-    ({"url": "https://example.org/okfpro-1.2.3.tar.gz", "archive_info": {"hash": "sha256=00"}},
-     "https://example.org/okfpro-1.2.3.tar.gz"),
-    ({"url": "file:///home/me/okfpro", "dir_info": {"editable": True}}, None),
-    ({"url": "file:///home/me/okfpro.whl", "archive_info": {}}, None),
-    ({"url": "file:///srv/okfpro.git", "vcs_info": {"vcs": "git", "commit_id": "abc"}}, None),
+GIT = {"url": "https://github.com/me/okfpro.git", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}
+ARCHIVE = {"url": "https://example.org/okfpro-1.2.3.tar.gz", "archive_info": {"hash": "sha256=00"}}
+CHECKOUT = {"url": "file:///home/me/my%20okfpro", "dir_info": {"editable": True}}
+WHEEL = {"url": "file:///home/me/okfpro-1.2.3-py3-none-any.whl", "archive_info": {}}
+LOCAL_GIT = {"url": "file:///srv/okfpro.git", "vcs_info": {"vcs": "git", "commit_id": "abc"}}
+
+
+@pytest.mark.parametrize("direct_url, portable, extras, expected", [
+    # installed from an index: this machine's pip names it; CI's may serve another package of that name
+    (None, True, (), None),
+    (None, False, ("mcp",), ["okfpro[mcp]==1.2.3"]),
+    (GIT, True, (), ["git+https://github.com/me/okfpro.git@abc123"]),
+    (GIT, False, ("mcp",), ["okfpro[mcp] @ git+https://github.com/me/okfpro.git@abc123"]),
+    ({**GIT, "subdirectory": "py"}, True, (), ["git+https://github.com/me/okfpro.git@abc123#subdirectory=py"]),
+    (ARCHIVE, True, (), ["https://example.org/okfpro-1.2.3.tar.gz"]),
+    (ARCHIVE, False, ("mcp", "test"), ["okfpro[mcp,test] @ https://example.org/okfpro-1.2.3.tar.gz"]),
+    # a path exists on this machine only: CI cannot use it, a hint here installs the same again
+    (CHECKOUT, True, (), None),
+    (CHECKOUT, False, ("mcp",), ["-e", "/home/me/my okfpro[mcp]"]),
+    ({"url": "file:///home/me/okfpro", "dir_info": {}}, False, (), ["/home/me/okfpro"]),
+    (WHEEL, True, (), None),
+    (WHEEL, False, ("mcp",), ["/home/me/okfpro-1.2.3-py3-none-any.whl[mcp]"]),
+    (LOCAL_GIT, True, (), None),
+    (LOCAL_GIT, False, (), ["git+file:///srv/okfpro.git@abc"]),
+    ({"url": "ftp://example.org/okfpro.tar.gz", "archive_info": {}}, False, (), None),
 ])
-def test_requirement_from_pep_610(direct_url, expected):
-    assert requirement_from_direct_url(direct_url, "1.2.3") == expected
+def test_the_requirement_is_what_this_machine_installed(direct_url, portable, extras, expected):
+    args, why = requirement(direct_url, "1.2.3", extras, portable)
+    assert args == expected, why
+    assert why
+
+
+def test_not_installed_the_hint_names_the_source_tree_and_ci_has_none(tmp_path):
+    assert requirement(None, None, ("mcp",), False, tmp_path) == (["-e", f"{tmp_path}[mcp]"], f"the source tree okfpro runs from ({tmp_path})")
+    assert requirement(None, None, (), True, tmp_path)[0] is None
+
+
+def test_no_message_names_an_index_package():
+    """Every install hint in the package asks okfpro.io.installed; none spells `pip install okfpro...`."""
+    hits = [f"{p.relative_to(REPO)}:{n}" for p in (REPO / "okfpro").rglob("*.py")
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+            if re.search(r"pip install\s+['\"]?okfpro\b|okfpro==\d", line)]
+    assert not hits, hits
+    seed = (REPO / "template" / "seed" / "okfpro.toml").read_text()
+    assert not re.search(r"okfpro==|\bpip install okfpro\b", seed)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("packaging")  # with tests/test_packaging.py: one worker builds the wheel
+def test_the_hint_in_an_install_from_a_wheel_names_that_wheel_and_pip_takes_it(tmp_path, okfpro_wheel):
+    venv = tmp_path / "v"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    py = str(venv / "bin" / "python")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(okfpro_wheel)], check=True, env=env,
+                   timeout=300)
+    hint = subprocess.run([py, "-c", "from okfpro.io.installed import install_hint; print(install_hint('mcp'))"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert hint.stdout.strip() == f"{py} -m pip install '{okfpro_wheel}[mcp]'", hint.stdout + hint.stderr
+    dry = subprocess.run(["bash", "-c", hint.stdout.strip() + " --dry-run --no-deps --no-index --force-reinstall"], capture_output=True,
+                         text=True, env=env, cwd=tmp_path, timeout=300)
+    assert dry.returncode == 0 and "Would install okfpro-" in dry.stdout, dry.stdout + dry.stderr
 
 
 def test_the_workflow_never_names_an_index_package_it_cannot_get(tmp_path):

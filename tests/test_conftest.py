@@ -38,9 +38,9 @@ def test_one_test_of_each_file_by_node_id_or_by_k_collects() -> None:
 def test_a_name_no_file_defines_is_stale_and_a_defined_one_is_not() -> None:
     file, func = SLOW[0].split("::")
     item = SimpleNamespace(path=Path(file), module=SimpleNamespace(**{func: lambda: None}))
-    stale = _stale_slow_names([item])  # type: ignore[list-item]
+    stale = _stale_slow_names([item])
     assert SLOW[0] not in stale and all(name.startswith(file) for name in stale)
-    assert SLOW[0] in _stale_slow_names([SimpleNamespace(path=Path(file), module=SimpleNamespace())])  # type: ignore[list-item]
+    assert SLOW[0] in _stale_slow_names([SimpleNamespace(path=Path(file), module=SimpleNamespace())])
 
 
 def test_the_inner_loop_leaves_out_the_tests_slow_names() -> None:

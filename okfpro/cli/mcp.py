@@ -1,6 +1,6 @@
 """``okfpro mcp``: serve the workspace and its scoped memory over MCP (stdio, or streamable HTTP).
 
-Needs the official MCP SDK (``pip install 'okfpro[mcp]'``); without it the verb says so
+Needs the official MCP SDK (okfpro's ``[mcp]`` extra); without it the verb says how to install it
 and exits 2.  The SDK is imported here only, never on another verb's or a hook's path.
 """
 
@@ -71,4 +71,6 @@ def mcp_cmd(bundle_dir, http, host, port, tokens_file, new_token, tok_user, tok_
 
 
 def _no_sdk(what: str) -> NoReturn:
-    fail(f"the MCP SDK is not installed ({what}); install it with: pip install 'okfpro[mcp]'")
+    from okfpro.io.installed import install_hint
+
+    fail(f"the MCP SDK is not installed ({what}); install it with: {install_hint('mcp')}")

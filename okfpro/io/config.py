@@ -27,7 +27,7 @@ DEFAULTS: dict[str, Any] = {
         "session_cleanup": True,
     },
     "identity": {"tenant": "", "user": "", "agent": ""},
-    "ci": {"requirement": ""},  # what the CI workflow installs (okfpro.io.scaffold.ci_requirement)
+    "ci": {"requirement": ""},  # what the CI workflow installs (okfpro.io.scaffold.ci_install)
 }
 
 

@@ -194,62 +194,31 @@ WORKFLOW = ".github/workflows/okfpro.yml"
 _INSTALL_MARK = b"__OKFPRO_INSTALL_STEP__"
 
 
-def requirement_from_direct_url(direct_url: dict | None, version: str) -> str | None:
-    """A pip requirement that reinstalls this okfpro elsewhere (PEP 610), or None when it cannot.
+def ci_install(dest: Path) -> tuple[str | None, str]:
+    """(the install step's command for the CI workflow of the workspace at DEST, or None; where it came
+    from): okfpro.toml's ``[ci] requirement``, else what this machine installed (okfpro.io.installed)."""
+    import shlex
 
-    No direct_url.json: installed from an index -> ``okfpro==VERSION``.  A VCS URL -> ``git+URL@COMMIT``.
-    An archive URL over http(s) -> that URL.  A local directory or file exists on this machine only -> None.
-    """
-    if not direct_url:
-        return f"okfpro=={version}"
-    url = str(direct_url.get("url", ""))
-    sub = direct_url.get("subdirectory")
-    suffix = f"#subdirectory={sub}" if sub else ""
-    vcs = direct_url.get("vcs_info")
-    if isinstance(vcs, dict) and not url.startswith("file:"):
-        commit = vcs.get("commit_id") or vcs.get("requested_revision")
-        return f"{vcs.get('vcs', 'git')}+{url}" + (f"@{commit}" if commit else "") + suffix
-    if "archive_info" in direct_url and url.startswith(("https://", "http://")):
-        return url + suffix
-    return None
-
-
-def ci_requirement(dest: Path) -> tuple[str | None, str]:
-    """(requirement, where it came from) for the CI workflow of the workspace at DEST."""
     try:
         import tomllib
 
         with open(dest / "okfpro.toml", "rb") as handle:
             configured = tomllib.load(handle).get("ci", {}).get("requirement")
         if isinstance(configured, str) and configured.strip():
-            return configured.strip(), "okfpro.toml [ci] requirement"
+            return f"python -m pip install {shlex.quote(configured.strip())}", "okfpro.toml [ci] requirement"
     except (OSError, ValueError):
         pass
-    import importlib.metadata as metadata
-    import json
+    from okfpro.io.installed import pip_install
 
-    try:
-        dist = metadata.distribution("okfpro")
-        raw = dist.read_text("direct_url.json")
-        version = dist.version
-    except metadata.PackageNotFoundError:
-        return None, "okfpro is not installed as a distribution here"
-    try:
-        direct = json.loads(raw) if raw else None
-    except ValueError:
-        direct = None
-    req = requirement_from_direct_url(direct, version)
-    if req is None:
-        return None, f"okfpro was installed here from {direct.get('url') if direct else 'an unknown source'}, which CI cannot reach"
-    return req, "PEP 610 direct_url.json of the installed okfpro" if direct else "the installed okfpro's version"
+    return pip_install(portable=True)
 
 
 def _install_step(dest: Path) -> bytes:
     import shlex
 
-    req, why = ci_requirement(dest)
-    if req is not None:
-        return f"python -m pip install {shlex.quote(req)}".encode()
+    command, why = ci_install(dest)
+    if command is not None:
+        return command.encode()
     message = (f"okfpro: no installable okfpro for CI: {why}. Set [ci] requirement in okfpro.toml "
                "(e.g. a git URL with a commit) and run okfpro upgrade.")
     return f"echo {shlex.quote('::error::' + message)}; exit 1".encode()
@@ -557,8 +526,8 @@ def render(report: Report) -> str:
     if "gemini" in report.agents:
         lines.append("Gemini CLI: it loads .gemini/settings.json (and so the hooks) only in a folder you have trusted.")
     if WORKFLOW in report.written + report.rewritten:
-        req, why = ci_requirement(report.dest)
-        if req is None:
+        command, why = ci_install(report.dest)
+        if command is None:
             lines.append(f"CI: {WORKFLOW} cannot install okfpro yet — {why}. Its install step fails with that "
                          "message until you set [ci] requirement in okfpro.toml and run `okfpro upgrade`.")
     top = git_fence(report.dest.resolve()) if report.dest.is_dir() else None
