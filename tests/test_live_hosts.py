@@ -172,6 +172,8 @@ def test_claude_refuses_the_calls_our_hooks_deny_in_a_live_turn(hosts, tmp_path)
                    args=["--dangerously-skip-permissions"], env={"IS_SANDBOX": "1"})
     answers = _answers(result, "claude")
     assert len(answers) == len(calls), (answers, result["stdout"][-2000:], result["stderr"][-2000:])
+    first = json.dumps([r["body"] for r in result["requests"] if r.get("main")][0])
+    assert "Bundle state at session start" in first, first[-3000:]  # SessionStart's context reached the model
     assert "writes Markdown inside the bundle" in answers[0], answers[0]
     assert f"journal/{PAST}.md records a past day" in answers[2], answers[2]
     assert "'verified:'" in answers[3], answers[3]
@@ -189,7 +191,7 @@ def test_claude_refuses_the_calls_our_hooks_deny_in_a_live_turn(hosts, tmp_path)
 def test_gemini_refuses_a_blocked_call_and_never_runs_an_asked_one_in_a_live_turn(hosts, tmp_path):
     version = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip().lstrip("v")
     if int(version.split(".")[0] or "0") < 20:
-        pytest.skip(f"Gemini CLI 0.61 needs Node >= 20; this machine has {version}")
+        pytest.skip(f"Gemini CLI needs Node >= 20; this machine has {version}")
     ws = _workspace(tmp_path, "gemini")
     home = tmp_path / "home"
     (home / ".gemini").mkdir(parents=True)

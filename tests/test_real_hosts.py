@@ -1,9 +1,11 @@
 """The hook wiring against the hosts as shipped: Claude Code, Codex CLI and Gemini CLI from the npm
 registry (tests/hostkit.py pins the versions), their own code as the oracle.
 
-- Claude Code: ``claude doctor`` (in a pseudo-terminal, as it needs one) shows no "Invalid settings"
-  for a fresh workspace, and does for a broken one (so the oracle can fail); each configured command
-  runs through bash with ``$CLAUDE_PROJECT_DIR`` as Claude Code sets it.
+- Claude Code: ``claude doctor`` (in a pseudo-terminal, as it needs one) names no dropped settings entry
+  for a fresh workspace, and names the broken one of a broken workspace (so the oracle can fail); each
+  configured command runs through bash with ``$CLAUDE_PROJECT_DIR`` as Claude Code sets it.  What Claude
+  Code does with our answers (a refusal, an ask, the session banner) is shown by its decisions in a
+  live turn: tests/test_live_hosts.py.  (A schema cut out of its binary broke with each release.)
 - Codex CLI: ``codex app-server`` JSON-RPC ``hooks/list`` parses every entry with no warning or error;
   each command runs through ``sh -c`` from the workspace; every answer validates against the JSON
   Schema Codex embeds for that event, plus the rules Codex enforces beyond its schema (no ``ask``,
@@ -112,7 +114,10 @@ def _claude_doctor(hosts: Path, ws: Path, home: Path) -> str:
     return text
 
 
-def test_claude_doctor_finds_no_invalid_settings_in_a_fresh_workspace(hosts, tmp_path):
+def test_claude_keeps_every_hook_entry_of_a_fresh_workspace_and_drops_a_broken_one(hosts, tmp_path):
+    """What Claude Code decides about the wiring: ``claude doctor`` names each settings entry it drops by
+    its path (``hooks.Stop.0.hooks.0``); the words around the path change between releases, the path
+    does not.  A broken entry is named (so the oracle can say no); a fresh workspace has none."""
     good = _init(tmp_path / "ws (claude)", "claude")
     broken = _init(tmp_path / "broken (claude)", "claude")
     settings = json.loads((broken / ".claude" / "settings.json").read_text())
@@ -125,8 +130,9 @@ def test_claude_doctor_finds_no_invalid_settings_in_a_fresh_workspace(hosts, tmp
         t.start()
     for t in threads:
         t.join()
-    assert "hooks.Stop.0.hooks.0.timeout" in screens["broken"], screens["broken"][-3000:]
-    assert "settings.json" not in screens["good"] and "nvalid" not in screens["good"], screens["good"][-3000:]
+    dropped = re.compile(r"hooks\.[A-Za-z]+\.\d+(?:\.hooks\.\d+)?")
+    assert "hooks.Stop.0.hooks.0" in dropped.findall(screens["broken"]), screens["broken"][-3000:]
+    assert not dropped.findall(screens["good"]), screens["good"][-3000:]
 
 
 def test_claude_commands_run_our_launcher_from_a_path_with_a_space_and_a_paren(hosts, tmp_path):
@@ -154,49 +160,6 @@ def test_claude_commands_run_our_launcher_from_a_path_with_a_space_and_a_paren(h
         proc = fire(event, {"hook_event_name": event, "prompt": "hello", "session_id": "s1", "reason": "other"})
         assert proc.returncode == 0, proc.stderr
     assert fire("Stop", {"hook_event_name": "Stop", "stop_hook_active": False}).returncode in (0, 2)
-
-
-def _claude_schema(hosts: Path, outputs: list[str], tmp: Path) -> list[dict]:
-    schema = tmp / "claude-hook-schema.js"
-    schema.write_text(hostkit.claude_hook_schema_js(hosts))
-    proc = subprocess.run(["node", str(Path(__file__).parent / "hosts" / "claude_schema.mjs"), str(hosts), str(schema)],
-                          input=json.dumps({"outputs": outputs}), capture_output=True, text=True, timeout=120)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-    assert proc.returncode == 0 and lines, proc.stderr[-3000:]
-    return json.loads(lines[-1][len("RESULT "):])
-
-
-def test_claude_answers_parse_with_claude_codes_own_hook_output_schema(hosts, tmp_path):
-    """Claude Code ships no JSON Schema; its zod schema, cut out of the binary, is the oracle."""
-    ws = _commit(_init(tmp_path / "schema ws (claude)", "claude"))
-    settings = json.loads((ws / ".claude" / "settings.json").read_text())
-    env = dict(os.environ, CLAUDE_PROJECT_DIR=str(ws))
-
-    def fire(event: str, payload: dict) -> str:
-        for ev, _, hook in _entries(settings):
-            if ev == event:
-                proc = subprocess.run(["bash", "-c", hook["command"]], input=json.dumps({"cwd": str(ws), "session_id": "s1",
-                                      "hook_event_name": event, **payload}), capture_output=True, text=True, env=env, cwd=str(ws))
-                assert proc.returncode in (0, 2), proc.stderr
-                return proc.stdout
-        raise AssertionError(event)
-
-    (ws / ".okf" / "reference").mkdir(exist_ok=True)
-    outputs = [
-        fire("PreToolUse", _edit(ws, "reference/x.md", "---\nverified: yes\n---\n")),
-        fire("PreToolUse", _edit(ws, f"journal/{TODAY_PAST}.md", "x")),
-        fire("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "echo x >> .okf/board.md"}}),
-        fire("PreToolUse", {"tool_name": "PowerShell", "tool_input": {"command": "Set-Content .okf/log.md x"}}),
-        fire("UserPromptSubmit", {"prompt": "what is on the board roadmap"}),
-    ]
-    answers = [o for o in outputs if o.strip().startswith("{")]
-    assert len(answers) >= 4, outputs
-    results = _claude_schema(hosts, answers + ['{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"maybe"}}',
-                                               '{"hookSpecificOutput":{"hookEventName":"PreToolUse"},"verdict":"x"}'], tmp_path)
-    *ours, wrong, stray = results
-    for text, r in zip(answers, ours):
-        assert r["success"] and r["unrecognized"] == [], (text, r)
-    assert not wrong["success"] and stray["unrecognized"] == ["verdict"]  # the oracle can say no
 
 
 # --------------------------------------------------------------------------- Codex CLI
