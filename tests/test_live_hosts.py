@@ -185,6 +185,30 @@ def test_claude_refuses_the_calls_our_hooks_deny_in_a_live_turn(hosts, tmp_path)
     assert (ws / "outside.txt").read_text() == "ok\n"
 
 
+def test_headless_claude_starts_the_project_mcp_server_without_an_approval(hosts, tmp_path):
+    """README's one manual step for Claude Code is interactive: at its first start in the workspace it asks
+    before starting the servers of the .mcp.json ``init`` writes.  Headless (``claude -p``) it starts them
+    without asking, no ``enabledMcpjsonServers`` anywhere (2.1.197 and 2.1.337 alike).  The decision is
+    read from our side: the workspace's interpreter pin, which .mcp.json's command runs, is a wrapper that
+    logs each start, so no host prose is matched."""
+    ws = _workspace(tmp_path, "claude")
+    pin = ws / ".claude" / "hooks" / "okfpro-python"
+    real, *rest = pin.read_text().splitlines()
+    log = tmp_path / "started.log"
+    wrapper = tmp_path / "python-wrapper"
+    wrapper.write_text(f'#!/bin/sh\nprintf \'%s\\n\' "$*" >> \'{log}\'\nexec \'{real}\' "$@"\n')
+    wrapper.chmod(0o755)
+    pin.write_text("\n".join([str(wrapper), *rest]) + "\n")
+    assert not (ws / ".claude" / "settings.local.json").exists()
+    home = tmp_path / "home"
+    home.mkdir()
+    calls = [{"name": "Bash", "input": {"command": "sleep 3", "description": "give the servers time to start"}}]
+    result = _live("claude", hostkit.bin_path(hosts, "claude"), ws, home, calls)
+    assert result["returncode"] == 0, result["stderr"][-3000:]
+    starts = log.read_text().splitlines() if log.exists() else []
+    assert [s for s in starts if s.startswith("-P -m okfpro mcp --bundle ")], starts
+
+
 # --------------------------------------------------------------------------- Gemini CLI
 
 
