@@ -193,6 +193,16 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.setdefault("OKFPRO_TESTS", "quick")
 
 
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """Under ``OKFPRO_HOSTS=latest`` (tests/hostkit.py), the host releases the run found installed."""
+    from tests import hostkit
+
+    if not hostkit.latest():
+        return None
+    found = ", ".join(f"{p} {v or 'not installed yet'}" for p, v in hostkit.versions(hostkit.cache_dir()).items())
+    return f"hosts: latest releases in {hostkit.cache_dir()}: {found}"
+
+
 def _named(item: pytest.Item) -> str:
     return f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
 
