@@ -74,23 +74,6 @@ def test_no_message_names_an_index_package():
     assert not re.search(r"okfpro==|\bpip install okfpro\b", seed)
 
 
-@pytest.mark.slow
-@pytest.mark.xdist_group("packaging")  # with tests/test_packaging.py: one worker builds the wheel
-def test_the_hint_in_an_install_from_a_wheel_names_that_wheel_and_pip_takes_it(tmp_path, okfpro_wheel):
-    venv = tmp_path / "v"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    py = str(venv / "bin" / "python")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(okfpro_wheel)], check=True, env=env,
-                   timeout=300)
-    hint = subprocess.run([py, "-c", "from okfpro.io.installed import install_hint; print(install_hint('mcp'))"],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
-    assert hint.stdout.strip() == f"{py} -m pip install '{okfpro_wheel}[mcp]'", hint.stdout + hint.stderr
-    dry = subprocess.run(["bash", "-c", hint.stdout.strip() + " --dry-run --no-deps --no-index --force-reinstall"], capture_output=True,
-                         text=True, env=env, cwd=tmp_path, timeout=300)
-    assert dry.returncode == 0 and "Would install okfpro-" in dry.stdout, dry.stdout + dry.stderr
-
-
 def test_the_workflow_never_names_an_index_package_it_cannot_get(tmp_path):
     ws = tmp_path / "w"
     proc = okfpro("init", str(ws))

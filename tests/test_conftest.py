@@ -19,13 +19,11 @@ def pytest_run(*args: str, env: dict[str, str] | None = None) -> subprocess.Comp
                           capture_output=True, text=True, env=env, timeout=600)
 
 
-def test_one_test_of_each_file_by_node_id_or_by_k_collects() -> None:
-    """Each file SLOW names, one of its slow tests selected by node id, then by ``-k``: the other names
-    of the same file are not stale because they were not selected."""
-    first = {}
-    for name in SLOW:
-        first.setdefault(name.split("::")[0], name)
-    ids = [f"tests/{name}" for name in first.values()]
+def test_one_test_by_node_id_or_by_k_collects() -> None:
+    """One slow test of each of two files SLOW names, by node id, then one by ``-k``: the other names
+    of the same files are not stale because they were not selected (each of the 12 files failed so)."""
+    ids = [f"tests/{next(n for n in SLOW if n.startswith(file))}" for file in ("test_doctor.py::", "test_merge_driver.py::")]
+    assert {i.split("::")[0] for i in ids} == {"tests/test_doctor.py", "tests/test_merge_driver.py"}, ids
     by_id = pytest_run("--collect-only", "-q", *ids)
     assert by_id.returncode == 0, by_id.stdout[-2000:] + by_id.stderr[-2000:]
     lines = [ln for ln in by_id.stdout.splitlines() if "::" in ln]
@@ -47,10 +45,8 @@ def test_the_inner_loop_leaves_out_the_tests_slow_names() -> None:
     file = SLOW[0].split("::")[0]
     names = [name.split("::")[1] for name in SLOW if name.startswith(file + "::")]
     quick = pytest_run("--collect-only", "-q", "-m", "not slow", f"tests/{file}")
-    slow = pytest_run("--collect-only", "-q", "-m", "slow", f"tests/{file}")
-    assert quick.returncode == 0 and slow.returncode == 0, quick.stderr + slow.stderr
-    assert not any(f"::{n}" in quick.stdout for n in names), quick.stdout
-    assert all(f"::{n}" in slow.stdout for n in names), slow.stdout
+    assert quick.returncode == 0, quick.stdout[-2000:] + quick.stderr[-2000:]
+    assert f"({len(names)} deselected)" in quick.stdout and not any(f"::{n}" in quick.stdout for n in names), quick.stdout
 
 
 def test_the_suite_needs_no_global_git_identity() -> None:

@@ -74,6 +74,18 @@ def _install(venv: Path, wheel_path: Path, *extra: str) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_the_install_hint_names_the_wheel_this_venv_installed_and_pip_takes_it(venv: Path, wheel_path: Path,
+                                                                               tmp_path: Path) -> None:
+    """Issue #38.6: a hint installs what this machine installed (okfpro.io.installed), here the wheel."""
+    py = str(venv / "bin" / "python")
+    hint = subprocess.run([py, "-c", "from okfpro.io.installed import install_hint; print(install_hint('mcp'))"],
+                          capture_output=True, text=True, env=_env(), cwd=tmp_path, timeout=60)
+    assert hint.stdout.strip() == f"{py} -m pip install '{wheel_path}[mcp]'", hint.stdout + hint.stderr
+    dry = subprocess.run(["bash", "-c", hint.stdout.strip() + " --dry-run --no-deps --no-index --force-reinstall"],
+                         capture_output=True, text=True, env=_env(), cwd=tmp_path, timeout=300)
+    assert dry.returncode == 0 and "Would install okfpro-" in dry.stdout, dry.stdout + dry.stderr
+
+
 def test_installed_wheel_finds_the_template_and_runs_init(venv: Path, tmp_path: Path) -> None:
     py = venv / "bin" / "python"
     probe = subprocess.run(
