@@ -95,3 +95,18 @@ def test_every_memory_subcommand_is_documented() -> None:
 
     missing = [name for name in memory_cmd.commands if f"okfpro memory {name}" not in README]
     assert not missing, missing
+
+
+def test_ci_installs_the_pinned_hosts_or_with_okfpro_hosts_latest_their_newest() -> None:
+    """.ci/run pre-installs what tests/hostkit.py will use: the pins, or under OKFPRO_HOSTS=latest `@latest`."""
+    from tests import hostkit
+
+    script = (REPO / ".ci" / "run").read_text()
+    [line] = [ln.strip() for ln in script.splitlines() if ln.strip().startswith("pins=$(")]
+    command = line[len("pins=$("):-1]
+    env = {k: v for k, v in os.environ.items() if k != "OKFPRO_HOSTS"}
+    pinned = subprocess.run(["bash", "-c", command], cwd=REPO, capture_output=True, text=True, env=env, check=True)
+    assert pinned.stdout.split() == [f"{p}@{v}" for p, v in hostkit.PACKAGES.items()]
+    latest = subprocess.run(["bash", "-c", command], cwd=REPO, capture_output=True, text=True,
+                            env={**env, "OKFPRO_HOSTS": "latest"}, check=True)
+    assert latest.stdout.split() == [f"{p}@latest" for p in hostkit.PACKAGES]
