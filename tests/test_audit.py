@@ -29,6 +29,14 @@ def audit(ws: Path) -> tuple[int, str]:
     return proc.returncode, proc.stdout
 
 
+def commit_all(ws: Path) -> None:
+    """Commit the tree as it stands (a clean tree owes no Snapshot line for today)."""
+    import subprocess
+
+    for args in (["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=ws, check=True, capture_output=True)
+
+
 def finding_lines(stdout: str, category: str) -> list[str]:
     return [line.strip()[len(category):].strip() for line in stdout.splitlines() if line.strip().startswith(category + " ")]
 
@@ -120,6 +128,7 @@ def test_roadmap_is_deletable(workspace: Path) -> None:
     (workspace / ".okf/roadmap.md").unlink()
     index = workspace / ".okf/index.md"
     index.write_text("\n".join(l for l in index.read_text().splitlines() if "roadmap.md" not in l) + "\n")
+    commit_all(workspace)
     assert audit(workspace)[0] == 0
 
 
@@ -154,14 +163,17 @@ def test_snapshot_malformed_heading_and_newest_day_without_a_snapshot(workspace:
     log = workspace / ".okf/log.md"
     base = log.read_text()
     log.write_text(base + "\n## 2026-11-29\n\n* **Update**: something.\n")
+    commit_all(workspace)
     code, out = audit(workspace)
     assert code == 1
     (line,) = finding_lines(out, "snapshot")
-    assert "2026-11-29" in line and "Snapshot" in line
+    assert "2026-11-29" in line and "Snapshot" in line and "okfpro log-snapshot" in line
     snap = invoke("snapshot", str(workspace), env={"OKFPRO_TODAY": "2026-11-29"}).stdout.strip()
     log.write_text(base + f"\n## 2026-11-29\n\n* **Update**: something.\n{snap}\n")
+    commit_all(workspace)
     assert audit(workspace)[0] == 0, "a newest day with its Snapshot line is clean"
     log.write_text(base + f"\n## 2026-02-30\n\n* x\n\n## 2026-11-29\n\n{snap}\n")
+    commit_all(workspace)
     code, out = audit(workspace)
     assert code == 1
     assert any("2026-02-30" in l for l in finding_lines(out, "snapshot"))
@@ -187,6 +199,7 @@ def test_pairing_open_project_without_a_board_line(workspace: Path) -> None:
     assert "projects/move" in line
     write(workspace / ".okf/board.md",
           BOARD.format(declared=1, in_flight="- book the van [/projects/move/](/projects/move/index.md)\n"))
+    commit_all(workspace)
     assert audit(workspace)[0] == 0
 
 
@@ -250,10 +263,14 @@ def test_a_workspace_worked_by_the_writers_stays_clean(workspace: Path) -> None:
         proc = invoke(*args, cwd=workspace, env=env)
         assert proc.returncode == 0, (args, proc.stderr)
     code, out = audit(workspace)
-    assert code == 0, out  # an undated log owes no snapshot yet
-    snap = invoke("snapshot", cwd=workspace, env=env).stdout.strip()
+    # before the first commit too, a bundle that is not the scaffold's seed owes today's line (issue 38.5)
+    (owed,) = finding_lines(out, "snapshot")
+    assert code == 1 and f"no Snapshot line for {TODAY}" in owed and "`okfpro log-snapshot`" in owed, out
     log = workspace / ".okf/log.md"
-    log.write_text(log.read_text() + f"\n## {TODAY}\n\n* **Update**: first day.\n{snap}\n")
+    before = log.read_text()
+    assert invoke("log-snapshot", cwd=workspace, env=env).returncode == 0
+    snap = invoke("snapshot", cwd=workspace, env=env).stdout.strip()
+    assert log.read_text() == before + f"\n## {TODAY}\n\n{snap}\n"
     assert audit(workspace) == (0, "okfpro audit — clean.\n")
     lint = invoke("lint", str(workspace), "--fail-on", "warn", env=env)
     assert lint.returncode == 0, lint.stdout

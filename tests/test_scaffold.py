@@ -436,6 +436,10 @@ def test_the_template_pre_commit_config_guards_real_commits(tmp_path: Path) -> N
     index = ws / ".okf/journal/index.md"
     index.write_text("# Journal\n\n* [A day](2026-11-20.md) - the day's record.\n")
     assert sh("git", "add", "-A").returncode == 0
+    refused = sh("git", "commit", "-q", "-m", "start")  # a bundle change before the first commit owes the line too
+    assert refused.returncode == 1 and "okfpro log-snapshot" in refused.stdout + refused.stderr, refused.stdout
+    assert sh("okfpro", "log-snapshot").returncode == 0
+    assert sh("git", "add", "-A").returncode == 0
     first = sh("git", "commit", "-q", "-m", "start")
     assert first.returncode == 0, first.stdout + first.stderr
     ran = [line for line in (first.stdout + first.stderr).splitlines() if line.rstrip().endswith("Passed")]

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "state": ("okfpro.cli.workstate", "state_cmd", "What is on the board, in one call (--full adds corpus-derived parts)."),
     "board": ("okfpro.cli.workstate", "board_cmd", "One row per board line: section, text, date, age, chase, targets."),
     "snapshot": ("okfpro.cli.workstate", "snapshot_cmd", "Compute today's Snapshot line (prints; never writes)."),
+    "log-snapshot": ("okfpro.cli.workstate", "log_snapshot_cmd", "Append today's Snapshot line to log.md (once; the commit door asks for it)."),
     "capture": ("okfpro.cli.workstate", "capture_cmd", "Add a dated line to the board's Inbox."),
     "promote": ("okfpro.cli.workstate", "promote_cmd", "Move one Inbox/Backlog line to In flight (refused over the cap)."),
     "demote": ("okfpro.cli.workstate", "demote_cmd", "Move one In flight line to Backlog."),

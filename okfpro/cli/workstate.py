@@ -1,5 +1,5 @@
 """Work-state verbs: the readers ``state``, ``board``, ``snapshot`` and the writers
-``capture``, ``promote``, ``demote``, ``journal open``, ``close``.
+``capture``, ``promote``, ``demote``, ``journal open``, ``close``, ``log-snapshot``.
 
 Readers take ``[DIR]`` (a path, never an ``@slug``; one at most) and print;
 exit 0, or 2 when there is no bundle / no board / bad usage.
@@ -312,4 +312,29 @@ def close_cmd() -> int:
     if res.owes_snapshot:
         out.append("Note: today's log now ends after its Snapshot line (or has none); the day still owes one at its end.")
     click.echo("\n".join(out))
+    return 0
+
+
+@click.command("log-snapshot", cls=RawWriter)
+def log_snapshot_cmd() -> int:
+    """log-snapshot — append today's Snapshot line (what `okfpro snapshot` prints) to log.md.
+
+    The day's last entry in log.md is its Snapshot line (Rule 2): the Stop gate, `audit` and the
+    commit door refuse bundle changes until today's line is there and agrees with the bundle.
+    Run again after more changes: it appends the recomputed line; when the day already ends with
+    a line that agrees, it writes nothing.
+    """
+    from okfpro.io import workstate as ws
+
+    if _writer_args():
+        fail("takes no arguments: usage: okfpro log-snapshot")
+    root = bundle_for(None, env=True).root
+    try:
+        res = ws.do_log_snapshot(root, today())
+    except ws.Refused as exc:
+        _refused(exc)
+    if res.written:
+        click.echo(f"okfpro log-snapshot — appended under ## {res.day} in {root / 'log.md'}:\n  {res.line}")
+    else:
+        click.echo(f"okfpro log-snapshot — {root / 'log.md'} already ends {res.day} with this line; nothing written:\n  {res.line}")
     return 0

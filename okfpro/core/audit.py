@@ -175,7 +175,7 @@ def snapshot_findings(log_text: str) -> list[str]:
     if newest is not None and parsed.snapshot_line(newest) is None:
         out.append(
             f"log.md's newest day, {newest}, has no Snapshot line; the day's last entry should be the "
-            "line `okfpro snapshot` prints."
+            "line `okfpro snapshot` prints (`okfpro log-snapshot` appends today's)."
         )
     return out
 

@@ -18,6 +18,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
 
+# The writer that appends the computed line (``okfpro log-snapshot``): every refusal names it.
+WRITER = "okfpro log-snapshot"
+
 KEYS: tuple[str, ...] = (
     "inbox",
     "oldest",
@@ -114,6 +117,6 @@ def verify(want: dict[str, int], line: str) -> str | None:
     return (
         "— the Snapshot line does not match the bundle it summarises: "
         + "; ".join(parts)
-        + ".\n  The mechanical line, recomputed:\n  "
+        + f".\n  `{WRITER}` appends the mechanical line, recomputed:\n  "
         + render(want)
     )

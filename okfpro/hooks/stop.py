@@ -128,8 +128,8 @@ def snapshot_messages(ctx: Ctx, root: str, unverified: int | None = None, projs:
     counters = workstate.snapshot_counters(root, ctx.today, projs=projs, unverified=unverified)
     if line is None:
         return [
-            f"— log.md has no Snapshot line under {ctx.today_s}. Append it before stopping — here it is, "
-            f"computed from the bundle as it stands now:\n  {_snapshot.render(counters)}"
+            f"— log.md has no Snapshot line under {ctx.today_s}. Run `{_snapshot.WRITER}` before stopping: it "
+            f"appends this line, computed from the bundle as it stands now:\n  {_snapshot.render(counters)}"
         ]
     problem = _snapshot.verify(counters, line)
     return [problem] if problem else []

@@ -20,32 +20,88 @@ def _read_text(path: Path) -> str:
         return handle.read().decode("utf-8", errors="replace")
 
 
+def _git_lines(root: Path, *args: str) -> list[str] | None:
+    """``git -C root ARGS`` split on NUL, or None when git cannot answer."""
+    try:
+        proc = subprocess.run(["git", "-C", str(root), *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if proc.returncode != 0:
+        return None
+    return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def _unborn_changes(root: Path) -> bool:
+    """Before the first commit: does the bundle hold Markdown that is not the scaffold's seed?
+
+    Everything is uncommitted then, so "changed since the last commit" cannot be asked; what the
+    scaffold wrote (``template/seed/.okf``, byte for byte) is not a change, anything else is — so
+    ``okfpro init`` then a commit passes, and a capture before the first commit is held to the rule
+    the next commit would be."""
+    from okfpro.io.scaffold import ScaffoldError, template_root
+
+    try:
+        seed = template_root() / "seed" / ".okf"
+    except ScaffoldError:
+        return True
+    files = _git_lines(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "*.md")
+    if files is None:
+        return False
+    for rel in files:
+        mine, theirs = root / rel, seed / rel
+        try:
+            if not theirs.is_file() or mine.read_bytes() != theirs.read_bytes():
+                return True
+        except OSError:
+            return True
+    return False
+
+
 def stop_promise(root: Path, today: _dt.date) -> list[str]:
-    """What the Stop gate asks of uncommitted bundle changes, held at this door too.
+    """What the Stop gate asks of uncommitted bundle changes, held at this door too — in a committer's words.
 
     The gate yields when the host says ``stop_hook_active`` (the host's own advice), so at the agent
     door it is one reminder; audit — run by the pre-commit door and by hand — refuses the same thing:
-    Markdown in the bundle changed since the last commit, and log.md has no correct Snapshot line for
-    today.  A repository with no commit yet (the scaffold's first commit) and a clean tree (CI's
-    checkout) have nothing to answer for.
+    Markdown in the bundle changed since the last commit (before the first commit: anything but the
+    scaffold's seed), and log.md has no correct Snapshot line for today.  A clean tree (CI's checkout)
+    has nothing to answer for.  Every message names the command that fixes it.
     """
-    try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)
-        if head.returncode != 0:
+    head = _git_lines(root, "rev-parse", "--verify", "-q", "HEAD")
+    if head is None:
+        if _git_lines(root, "rev-parse", "--git-dir") is None or not _unborn_changes(root):
             return []
-        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "*.md"],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return []
-    if status.returncode != 0 or not status.stdout.strip():
-        return []
-    from okfpro.hooks.context import Ctx
-    from okfpro.hooks.event import Event
-    from okfpro.hooks.stop import snapshot_messages
+    else:
+        status = _git_lines(root, "status", "--porcelain", "-z", "--", "*.md")
+        if not status:
+            return []
+    from okfpro.core import log as _log
+    from okfpro.core import snapshot as _snapshot
+    from okfpro.io import workstate
 
-    return [f"{m.lstrip('— ')} (the bundle has uncommitted changes: the Stop gate asks for this line)"
-            for m in snapshot_messages(Ctx(Event(), today), str(root))]
+    counters = workstate.snapshot_counters(root, today)
+    line = _log.parse(workstate.read_optional(root / "log.md") or "").snapshot_line(today.isoformat())
+    log_rel = _log_path(root)
+    then = f"then `git add {log_rel}` and commit again"
+    if line is None:
+        return [f"the bundle has changes that are not committed yet, and log.md has no Snapshot line for {today}. "
+                f"Run `{_snapshot.WRITER}` (it appends the line, computed from the bundle as it stands), {then}."]
+    diffs = _snapshot.disagreements(counters, line)
+    if not diffs:
+        return []
+    said = "; ".join(f"{k} is {w}, the line says {'nothing' if g is None else g}" for k, w, g in diffs)
+    return [f"the bundle has changes that are not committed yet, and today's Snapshot line in log.md no longer "
+            f"matches it ({said}). Run `{_snapshot.WRITER}` (it appends the recomputed line), {then}."]
+
+
+def _log_path(root: Path) -> str:
+    """log.md as a committer names it from the repository's top."""
+    import os
+
+    from okfpro.io.roots import git_fence
+
+    top = git_fence(root.resolve())
+    return os.path.relpath(root.resolve() / "log.md", top) if top else str(root / "log.md")
 
 
 def facts(start: Path, today: _dt.date) -> _audit.Facts:

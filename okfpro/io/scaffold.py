@@ -541,6 +541,8 @@ def render(report: Report) -> str:
     if report.verb == "init" and f"{BUNDLE_DIR}/board.md" in report.written:
         lines.append(
             f"Next, in {report.dest}: `pre-commit install` (the commit door; `pip install pre-commit` first if you "
-            "do not have it), then `okfpro state` to see the board."
+            "do not have it), then `okfpro state` to see the board. After you change the bundle, "
+            "`okfpro log-snapshot` appends today's Snapshot line to .okf/log.md: the commit door refuses a "
+            "bundle change without it."
         )
     return "\n".join(lines)

@@ -610,6 +610,42 @@ def do_journal_open(root: Path, today: _dt.date) -> JournalResult:
     return JournalResult(d, created, idx.changed)
 
 
+class SnapshotResult(Value):
+    _fields = ("day", "line", "written")
+    day: str
+    line: str
+    written: bool  # False: today's last entry already was this line
+
+    def __init__(self, day: str, line: str, written: bool) -> None:
+        self.day = day
+        self.line = line
+        self.written = written
+
+
+def do_log_snapshot(root: Path, today: _dt.date) -> SnapshotResult:
+    """Append today's computed Snapshot line to ``log.md`` as the day's last entry (Rule 2).
+
+    The line is :func:`snapshot_counters` rendered, the same computation ``snapshot`` prints and the
+    Stop gate and ``audit`` verify against.  Idempotent: when the day's last entry already is a
+    Snapshot line agreeing with the bundle, nothing is written.  A day whose line disagrees, or whose
+    line is followed by other entries, gets the line appended (the log's last line in a block wins,
+    so a correction is an append, never a rewrite)."""
+    from okfpro.core import board_edit as _edit
+
+    d = today.isoformat()
+    with writing(root):
+        log_before = read_seeded(root, "log.md")
+        board = _board.parse(read_seeded(root, "board.md"))
+        counters = snapshot_counters(root, today, board=board)
+        line = _snapshot.render(counters)
+        block = _log.parse(log_before).block(d)
+        if block is not None and block.snapshot is not None and block.snapshot_index == _last_nonblank(
+                log_before, block) and _snapshot.verify(counters, block.snapshot) is None:
+            return SnapshotResult(d, block.snapshot, False)
+        commit(Plan(root, [("log.md", _edit.log_entry(log_before, today, line))]))
+    return SnapshotResult(d, line, True)
+
+
 class CloseResult(Value):
     _fields = ("slug", "marked", "removed", "log_line", "header", "owes_snapshot")
     slug: str
