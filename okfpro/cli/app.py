@@ -43,7 +43,15 @@ def cli() -> None:
 
 
 def run(args: list[str]) -> int:
-    """Run the click app and return its exit code (usage errors are 2, as click has them)."""
+    """Run the click app and return its exit code (usage errors are 2, as click has them).  Everything
+    it prints goes through :func:`okfpro.cli.human.human_streams`: control characters shown escaped."""
+    from okfpro.cli.human import human_streams
+
+    with human_streams(args[0] if args else None):
+        return _run(args)
+
+
+def _run(args: list[str]) -> int:
     try:
         rv = cli.main(args=args, prog_name="okfpro", standalone_mode=False)
     except click.exceptions.Exit as exc:

@@ -231,14 +231,12 @@ def _plain_stream(stream: Any) -> bool:
 
 
 def _echo(message: str, err: bool = False) -> None:
-    """click.echo for text click would print unchanged (no escape sequence); else click.echo itself."""
-    if "\x1b" in message:
-        import click
+    """click.echo without click: the text with its control characters shown escaped (okfpro/core/shown.py,
+    as okfpro/cli/human.py does for every verb click runs)."""
+    from okfpro.core.shown import shown
 
-        click.echo(message, err=err)
-        return
     stream = sys.stderr if err else sys.stdout
-    stream.write(message + "\n")
+    stream.write(shown(message) + "\n")
     stream.flush()
 
 

@@ -1,0 +1,59 @@
+"""Where human output is written: stdout and stderr with control characters made visible.
+
+:func:`okfpro.cli.app.run` runs every verb inside :func:`human_streams`, so whatever a verb prints —
+a listing, a board card, a refusal naming a file — reaches the terminal through
+:func:`okfpro.core.shown.shown`, and a new verb gets it without asking.  JSON passes through the same
+streams and stays exact: ``json`` already spells C0 controls as ``\\u00XX``, and the other
+characters are spelled the same way, which decodes to the same value.  The verbs whose stdout is a
+protocol or a document (:data:`RAW`: MCP's JSON-RPC, the HTML ``render`` writes, the resident's
+wire) are left alone.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+
+from okfpro.core.shown import shown
+
+RAW = frozenset({"mcp", "render", "resident", "hook", "merge-file"})
+
+
+class HumanStream:
+    """A text stream that writes :func:`shown` text to the stream it wraps (everything else is the
+    wrapped stream's).  It has no ``buffer``, so click writes text through it, never around it."""
+
+    def __init__(self, raw) -> None:  # noqa: ANN001 - any text stream
+        self._raw = raw
+
+    def write(self, text: str) -> int:
+        self._raw.write(shown(text))
+        return len(text)
+
+    def writelines(self, lines) -> None:  # noqa: ANN001
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        if name == "buffer":
+            raise AttributeError(name)
+        return getattr(self._raw, name)
+
+
+@contextmanager
+def human_streams(verb: str | None):
+    """stdout and stderr as :class:`HumanStream` for the duration (unless ``verb`` is in :data:`RAW`)."""
+    if verb in RAW or sys.stdout is None or sys.stderr is None:
+        yield
+        return
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = HumanStream(sys.stdout), HumanStream(sys.stderr)
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        sys.stdout, sys.stderr = saved
