@@ -52,6 +52,7 @@ RUNS: dict[str, list[str]] = {
     "state": ["state", "{b}"],
     "board": ["board", "{b}"],
     "snapshot": ["snapshot", "{b}"],
+    "log-snapshot": ["log-snapshot"],
     "capture": ["capture", "a new line"],
     "promote": ["promote", "new line"],
     "demote": ["demote", "new line"],

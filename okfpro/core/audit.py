@@ -203,6 +203,22 @@ def no_bundle(start: str) -> str:
     return f"{start} holds no OKF bundle — no index.md, and none in .okf/."
 
 
+# Files that belong to one machine or one run, never to the repository: the interpreter pin (a path on
+# this machine), init's staged and backed-up copies, and the scratch directory's contents.
+MACHINE_LOCAL = rx.compile(
+    r"\A(?:\.claude/hooks/okfpro-python|\.tmp/(?!\.gitkeep\Z).+|(?:.*/)?[^/]*\.okfpro-(?:new|backup(?:\.[0-9]+)?))\Z")
+
+
+def machine_local_findings(tracked: Iterable[str]) -> list[str]:
+    """One finding per path in the index (what the next commit holds) that is machine-local."""
+    return [
+        f"{path} is machine-local (this machine's interpreter pin, an okfpro-new/okfpro-backup copy or .tmp/ "
+        f"scratch) and must not be committed: `git rm --cached -- '{path}'`; okfpro's .gitignore lines keep it out "
+        "(`okfpro upgrade` adds them)."
+        for path in tracked if MACHINE_LOCAL.match(path)
+    ]
+
+
 # --- records -------------------------------------------------------------------------
 
 JOURNAL_DAY = rx.compile(r"(?:\A|/)journal/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z")

@@ -124,3 +124,74 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     return str(value)
+
+
+# --- JSON with comments, as Gemini CLI reads its settings --------------------------------------------
+
+
+def _blank(text: str) -> str:
+    return "".join(" " if not c.isspace() else c for c in text)
+
+
+def strip_comments(text: str) -> str:
+    """The npm package strip-json-comments (what Gemini CLI 0.61 runs before ``JSON.parse`` on
+    ``settings.json`` and ``trustedFolders.json``): ``//`` and ``/* */`` comments outside strings become
+    blanks of the same length (line breaks kept), so positions in the text are unchanged."""
+    out: list[str] = []
+    in_string = False
+    comment = ""  # "", "single" or "multi"
+    offset = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        pair = text[i:i + 2]
+        if not comment and c == '"':
+            back = 0
+            j = i - 1
+            while j >= 0 and text[j] == "\\":
+                back += 1
+                j -= 1
+            if back % 2 == 0:
+                in_string = not in_string
+        if in_string:
+            i += 1
+            continue
+        if not comment and pair == "//":
+            out.append(text[offset:i])
+            offset = i
+            comment = "single"
+            i += 2
+            continue
+        if comment == "single" and pair == "\r\n":
+            i += 1
+            comment = ""
+            out.append(_blank(text[offset:i]))
+            offset = i
+            i += 1
+            continue
+        if comment == "single" and c == "\n":
+            comment = ""
+            out.append(_blank(text[offset:i]))
+            offset = i
+        elif not comment and pair == "/*":
+            out.append(text[offset:i])
+            offset = i
+            comment = "multi"
+            i += 2
+            continue
+        elif comment == "multi" and pair == "*/":
+            i += 1
+            comment = ""
+            out.append(_blank(text[offset:i + 1]))
+            offset = i + 1
+            i += 1
+            continue
+        i += 1
+    out.append(_blank(text[offset:]) if comment else text[offset:])
+    return "".join(out)
+
+
+def loads_commented(text: str) -> Any:
+    """``JSON.parse(stripJsonComments(text))``: JSON with comments, no trailing commas."""
+    return loads(strip_comments(text))

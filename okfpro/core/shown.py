@@ -13,15 +13,20 @@ from __future__ import annotations
 
 from okfpro.core import rx
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path
+    import re
+
 # C0 but tab and newline; DEL and C1; the bidi controls (ALM, LRM, RLM, embeddings/overrides,
 # isolates); the line and paragraph separators (a line break a terminal does not show as one).
 _CONTROL = rx.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
-def _spell(m) -> str:  # noqa: ANN001 - a re.Match; typing costs milliseconds here
+def _spell(m: re.Match[str]) -> str:
     return f"\\u{ord(m.group(0)):04x}"
 
 
 def shown(text: str) -> str:
     """``text`` with every control character spelled ``\\uXXXX`` (newline and tab kept)."""
-    return _CONTROL.sub(_spell, text)
+    spelled: str = _CONTROL.sub(_spell, text)
+    return spelled

@@ -114,6 +114,8 @@ def facts(start: Path, today: _dt.date) -> _audit.Facts:
         from okfpro.io.wiring import findings as wiring_findings
 
         wiring = wiring_findings(start, template_root())
+        tracked = _git_lines(start, "ls-files", "-z", "--cached")  # the index: what the next commit holds
+        wiring += _audit.machine_local_findings(tracked or [])
     out = _audit.Facts(start=str(start), start_kind=root_kind(start), has_nested=(start / ".okf" / "index.md").is_file(),
                        wiring=wiring, today=today)
     found = resolve(start)

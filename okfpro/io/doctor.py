@@ -11,6 +11,14 @@ Nothing is written: the synthetic events are ones whose answer touches no file (
 The prompt and session-end hooks write memory, so they are resolved (the launcher exists and runs)
 but not fired.
 
+Doctor executes only what okfpro itself writes (issue 37.10: a freshly cloned repository's wiring is
+the repository author's text, and no host has trusted it yet).  A wired command runs only when it is,
+byte for byte, the command ``init``/``upgrade`` writes for that event (no extra keys on the entry), and
+only when every file in ``.claude/hooks/`` that it reaches is what ``init`` writes (the launchers,
+``_launch.py``, ``_cli.py``, the interpreter pin naming this interpreter; no other module beside them).
+The pre-commit hooks run only when the config's okfpro hooks are the template's.  Anything else is
+reported as "not okfpro's, not run"; ``--run-foreign`` runs such a command after printing it.
+
 Each check is ``{"check", "host", "ok", "detail"}``; the workspace is healthy when every check is ok.
 """
 
@@ -146,49 +154,137 @@ def _run_as_host(host: str, command: str, ws: Path, event: dict[str, Any], timeo
                           cwd=str(ws), env=env, timeout=timeout)
 
 
-def host_checks(host: str, ws: Path) -> list[dict[str, Any]]:
+def template_hooks(host: str) -> dict[str, list[dict[str, Any]]]:
+    """The hook entries ``init``/``upgrade`` write for ``host``, by event."""
+    from okfpro.io.scaffold import template_root
+
+    rel = JSON_WIRING[host]
+    data = json.loads((template_root() / "wiring" / host / rel).read_text(encoding="utf-8"))
+    return {event: [h for g in groups for h in g.get("hooks", [])] for event, groups in data["hooks"].items()}
+
+
+def as_written(hook: Any, wanted: list[dict[str, Any]]) -> bool:
+    """Is this entry one ``init`` writes: the same type and command, byte for byte, and no key the
+    template's entry lacks (an ``env`` or ``shell`` key would change what the host runs)."""
+    if not isinstance(hook, dict):
+        return False
+    return any(hook.get("type") == w.get("type") and hook.get("command") == w.get("command") and set(hook) <= set(w)
+               for w in wanted)
+
+
+def launcher_drift(ws: Path) -> list[str]:
+    """How ``.claude/hooks/`` differs from what ``init`` writes with this okfpro: each launcher, ``_launch.py``
+    and ``_cli.py`` byte for byte (no symlink), the interpreter pin naming this interpreter, and no other
+    Python module or package beside them (the launchers' folder is first on their import path)."""
+    from okfpro.io.scaffold import LAUNCHER_DIR, launcher_items
+
+    out: list[str] = []
+    names = set()
+    for item in launcher_items():
+        names.add(item.rel.rsplit("/", 1)[1])
+        path = ws / item.rel
+        try:
+            same = not path.is_symlink() and path.is_file() and path.read_bytes() == item.data
+        except OSError:
+            same = False
+        if not same:
+            if item.machine:
+                out.append(f"{item.rel} does not name this okfpro's interpreter ({sys.executable}) as `okfpro init` "
+                           "writes it")
+            else:
+                out.append(f"{item.rel} is not the file `okfpro init` writes" + ("" if path.exists() else " (missing)"))
+    folder = ws / LAUNCHER_DIR
+    try:
+        extra = sorted(p.name for p in folder.iterdir() if p.name not in names and p.name != "README.md"
+                       and (p.is_dir() or p.suffix in (".py", ".pyc", ".pth", ".so")))
+    except OSError:
+        extra = []
+    if extra:
+        out.append(f"{LAUNCHER_DIR}/ also holds {', '.join(extra)}, which `okfpro init` does not write "
+                   "(the launchers would import from there)")
+    return out
+
+
+def host_checks(host: str, ws: Path, drift: list[str] | None = None, run_foreign: bool = False,
+                show: Any = None) -> list[dict[str, Any]]:
     rel = JSON_WIRING[host]
     checks: list[dict[str, Any]] = []
+    drift = launcher_drift(ws) if drift is None else drift
 
     def add(name: str, ok: bool, detail: str) -> None:
         checks.append({"check": name, "host": host, "ok": ok, "detail": detail})
 
     try:
-        settings = json.loads((ws / rel).read_text(encoding="utf-8"))
+        settings = read_settings(ws / rel)
         hooks = settings["hooks"]
         assert isinstance(hooks, dict)
     except (OSError, ValueError, KeyError, AssertionError, TypeError) as exc:
         add("settings", False, f"{rel} cannot be read as {host} reads it ({type(exc).__name__}: {exc})")
         return checks
     add("settings", True, f"{rel} parses; events: {', '.join(hooks)}")
+    wanted = template_hooks(host)
     nonce = secrets.token_hex(6)
+    wired: set[str] = set()
     for event, groups in hooks.items():
         for group in groups if isinstance(groups, list) else []:
             for hook in (group.get("hooks") or []) if isinstance(group, dict) else []:
                 command = hook.get("command") if isinstance(hook, dict) else None
-                if not isinstance(command, str) or not is_ours(command):
+                if not isinstance(command, str):
                     continue
                 name = f"{event}" + (f" [{group['matcher']}]" if group.get("matcher") else "")
+                ours = as_written(hook, wanted.get(event, []))
+                if ours:
+                    wired.add(event)
+                elif not run_foreign:
+                    changed = is_ours(command)  # names a launcher, but is not what init writes
+                    add(name, not changed, f"not okfpro's, not run: {command!r}" + (
+                        f" is not the command `okfpro init` writes for {event}"
+                        f" ({(wanted.get(event) or [{}])[0].get('command')!r}); `okfpro upgrade` rewrites it, "
+                        "`okfpro doctor --run-foreign` runs it after showing it" if changed else ""))
+                    continue
+                elif show is not None:
+                    show(f"{host} {name}: running a command okfpro did not write (--run-foreign): {command}")
+                if ours and drift:
+                    add(name, False, "okfpro's command, not run: " + "; ".join(drift) + " (`okfpro upgrade` rewrites them)")
+                    continue
                 synthetic = _synthetic(host, event, ws, nonce)
+                tag = "" if ours else "not okfpro's, run by --run-foreign; "
                 if synthetic is None:
                     named = re.search(r"(\.claude/hooks/\w+\.py)", str(command))
                     if named is None:
-                        add(name, False, f"not fired (it writes memory); no launcher is named in {command!r}")
+                        add(name, False, f"{tag}not fired (it writes memory); no launcher is named in {command!r}")
                         continue
                     script = named.group(1)
                     path = ws / script
                     ok = path.is_file() and os.access(path, os.X_OK)
-                    add(name, ok, f"not fired (it writes memory); {script} {'is' if ok else 'is NOT'} an executable launcher")
+                    add(name, ok, f"{tag}not fired (it writes memory); {script} {'is' if ok else 'is NOT'} an executable launcher")
                     continue
                 payload, expect = synthetic
                 try:
                     proc = _run_as_host(host, command, ws, payload, TIMEOUT)
                 except subprocess.TimeoutExpired:
-                    add(name, False, f"no answer within {TIMEOUT} s")
+                    add(name, False, f"{tag}no answer within {TIMEOUT} s")
                     continue
                 problem = _check_answer(host, expect, proc)
-                add(name, problem is None, problem or f"answered ({expect}) as {host} accepts; nonce {nonce}")
+                received = HOST_RECEIVES.get((host, expect), expect)
+                add(name, problem is None and ours,
+                    tag + (problem or f"answered ({received}) as {host} accepts; nonce {nonce}"))
+    for event in wanted:
+        if event not in wired and not any(c["check"].split(" [")[0] == event for c in checks):
+            add(event, False, f"{rel} runs no okfpro hook for {event}: that gate is off for {host} (`okfpro upgrade`)")
     return checks
+
+
+# What the host receives for an answer: Codex has no "ask" — okfpro answers it a deny naming the owner.
+HOST_RECEIVES = {("codex", "ask"): "deny"}
+
+
+def read_settings(path: Path) -> Any:
+    """A host's settings as the host reads them: Gemini CLI strips comments first (JSON with comments)."""
+    from okfpro.core.jsonc import loads_commented
+
+    text = path.read_text(encoding="utf-8")
+    return loads_commented(text) if path.name == "settings.json" and path.parent.name == ".gemini" else json.loads(text)
 
 
 # --------------------------------------------------------------------------- the rest of the loop
@@ -202,6 +298,10 @@ def pin_check(ws: Path) -> dict[str, Any]:
     python = (pin.read_text(encoding="utf-8", errors="replace").strip().splitlines() or [""])[0].strip()
     if not (python and os.path.isfile(python) and os.access(python, os.X_OK)):
         return {"check": "interpreter pin", "host": None, "ok": False, "detail": f"the pin names {python!r}, which is not an executable"}
+    if python != os.path.abspath(sys.executable):  # a pin this okfpro did not write: named, never run
+        return {"check": "interpreter pin", "host": None, "ok": False,
+                "detail": f"the pin names {python!r}, not this okfpro's interpreter ({os.path.abspath(sys.executable)}): "
+                          "not okfpro's, not run (`okfpro upgrade` rewrites it for this machine)"}
     proc = subprocess.run([python, "-P", "-m", "okfpro", "hook", "check", "guard-verified"], input=b"{}",
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
     ok = b"okfpro-enforcer v1" in proc.stderr.splitlines()
@@ -219,7 +319,7 @@ def _pre_commit_cmd() -> list[str] | None:
         return [exe] if exe else None
 
 
-def precommit_checks(ws: Path) -> list[dict[str, Any]]:
+def precommit_checks(ws: Path, drift: list[str] | None = None) -> list[dict[str, Any]]:
     from okfpro.io.roots import git_fence
 
     out: list[dict[str, Any]] = []
@@ -237,8 +337,25 @@ def precommit_checks(ws: Path) -> list[dict[str, Any]]:
         return out
     import yaml
 
-    ids = [h.get("id") for r in (yaml.safe_load((ws / PRECOMMIT).read_text()) or {}).get("repos", []) or []
-           for h in r.get("hooks", []) or [] if str(h.get("id", "")).startswith("okfpro-")]
+    from okfpro.io.scaffold import template_root
+
+    want = {h["id"]: h for r in yaml.safe_load((template_root() / "owned" / PRECOMMIT).read_text(encoding="utf-8"))["repos"]
+            for h in r["hooks"]}
+    try:
+        config = yaml.safe_load((ws / PRECOMMIT).read_text(encoding="utf-8")) or {}
+        wired = [(r.get("repo"), h) for r in config.get("repos", []) or [] for h in r.get("hooks", []) or []
+                 if str(h.get("id", "")).startswith("okfpro-") or h.get("id") in want]
+    except (OSError, ValueError, AttributeError, yaml.YAMLError) as exc:
+        out.append({"check": "pre-commit hooks", "host": None, "ok": False, "detail": f"{PRECOMMIT} cannot be read ({exc})"})
+        return out
+    foreign = [h.get("id") for repo, h in wired if repo != "local" or want.get(h.get("id")) != h]
+    if foreign or drift:
+        why = (f"{PRECOMMIT}'s {', '.join(map(str, foreign))} is not what `okfpro init` writes" if foreign
+               else "; ".join(drift or []))
+        out.append({"check": "pre-commit hooks", "host": None, "ok": False,
+                    "detail": f"not okfpro's, not run: {why} (`okfpro upgrade` rewrites it)"})
+        return out
+    ids = [h.get("id") for _, h in wired]
     failed = []
     for hook_id in ids:
         proc = subprocess.run([*cmd, "run", hook_id, "--all-files", "--color", "never"], cwd=str(ws),
@@ -251,7 +368,8 @@ def precommit_checks(ws: Path) -> list[dict[str, Any]]:
 
 
 def identity_check(ws: Path) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, "-m", "okfpro", "whoami", "--json"], cwd=str(ws), stdout=subprocess.PIPE,
+    # -P: the workspace (the working directory) is not on the import path, so its files are never imported
+    proc = subprocess.run([sys.executable, "-P", "-m", "okfpro", "whoami", "--json"], cwd=str(ws), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, timeout=TIMEOUT)
     try:
         who = json.loads(proc.stdout)
@@ -337,20 +455,93 @@ def codex_trust_check(ws: Path) -> dict[str, Any]:
     return {"check": name, "host": "codex", "ok": True, "detail": f"{len(hooks)} hooks trusted"}
 
 
-def diagnose(ws: Path) -> dict[str, Any]:
+def gemini_trust_check(ws: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Gemini CLI (0.61) loads a workspace's settings — and so its hooks — only in a trusted folder.
+
+    Read as Gemini's checkPathTrust does: ``GEMINI_RESTRICTED_MODE=true`` or
+    ``GEMINI_CLI_TRUST_WORKSPACE=false`` distrust, ``GEMINI_CLI_TRUST_WORKSPACE=true`` trusts; folder
+    trust off in the user's settings (``security.folderTrust.enabled: false``) trusts every folder; else
+    ``trustedFolders.json`` (``$GEMINI_CLI_TRUSTED_FOLDERS_PATH``, or ``~/.gemini/`` under
+    ``$GEMINI_CLI_HOME`` or the home directory; JSON with comments): the longest rule path whose folder
+    (its parent for ``TRUST_PARENT``) holds the workspace decides; no rule means not trusted yet."""
+    env = dict(os.environ if env is None else env)
+    name = "gemini trust"
+    row = {"check": name, "host": "gemini"}
+    if env.get("GEMINI_RESTRICTED_MODE") == "true" or env.get("GEMINI_CLI_TRUST_WORKSPACE") == "false":
+        return {**row, "ok": False, "detail": "this environment distrusts every folder (GEMINI_RESTRICTED_MODE / "
+                                              "GEMINI_CLI_TRUST_WORKSPACE): Gemini runs none of okfpro's hooks"}
+    if env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
+        return {**row, "ok": True, "detail": "GEMINI_CLI_TRUST_WORKSPACE=true trusts this folder"}
+    from okfpro.core.jsonc import loads_commented
+
+    home = Path(env.get("GEMINI_CLI_HOME") or os.path.expanduser("~"))
+    runtime = home / (".cache/.gemini" if env.get("SANDBOX") == "sandbox-exec" else ".gemini")
+    try:
+        user = loads_commented((home / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+        enabled = ((user.get("security") or {}).get("folderTrust") or {}).get("enabled", True) if isinstance(user, dict) else True
+    except (OSError, ValueError, AttributeError):
+        enabled = True
+    if enabled is False:
+        return {**row, "ok": True, "detail": "folder trust is off in your Gemini settings: every folder is trusted"}
+    path = Path(env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or runtime / "trustedFolders.json")
+    try:
+        rules = loads_commented(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, ValueError) as exc:
+        return {**row, "ok": False, "detail": f"{path} cannot be read ({exc}); Gemini refuses to start until it is fixed"}
+    if not isinstance(rules, dict):
+        return {**row, "ok": False, "detail": f"{path} is not a JSON object; Gemini refuses to start until it is fixed"}
+    here = os.path.realpath(ws)
+    best: tuple[int, str] | None = None
+    for rule, level in rules.items():
+        if level not in ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"):
+            return {**row, "ok": False, "detail": f"{path}: {level!r} for {rule!r} is not a trust level; Gemini refuses to start"}
+        folder = os.path.dirname(rule) if level == "TRUST_PARENT" else rule
+        rel = os.path.relpath(here, os.path.realpath(os.path.abspath(folder)))
+        if not rel.startswith(".." + os.sep) and rel != ".." and not os.path.isabs(rel):
+            if best is None or len(rule) > best[0]:
+                best = (len(rule), level)
+    if best is not None and best[1] != "DO_NOT_TRUST":
+        return {**row, "ok": True, "detail": f"trusted in {path}"}
+    said = "distrusted" if best is not None else "not trusted yet"
+    return {**row, "ok": False, "detail": f"this folder is {said} in Gemini ({path}): Gemini loads none of "
+                                          ".gemini/settings.json here, so it runs none of okfpro's hooks — trust the "
+                                          "folder when Gemini asks (or /permissions in Gemini)"}
+
+
+def is_workspace(ws: Path) -> bool:
+    """Something of okfpro's is here: okfpro.toml, a host's wiring, or the launchers."""
+    from okfpro.io.scaffold import LAUNCHER_DIR
+
+    return (ws / "okfpro.toml").is_file() or (ws / LAUNCHER_DIR).is_dir() or any(
+        (ws / rel).is_file() for rel in JSON_WIRING.values())
+
+
+def diagnose(ws: Path, run_foreign: bool = False, show: Any = None) -> dict[str, Any]:
     ws = ws.resolve()
+    if not is_workspace(ws):
+        return {"root": str(ws), "workspace": False, "hosts": [], "ok": False, "checks": []}
+    drift = launcher_drift(ws)
     checks: list[dict[str, Any]] = [pin_check(ws)]
+    if drift:
+        checks.append({"check": "launchers", "host": None, "ok": False,
+                       "detail": "; ".join(drift) + ": okfpro's commands that reach them are not run (`okfpro upgrade`)"})
     hosts = [h for h, rel in JSON_WIRING.items() if (ws / rel).is_file()]
     if not hosts:
         checks.append({"check": "hosts", "host": None, "ok": False, "detail": "no agent host is wired here"})
     for host in hosts:
-        checks.extend(host_checks(host, ws))
+        checks.extend(host_checks(host, ws, drift, run_foreign, show))
         if host == "codex":
             checks.append(codex_trust_check(ws))
-    checks.extend(precommit_checks(ws))
+        if host == "gemini":
+            checks.append(gemini_trust_check(ws))
+    checks.extend(precommit_checks(ws, drift))
     checks.append(identity_check(ws))
     checks.append(memory_check(ws))
-    from okfpro.io.mergewiring import check as merge_driver_check
+    if drift or not checks[0]["ok"]:
+        checks.append({"check": "merge driver", "host": None, "ok": False,
+                       "detail": "not run: the interpreter pin or the launchers are not what `okfpro init` writes"})
+    else:
+        from okfpro.io.mergewiring import check as merge_driver_check
 
-    checks.append(merge_driver_check(ws))
-    return {"root": str(ws), "hosts": hosts, "ok": all(c["ok"] for c in checks), "checks": checks}
+        checks.append(merge_driver_check(ws))
+    return {"root": str(ws), "workspace": True, "hosts": hosts, "ok": all(c["ok"] for c in checks), "checks": checks}

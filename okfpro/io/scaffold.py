@@ -347,6 +347,9 @@ def install(dest: str | os.PathLike, *, agents: tuple[str, ...] = (DEFAULT_AGENT
             _write(target, item.rel, item.data, item.mode)
             report.written.append(item.rel)
             continue
+        if item.rel == ".gitignore" and path.is_file() and not path.is_symlink():
+            _complete_ignores(target, item, report)  # the owner's lines kept, okfpro's added (issue 38.3)
+            continue
         if _same(path, item.data):
             if item.owned and item.mode == SCRIPT_MODE and not os.access(path, os.X_OK):
                 os.chmod(path, item.mode)
@@ -442,6 +445,36 @@ def _merge_into(dest: Path, item: Item, report: Report, *, stage: bool) -> None:
     report.merged.append(item.rel)
 
 
+IGNORE_HEAD = "# okfpro: scratch state, memory and this machine's files (okfpro init added these lines)"
+
+
+def merge_ignores(existing: str, template: str) -> str | None:
+    """The owner's ``.gitignore`` with the template's lines it lacks appended (in the template's order,
+    under one comment); ``None`` when it lacks none.  Nothing of the owner's is changed or reordered."""
+    have = {line.strip() for line in existing.splitlines()}
+    lacking = [line for line in template.splitlines() if line.strip() and not line.startswith("#") and line.strip() not in have]
+    if not lacking:
+        return None
+    lead = "" if not existing or existing.endswith("\n") else "\n"
+    return existing + lead + ("\n" if existing.strip() else "") + IGNORE_HEAD + "\n" + "\n".join(lacking) + "\n"
+
+
+def _complete_ignores(dest: Path, item: Item, report: Report) -> None:
+    path = dest / item.rel
+    try:
+        raw = path.read_bytes()
+        merged = merge_ignores(raw.decode("utf-8"), item.data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        report.not_active.append((item.rel, f"cannot be read ({exc}); add okfpro's lines by hand: "
+                                            + ", ".join(l for l in item.data.decode().splitlines() if l.strip())))
+        return
+    if merged is None:
+        report.left_alone.append(item.rel)
+        return
+    atomic_write(path, merged.encode("utf-8"), mode=path.stat().st_mode & 0o777)
+    report.merged.append(item.rel)
+
+
 def ignores_staged(dest: Path) -> bool:
     """Does DEST's ``.gitignore`` ignore ``*.okfpro-new`` files (read from the tree)?"""
     try:
@@ -489,7 +522,10 @@ def render(report: Report) -> str:
     elif report.merge_driver:
         lines.append(f"Merge driver {report.merge_driver}: board, log and journal merge line by line, nothing lost.")
     lines.extend(f"After-merge hook not written: {why}." for why in report.after_merge)
-    wiring = [m for m in report.merged if m != ".gitattributes"]
+    if ".gitignore" in report.merged:
+        lines.append("Added okfpro's lines to your .gitignore (yours are kept as they were): the interpreter pin, "
+                     "*.okfpro-new, the memory repository and .tmp/ stay out of `git add -A`.")
+    wiring = [m for m in report.merged if m not in (".gitattributes", ".gitignore")]
     if wiring:
         lines.append(
             "Merged okfpro's hook entries into your " + ", ".join(wiring) + ": every key and entry of yours "
