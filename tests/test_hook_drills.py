@@ -481,9 +481,12 @@ def test_gemini_dialect_event_names_tools_and_ask(ws):
     assert proc.returncode == 0 and answer["decision"] == "ask" and "attestation" in answer["systemMessage"]
     event = {"hook_event_name": "BeforeTool", "cwd": str(ws), "tool_name": "replace",
              "tool_input": {"file_path": str(ws / f".okf/journal/{hookkit.PAST}.md"), "new_string": "x"}}
-    assert hookkit.hook("pre-tool-use", event=event).returncode == 2
+    # a refusal in the shape Gemini shows as one (exit 0, decision deny): exit 2 reads as "Hook(s) failed" (issue 38.4)
+    direct = hookkit.hook("pre-tool-use", event=event)
+    assert direct.returncode == 0 and json.loads(direct.stdout)["decision"] == "deny"
     via = hookkit.run_launcher(ws, "pre_tool_use.py", event, args=("--agent", "gemini"))  # as init wires Gemini CLI
-    assert via.returncode == 2 and "append-only" in hookkit.err_text(via)
+    refusal = json.loads(via.stdout)
+    assert via.returncode == 0 and refusal["decision"] == "deny" and "append-only" in refusal["reason"]
     start = hookkit.hook("session-start", event={"hook_event_name": "SessionStart", "cwd": str(ws), "source": "startup",
                                              "timestamp": "2026-11-30T10:00:00Z"})
     payload = json.loads(start.stdout)

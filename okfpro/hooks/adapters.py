@@ -13,9 +13,12 @@
   by hand.
 * **gemini** — Gemini CLI names its events ``BeforeTool`` / ``AfterTool`` /
   ``SessionStart`` / ``SessionEnd`` / ``BeforeAgent`` / ``AfterAgent`` and its tools
-  ``write_file`` / ``replace`` / ``run_shell_command``; exit 0/2 mean what they
-  mean for Claude Code.  An ask is ``{"decision": "ask"}`` (Gemini 0.61 turns it
-  into ASK_USER).  Context is ``hookSpecificOutput.additionalContext``.  Gemini
+  ``write_file`` / ``replace`` / ``run_shell_command``.  A deliberate refusal is
+  ``{"decision": "deny", "reason": …}`` at exit 0: Gemini 0.61 blocks on it exactly
+  as on exit 2 (isBlockingDecision), but counts any exit other than 0 as a failed
+  hook and shows the user "Hook(s) [...] failed" — exit 2 stays for a launcher that
+  could not run okfpro, which is a failure.  An ask is ``{"decision": "ask"}``
+  (Gemini 0.61 turns it into ASK_USER).  Context is ``hookSpecificOutput.additionalContext``.  Gemini
   reads ``stdout.trim() || stderr.trim()``: at exit 0 an empty stdout would show
   our stderr notes to the user on every prompt, so a quiet answer is ``{}``.
   Its ``timeout`` is in milliseconds (a concern of the settings file
@@ -189,6 +192,14 @@ def ask_output(dialect: str, reason: str) -> tuple[str, str, int]:
         }
     }
     return _compact(payload), "", 0
+
+
+def block_output(dialect: str, reason: str) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) for a deliberate refusal: exit 2 with the reason on stderr, or for
+    Gemini the refusal it shows as one (see the module doc)."""
+    if dialect == "gemini":
+        return _compact({"decision": "deny", "reason": reason}), "", 0
+    return "", reason, 2
 
 
 def quiet_output(dialect: str) -> str:

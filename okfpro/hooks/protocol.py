@@ -216,14 +216,11 @@ def _emit(answer, event_name: str, dialect: str, notes: list[str]) -> int:
         # every answer quotes text from the bundle, memory or the event: none of it may open or close a host frame
         answer = Answer(answer.kind, [neutralise(m, host_only=True) for m in answer.messages])
     kind = answer.kind
-    if kind == "block":
-        _err(_cap(answer.text))
-        return 2
-    if kind == "ask":
-        if event_name != "pre-tool-use":  # only PreToolUse can ask; anywhere else an ask refuses
-            _err(_cap(answer.text))
-            return 2
-        out, err, code = adapters.ask_output(dialect, _cap(answer.text))
+    if kind in ("block", "ask"):
+        if kind == "ask" and event_name == "pre-tool-use":
+            out, err, code = adapters.ask_output(dialect, _cap(answer.text))
+        else:  # only PreToolUse can ask; anywhere else an ask refuses
+            out, err, code = adapters.block_output(dialect, _cap(answer.text))
         if err:
             _err(err)
         if out:

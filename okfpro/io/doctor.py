@@ -474,7 +474,7 @@ def gemini_trust_check(ws: Path, env: dict[str, str] | None = None) -> dict[str,
         return {**row, "ok": True, "detail": "GEMINI_CLI_TRUST_WORKSPACE=true trusts this folder"}
     from okfpro.core.jsonc import loads_commented
 
-    home = Path(env.get("GEMINI_CLI_HOME") or os.path.expanduser("~"))
+    home = Path(env.get("GEMINI_CLI_HOME") or env.get("HOME") or os.path.expanduser("~"))  # node: os.homedir()
     runtime = home / (".cache/.gemini" if env.get("SANDBOX") == "sandbox-exec" else ".gemini")
     try:
         user = loads_commented((home / ".gemini" / "settings.json").read_text(encoding="utf-8"))

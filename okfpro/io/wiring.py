@@ -8,6 +8,9 @@ files are merged instead:
 * JSON wiring: every key of the owner's is kept; okfpro's own entries (a command that runs one of the
   launchers in ``.claude/hooks/``) are replaced by the template's, so a re-run is a no-op and an
   ``upgrade`` refreshes them; other keys of the template are added only where the owner has none.
+  Gemini CLI reads its settings as JSON with comments: a commented ``.gemini/settings.json`` is edited
+  in place (okfpro's groups and keys spliced into the owner's text), so every comment survives; the
+  result is read back and must be the merged settings, else nothing is written.
 * ``.pre-commit-config.yaml``: a YAML round trip (ruamel.yaml keeps the owner's comments, order and
   quoting); hooks whose ids are okfpro's are replaced by the template's ``repo: local`` block.
 
@@ -60,12 +63,17 @@ def _strip_ours(hooks: dict[str, Any]) -> None:
         hooks[event] = kept
 
 
-def merge_json(existing: str, template: str, where: str) -> str | None:
-    """The owner's JSON with the template's hook entries merged in; ``None`` when already current."""
+def merge_json(existing: str, template: str, where: str, commented: bool = False) -> str | None:
+    """The owner's JSON with the template's hook entries merged in; ``None`` when already current.
+    ``commented``: the host reads JSON with comments (Gemini CLI), and so does this merge."""
+    from okfpro.core.jsonc import strip_comments
+
+    plain = strip_comments(existing) if commented else existing
     try:
-        owner = json.loads(existing)
+        owner = json.loads(plain)
     except ValueError as exc:
-        raise MergeError(f"{where} is not valid JSON ({exc}); the host would not read it either") from exc
+        raise MergeError(f"{where} is not valid JSON{' (with comments)' if commented else ''} ({exc}); "
+                         "the host would not read it either") from exc
     if not isinstance(owner, dict):
         raise MergeError(f"{where} is not a JSON object")
     ours = json.loads(template)
@@ -85,7 +93,115 @@ def merge_json(existing: str, template: str, where: str) -> str | None:
             merged.setdefault(key, value)
     if merged == owner:
         return None
+    if plain != existing:  # comments: splice into the owner's text instead of writing it anew
+        return _splice(existing, plain, owner, merged, ours, where)
     return json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
+
+
+def _members(text: str, start: int) -> tuple[dict[str, tuple[int, int, int]], int]:
+    """The members of the JSON object whose ``{`` is at ``start`` in comment-free ``text``:
+    key -> (key start, value start, value end), and the index of its ``}``."""
+    decoder = json.JSONDecoder()
+    out: dict[str, tuple[int, int, int]] = {}
+    i = start + 1
+    while True:
+        while text[i] in " \t\r\n,":
+            i += 1
+        if text[i] == "}":
+            return out, i
+        key, after = decoder.raw_decode(text, i)  # the key: a JSON string
+        colon = text.index(":", after)
+        v = colon + 1
+        while text[v] in " \t\r\n":
+            v += 1
+        _, end = decoder.raw_decode(text, v)
+        out[key] = (i, v, end)
+        i = end
+
+
+def _elements_end(text: str, start: int) -> int | None:
+    """The end of the last element of the JSON array whose ``[`` is at ``start`` (None: empty)."""
+    decoder = json.JSONDecoder()
+    i, last = start + 1, None
+    while True:
+        while text[i] in " \t\r\n,":
+            i += 1
+        if text[i] == "]":
+            return last
+        _, last = decoder.raw_decode(text, i)
+        i = last
+
+
+def _indent_at(text: str, pos: int) -> str:
+    line = text[text.rfind("\n", 0, pos) + 1:pos]
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _dump(value: Any, indent: str) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
+
+
+def _splice(existing: str, plain: str, owner: dict[str, Any], merged: dict[str, Any], ours: dict[str, Any],
+            where: str) -> str:
+    """``existing`` (with comments; ``plain`` is it with the comments blanked, same positions) edited into
+    ``merged``: new members inserted after the last one, okfpro's groups appended to an event's list, an
+    event that held okfpro's entries rewritten.  Refused (MergeError) unless it reads back as ``merged``."""
+    from okfpro.core.jsonc import loads_commented
+
+    edits: list[tuple[int, int, str]] = []  # (start, end, replacement) on the original text
+
+    def add_members(obj_start: int, members: dict[str, tuple[int, int, int]], close: int, new: dict[str, Any]) -> None:
+        if not new:
+            return
+        if members:
+            last_key, _, last_end = max(members.values(), key=lambda m: m[2])
+            indent = _indent_at(plain, last_key)
+            body = "".join(f",\n{indent}{json.dumps(k, ensure_ascii=False)}: {_dump(v, indent)}" for k, v in new.items())
+            edits.append((last_end, last_end, body))
+        else:
+            indent = _indent_at(plain, obj_start) + "  "
+            body = ",".join(f"\n{indent}{json.dumps(k, ensure_ascii=False)}: {_dump(v, indent)}" for k, v in new.items())
+            edits.append((obj_start + 1, obj_start + 1, body + "\n" + _indent_at(plain, obj_start)))
+
+    top_start = len(plain) - len(plain.lstrip())
+    top, top_close = _members(plain, top_start)
+    if "hooks" in top:
+        _, hv, _ = top["hooks"]
+        events, close = _members(plain, hv)
+        new_events: dict[str, Any] = {}
+        for event, groups in merged["hooks"].items():
+            if event not in events:
+                new_events[event] = groups
+                continue
+            _, ev, ee = events[event]
+            if groups == owner["hooks"][event]:
+                continue
+            held = owner["hooks"][event]
+            if held == groups[: len(held)]:  # okfpro's groups appended after the owner's
+                extra = groups[len(held):]
+                last = _elements_end(plain, ev)
+                indent = _indent_at(plain, ev) + "  "
+                if last is None:
+                    edits.append((ev + 1, ev + 1, "".join(f"\n{indent}{_dump(g, indent)}," for g in extra)[:-1]
+                                  + "\n" + _indent_at(plain, ev)))
+                else:
+                    edits.append((last, last, "".join(f",\n{indent}{_dump(g, indent)}" for g in extra)))
+            else:  # it held okfpro's entries: the list is rewritten (comments inside it go)
+                edits.append((ev, ee, _dump(groups, _indent_at(plain, events[event][0]))))
+        add_members(hv, events, close, new_events)
+    add_members(top_start, {k: v for k, v in top.items()}, top_close,
+                {k: v for k, v in merged.items() if k not in top})
+    text = existing
+    newline = "\r\n" if "\r\n" in existing else "\n"  # the owner's line ending
+    for start, end, repl in sorted(edits, reverse=True):
+        text = text[:start] + repl.replace("\n", newline) + text[end:]
+    try:
+        back = loads_commented(text)
+    except ValueError as exc:
+        raise MergeError(f"{where}: okfpro's hooks could not be merged keeping your comments ({exc})") from exc
+    if back != merged:
+        raise MergeError(f"{where}: okfpro's hooks could not be merged keeping your comments")
+    return text
 
 
 def _yaml():
@@ -159,7 +275,7 @@ def merge(rel: str, existing: str, template: str) -> str | None:
     """Dispatch on the file: merged text, ``None`` when already current; MergeError when it cannot."""
     if rel == PRECOMMIT:
         return merge_precommit(existing, template, rel)
-    return merge_json(existing, template, rel)
+    return merge_json(existing, template, rel, commented=rel == JSON_WIRING["gemini"])
 
 
 MERGEABLE = set(JSON_WIRING.values()) | {PRECOMMIT}
@@ -193,7 +309,12 @@ def findings(workspace: Path, template_root: Path) -> list[str]:
         if not path.is_file():
             continue
         try:
-            settings = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            if agent == "gemini":  # Gemini CLI reads its settings as JSON with comments
+                from okfpro.core.jsonc import strip_comments
+
+                text = strip_comments(text)
+            settings = json.loads(text)
             want = set(json.loads((template_root / "wiring" / agent / rel).read_text(encoding="utf-8"))["hooks"])
         except (OSError, ValueError) as exc:
             out.append(f"{rel} cannot be read ({exc}): the {agent} hooks are off")
