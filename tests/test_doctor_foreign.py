@@ -183,3 +183,15 @@ def test_doctor_does_not_say_every_hook_runs_while_gemini_runs_none(tmp_path: Pa
     proc = okfpro("doctor", str(ws), env={"HOME": str(home), "GEMINI_CLI_HOME": str(home)})
     assert "every wired host runs every hook" not in proc.stdout and "gemini trust" in proc.stdout, proc.stdout
     assert "FAIL gemini: gemini trust" in proc.stdout
+
+
+@pytest.mark.parametrize("name", ["appended command", "whitespace", "other interpreter", "environment prefix", "extra key"])
+def test_audit_names_a_changed_okfpro_command(tmp_path: Path, name: str) -> None:
+    """The commit and CI doors say it too: the host runs something else under okfpro's name."""
+    ws = tmp_path / "w"
+    assert okfpro("init", str(ws)).returncode == 0
+    assert okfpro("audit", str(ws)).returncode == 0
+    variant(name, ws, tmp_path / "RAN")
+    proc = okfpro("audit", str(ws))
+    assert proc.returncode == 1 and "is not what `okfpro init` writes" in proc.stdout, proc.stdout
+    assert not (tmp_path / "RAN").exists()

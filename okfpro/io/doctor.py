@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from okfpro.io.wiring import JSON_WIRING, PRECOMMIT, is_ours
+from okfpro.io.wiring import JSON_WIRING, PRECOMMIT, as_written, is_ours, template_hooks
 
 TIMEOUT = 90
 
@@ -152,24 +152,6 @@ def _run_as_host(host: str, command: str, ws: Path, event: dict[str, Any], timeo
         argv = ["bash", "-c", gemini_expand(command, str(ws), session, plans)]
     return subprocess.run(argv, input=json.dumps(event).encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           cwd=str(ws), env=env, timeout=timeout)
-
-
-def template_hooks(host: str) -> dict[str, list[dict[str, Any]]]:
-    """The hook entries ``init``/``upgrade`` write for ``host``, by event."""
-    from okfpro.io.scaffold import template_root
-
-    rel = JSON_WIRING[host]
-    data = json.loads((template_root() / "wiring" / host / rel).read_text(encoding="utf-8"))
-    return {event: [h for g in groups for h in g.get("hooks", [])] for event, groups in data["hooks"].items()}
-
-
-def as_written(hook: Any, wanted: list[dict[str, Any]]) -> bool:
-    """Is this entry one ``init`` writes: the same type and command, byte for byte, and no key the
-    template's entry lacks (an ``env`` or ``shell`` key would change what the host runs)."""
-    if not isinstance(hook, dict):
-        return False
-    return any(hook.get("type") == w.get("type") and hook.get("command") == w.get("command") and set(hook) <= set(w)
-               for w in wanted)
 
 
 def launcher_drift(ws: Path) -> list[str]:
@@ -358,7 +340,9 @@ def precommit_checks(ws: Path, drift: list[str] | None = None) -> list[dict[str,
     ids = [h.get("id") for _, h in wired]
     failed = []
     for hook_id in ids:
-        proc = subprocess.run([*cmd, "run", hook_id, "--all-files", "--color", "never"], cwd=str(ws),
+        # the template's config, which holds okfpro's hooks alone: pre-commit reads (and fetches) no other repository
+        proc = subprocess.run([*cmd, "run", "--config", str(template_root() / "owned" / PRECOMMIT), hook_id, "--all-files",
+                               "--color", "never"], cwd=str(ws),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
         if proc.returncode != 0:
             failed.append(f"{hook_id}: {proc.stdout.decode(errors='replace').strip()[-400:]}")

@@ -281,6 +281,30 @@ def merge(rel: str, existing: str, template: str) -> str | None:
 MERGEABLE = set(JSON_WIRING.values()) | {PRECOMMIT}
 
 
+def template_hooks(host: str) -> dict[str, list[dict[str, Any]]]:
+    """The hook entries ``init``/``upgrade`` write for ``host``, by event."""
+    from okfpro.io.scaffold import template_root
+
+    return hooks_by_event(json.loads((template_root() / "wiring" / host / JSON_WIRING[host]).read_text(encoding="utf-8")))
+
+
+def hooks_by_event(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """A settings object's hook entries, by event (the groups flattened)."""
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    return {event: [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or [] if isinstance(h, dict)]
+            for event, groups in (hooks.items() if isinstance(hooks, dict) else ()) if isinstance(groups, list)}
+
+
+def as_written(hook: Any, wanted: list[dict[str, Any]]) -> bool:
+    """Is this entry one ``init`` writes: the same type and command, byte for byte, and no key the
+    template's entry lacks (an ``env`` or ``shell`` key would change what the host runs)."""
+    if not isinstance(hook, dict):
+        return False
+    return any(hook.get("type") == w.get("type") and hook.get("command") == w.get("command") and set(hook) <= set(w)
+               for w in wanted)
+
+
+
 # --------------------------------------------------------------------------- what audit reports
 
 
@@ -320,6 +344,12 @@ def findings(workspace: Path, template_root: Path) -> list[str]:
             out.append(f"{rel} cannot be read ({exc}): the {agent} hooks are off")
             continue
         have = _hook_events(settings if isinstance(settings, dict) else {})
+        template = hooks_by_event(json.loads((template_root / "wiring" / agent / rel).read_text(encoding="utf-8")))
+        for event, entries in hooks_by_event(settings).items():
+            for h in entries:
+                if is_ours(h.get("command")) and not as_written(h, template.get(event, [])):
+                    out.append(f"{rel}: the {event} command {h.get('command')!r} names okfpro's launcher but is not what "
+                               f"`okfpro init` writes: {agent} runs something else there (`okfpro upgrade` rewrites it)")
         if have:
             wired_any = True
         missing = sorted(want - have)
