@@ -47,6 +47,8 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_shown_spells_every_control_and_keeps_the_rest() -> None:
     assert shown("plain — ünïcödé\ttab\nnewline") == "plain — ünïcödé\ttab\nnewline"
+    assert shown("a CRLF file\r\nline two\r\n") == "a CRLF file\r\nline two\r\n"  # a line ending, not an overwrite
+    assert shown("shown\rhidden\r") == "shown\\u000dhidden\\u000d"
     assert shown(EVIL) == "A\\u001b]0;pwned\\u0007B\\u001b[2J\\u009b31m\\u202eC\\u0008\\u000dD\\u2066E\\u0085"
     for ch in [chr(c) for c in (*range(0, 9), *range(11, 32), *range(0x7F, 0xA0))] + list("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u2028\u2029"):
         assert not RAW.search(shown(f"x{ch}y")), repr(ch)

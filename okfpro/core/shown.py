@@ -5,7 +5,7 @@ commit to the repository.  Printed raw, an ESC starts a CSI or OSC sequence (col
 window, a hyperlink, the screen cleared), a C1 control (U+0080–U+009F) does the same on terminals
 that honour 8-bit controls, BEL rings, backspace and carriage return overwrite what was printed, and a
 bidi override (U+202E and its kin) reorders the line the reader sees.  :func:`shown` replaces each of
-those characters with its ``\\uXXXX`` spelling; newline and tab pass.  The spelling is JSON's own, so
+those characters with its ``\\uXXXX`` spelling; newline, tab and CRLF pass.  The spelling is JSON's own, so
 JSON that passes through it still decodes to the exact same values.  Pure.
 """
 
@@ -17,9 +17,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path
     import re
 
-# C0 but tab and newline; DEL and C1; the bidi controls (ALM, LRM, RLM, embeddings/overrides,
-# isolates); the line and paragraph separators (a line break a terminal does not show as one).
-_CONTROL = rx.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+# C0 but tab, newline and the carriage return of a CRLF line ending; DEL and C1; the bidi controls
+# (ALM, LRM, RLM, embeddings/overrides, isolates); the line and paragraph separators (a line break a
+# terminal does not show as one).
+_CONTROL = rx.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]|\r(?!\n)")
 
 
 def _spell(m: re.Match[str]) -> str:
