@@ -46,14 +46,17 @@ def human_streams(verb: str | None):
     if verb in RAW or sys.stdout is None or sys.stderr is None:
         yield
         return
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = HumanStream(sys.stdout), HumanStream(sys.stderr)
+    out, err = HumanStream(sys.stdout), HumanStream(sys.stderr)
+    restore = (("stdout", out, sys.stdout), ("stderr", err, sys.stderr))
+    sys.stdout, sys.stderr = out, err
     try:
         yield
     finally:
-        for stream in (sys.stdout, sys.stderr):
+        for name, mine, original in restore:
+            if getattr(sys, name) is not mine:  # replaced meanwhile (click pacifies a stream whose reader left): kept
+                continue
             try:
-                stream.flush()
+                mine.flush()
             except (OSError, ValueError):
                 pass
-        sys.stdout, sys.stderr = saved
+            setattr(sys, name, original)
