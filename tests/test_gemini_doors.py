@@ -97,3 +97,34 @@ def test_a_commented_settings_file_is_merged_keeping_its_comments(hosts: Path, t
     checks = {(c["host"], c["check"]): c for c in rep["checks"]}
     assert checks[("gemini", "settings")]["ok"] and checks[("gemini", "gemini trust")]["ok"], rep
     assert checks[("gemini", "BeforeTool [^(write_file|replace|run_shell_command)$]")]["ok"], rep
+
+
+STRIP_KIT = r"""
+const fs = require("fs"), path = require("path");
+const dir = process.argv[1];
+const marker = '"node_modules/strip-json-comments/index.js"(exports2, module2) {';
+for (const name of fs.readdirSync(dir).sort()) {
+  if (!name.endsWith(".js")) continue;
+  const text = fs.readFileSync(path.join(dir, name), "utf8");
+  const at = text.indexOf(marker);
+  if (at < 0) continue;
+  const body = text.slice(at + marker.length, text.indexOf("\n  }\n});", at));
+  const module2 = { exports: {} };
+  new Function("exports2", "module2", body)(module2.exports, module2);
+  const inputs = JSON.parse(fs.readFileSync(0, "utf8"));
+  process.stdout.write(JSON.stringify(inputs.map((s) => module2.exports(s))));
+  process.exit(0);
+}
+process.exit(3);
+"""
+
+
+def test_comments_are_stripped_as_gemini_strips_them(hosts: Path) -> None:
+    from okfpro.core.jsonc import strip_comments
+
+    inputs = ['{"a": "x//y", // c\n "b": /* m */ 2}', '{"q": "a\\"//b", "r": "\\\\"} // t', "/*/ x */1//z", "// only",
+              '{"u": 1 /* open', '{\r\n  "w": 1 // crlf\r\n}\r\n', '"\\\\\\"" // q', "/**/{}/*\n*/", '{"k": "/* not */"}']
+    proc = subprocess.run(["node", "-e", STRIP_KIT, str(hostkit.gemini_bundle(hosts))], input=json.dumps(inputs),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert [strip_comments(s) for s in inputs] == json.loads(proc.stdout)

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NoReturn
+from typing import Callable, NoReturn, TypeVar
 
 import click
 
 from okfpro.cli.common import bundle_for, emit, fail, json_options, today
 
+T = TypeVar("T")
 SECTION_NAMES = ("In flight", "Backlog", "Waiting", "Inbox", "To read", "Deadlines")
 
 
@@ -218,17 +219,24 @@ def _refused(exc: Exception) -> NoReturn:
     fail(f"refused, and {where}.\n  {exc}")
 
 
+def _write(do: Callable[[Path], T]) -> tuple[Path, T]:
+    """Run a writer's disk half on the bundle the writers act on; a refusal ends the command (exit 2)."""
+    from okfpro.io import workstate as ws
+
+    root = bundle_for(None, env=True).root
+    try:
+        return root, do(root)
+    except ws.Refused as exc:
+        _refused(exc)
+
+
 @click.command("capture", cls=RawWriter, usage_args="TEXT")
 def capture_cmd() -> int:
     """capture TEXT — add '- <today> — TEXT' to the board's Inbox."""
     from okfpro.io import workstate as ws
 
     text = _text_arg("text to capture")
-    root = bundle_for(None, env=True).root
-    try:
-        line = ws.do_capture(root, today(), text)
-    except ws.Refused as exc:
-        _refused(exc)
+    root, line = _write(lambda root: ws.do_capture(root, today(), text))
     click.echo(f"okfpro capture — one line added to Inbox:\n  {line}")
     missing = ws.missing_targets(root, line)
     if missing:
@@ -243,11 +251,7 @@ def _move(verb: str) -> int:
     from okfpro.io import workstate as ws
 
     sel = _text_arg("selector (a project slug, a /link/target, or a piece of the line's text)")
-    root = bundle_for(None, env=True).root
-    try:
-        edit, b = ws.do_move(root, verb, sel)
-    except ws.Refused as exc:
-        _refused(exc)
+    _, (edit, b) = _write(lambda root: ws.do_move(root, verb, sel))
     dest = "In flight" if verb == "promote" else "Backlog"
     header = b.lines[b.header_index] if b.header_index is not None else "(no header)"
     click.echo(f"okfpro {verb} — moved to {dest}:\n  {edit.note.rstrip()}\n  header now: {header}")
@@ -276,11 +280,7 @@ def journal_cmd() -> int:
     args = _writer_args()
     if args != ["open"]:
         fail("usage: okfpro journal open")
-    root = bundle_for(None, env=True).root
-    try:
-        res = ws.do_journal_open(root, today())
-    except ws.Refused as exc:
-        _refused(exc)
+    _, res = _write(lambda root: ws.do_journal_open(root, today()))
     parts = []
     parts.append(f"created journal/{res.day}.md" if res.created_entry else f"journal/{res.day}.md already exists")
     parts.append("linked it from journal/index.md" if res.linked else "journal/index.md already links it")
@@ -296,11 +296,7 @@ def close_cmd() -> int:
     args = _writer_args()
     if len(args) != 1:
         fail("usage: okfpro close SLUG (one project name)")
-    root = bundle_for(None, env=True).root
-    try:
-        res = ws.do_close(root, today(), args[0])
-    except ws.Refused as exc:
-        _refused(exc)
+    _, res = _write(lambda root: ws.do_close(root, today(), args[0]))
     out = [f"okfpro close — projects/{res.slug}:"]
     out.append("  marked closed in its index.md heading" if res.marked else "  already marked closed")
     out.append(f"  {res.removed} board line(s) removed" + (f"; header now: {res.header}" if res.header else ""))
@@ -328,11 +324,7 @@ def log_snapshot_cmd() -> int:
 
     if _writer_args():
         fail("takes no arguments: usage: okfpro log-snapshot")
-    root = bundle_for(None, env=True).root
-    try:
-        res = ws.do_log_snapshot(root, today())
-    except ws.Refused as exc:
-        _refused(exc)
+    root, res = _write(lambda root: ws.do_log_snapshot(root, today()))
     if res.written:
         click.echo(f"okfpro log-snapshot — appended under ## {res.day} in {root / 'log.md'}:\n  {res.line}")
     else:

@@ -130,65 +130,42 @@ def jsonable(value: Any) -> Any:
 
 
 def _blank(text: str) -> str:
-    return "".join(" " if not c.isspace() else c for c in text)
+    return "".join(c if c.isspace() else " " for c in text)
+
+
+def _escaped(text: str, quote: int) -> bool:
+    """Is the quote at ``quote`` preceded by an odd number of backslashes?"""
+    i = quote
+    while i > 0 and text[i - 1] == "\\":
+        i -= 1
+    return (quote - i) % 2 == 1
 
 
 def strip_comments(text: str) -> str:
     """The npm package strip-json-comments (what Gemini CLI 0.61 runs before ``JSON.parse`` on
-    ``settings.json`` and ``trustedFolders.json``): ``//`` and ``/* */`` comments outside strings become
-    blanks of the same length (line breaks kept), so positions in the text are unchanged."""
+    ``settings.json`` and ``trustedFolders.json``): ``//`` (to the line's end) and ``/* */`` comments
+    outside strings become blanks of the same length (line breaks kept), so positions in the text are
+    unchanged; an unterminated comment runs to the end."""
     out: list[str] = []
-    in_string = False
-    comment = ""  # "", "single" or "multi"
-    offset = 0
-    i = 0
+    start = i = 0
     n = len(text)
+    in_string = False
     while i < n:
-        c = text[i]
-        pair = text[i:i + 2]
-        if not comment and c == '"':
-            back = 0
-            j = i - 1
-            while j >= 0 and text[j] == "\\":
-                back += 1
-                j -= 1
-            if back % 2 == 0:
-                in_string = not in_string
-        if in_string:
-            i += 1
-            continue
-        if not comment and pair == "//":
-            out.append(text[offset:i])
-            offset = i
-            comment = "single"
-            i += 2
-            continue
-        if comment == "single" and pair == "\r\n":
-            i += 1
-            comment = ""
-            out.append(_blank(text[offset:i]))
-            offset = i
-            i += 1
-            continue
-        if comment == "single" and c == "\n":
-            comment = ""
-            out.append(_blank(text[offset:i]))
-            offset = i
-        elif not comment and pair == "/*":
-            out.append(text[offset:i])
-            offset = i
-            comment = "multi"
-            i += 2
-            continue
-        elif comment == "multi" and pair == "*/":
-            i += 1
-            comment = ""
-            out.append(_blank(text[offset:i + 1]))
-            offset = i + 1
-            i += 1
+        if text[i] == '"' and not _escaped(text, i):
+            in_string = not in_string
+        elif not in_string and text.startswith(("//", "/*"), i):
+            if text[i + 1] == "/":
+                end = text.find("\n", i)
+                end = n if end < 0 else end
+            else:
+                end = text.find("*/", i + 2)
+                end = n if end < 0 else end + 2
+            out.append(text[start:i])
+            out.append(_blank(text[i:end]))
+            start = i = end
             continue
         i += 1
-    out.append(_blank(text[offset:]) if comment else text[offset:])
+    out.append(text[start:])
     return "".join(out)
 
 
