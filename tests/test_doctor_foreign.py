@@ -195,3 +195,14 @@ def test_audit_names_a_changed_okfpro_command(tmp_path: Path, name: str) -> None
     proc = okfpro("audit", str(ws))
     assert proc.returncode == 1 and "is not what `okfpro init` writes" in proc.stdout, proc.stdout
     assert not (tmp_path / "RAN").exists()
+
+
+def test_inside_a_workspace_doctor_names_it(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    assert okfpro("init", str(ws)).returncode == 0
+    proc = okfpro("doctor", str(ws / ".okf"))
+    assert proc.returncode == 2 and f"`okfpro doctor {ws}`" in proc.stderr, proc.stderr
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude/settings.json").write_text('{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}')
+    assert okfpro("doctor", str(home)).returncode == 2  # a user's own settings are not a workspace

@@ -30,8 +30,11 @@ def doctor_cmd(directory: str, as_json: bool, run_foreign: bool) -> int:
     where = given_dir(directory)
     report = diagnose(where, run_foreign=run_foreign, show=lambda line: click.echo(line, err=True))
     if not report["workspace"]:
-        fail(f"{report['root']} is not an okfpro workspace (no okfpro.toml, no agent-host wiring): nothing to check "
-             f"— `okfpro init {directory}` makes it one")
+        from okfpro.io.doctor import enclosing_workspace
+
+        outer = enclosing_workspace(where)
+        fail(f"{report['root']} is not an okfpro workspace (no okfpro.toml, no agent-host wiring): nothing to check — "
+             + (f"it is inside the workspace {outer}: `okfpro doctor {outer}`" if outer else f"`okfpro init {directory}` makes it one"))
     if as_json:
         click.echo(dumps(report))
     else:

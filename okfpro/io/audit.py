@@ -63,13 +63,14 @@ def stop_promise(root: Path, today: _dt.date) -> list[str]:
 
     The gate yields when the host says ``stop_hook_active`` (the host's own advice), so at the agent
     door it is one reminder; audit — run by the pre-commit door and by hand — refuses the same thing:
-    Markdown in the bundle changed since the last commit (before the first commit: anything but the
-    scaffold's seed), and log.md has no correct Snapshot line for today.  A clean tree (CI's checkout)
+    Markdown in the bundle changed since the last commit (before the first commit of an okfpro
+    workspace: anything but the scaffold's seed), and log.md has no correct Snapshot line for today.  A clean tree (CI's checkout)
     has nothing to answer for.  Every message names the command that fixes it.
     """
     head = _git_lines(root, "rev-parse", "--verify", "-q", "HEAD")
     if head is None:
-        if _git_lines(root, "rev-parse", "--git-dir") is None or not _unborn_changes(root):
+        scaffolded = any((d / "okfpro.toml").is_file() for d in (root, root.parent))  # else no seed to compare with
+        if not scaffolded or _git_lines(root, "rev-parse", "--git-dir") is None or not _unborn_changes(root):
             return []
     else:
         status = _git_lines(root, "status", "--porcelain", "-z", "--", "*.md")

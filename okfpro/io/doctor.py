@@ -493,11 +493,25 @@ def gemini_trust_check(ws: Path, env: dict[str, str] | None = None) -> dict[str,
 
 
 def is_workspace(ws: Path) -> bool:
-    """Something of okfpro's is here: okfpro.toml, a host's wiring, or the launchers."""
-    from okfpro.io.scaffold import LAUNCHER_DIR
+    """Something of okfpro's is here: okfpro.toml, or a host's wiring that names okfpro's launchers (a home
+    directory's own ``.claude/settings.json`` is not a workspace)."""
+    if (ws / "okfpro.toml").is_file():
+        return True
+    for rel in JSON_WIRING.values():
+        try:
+            if is_ours((ws / rel).read_text(encoding="utf-8", errors="replace")):
+                return True
+        except OSError:
+            continue
+    return False
 
-    return (ws / "okfpro.toml").is_file() or (ws / LAUNCHER_DIR).is_dir() or any(
-        (ws / rel).is_file() for rel in JSON_WIRING.values())
+
+def enclosing_workspace(directory: Path) -> Path | None:
+    """The nearest directory above ``directory`` that is an okfpro workspace, if any."""
+    for parent in directory.resolve().parents:
+        if is_workspace(parent):
+            return parent
+    return None
 
 
 def diagnose(ws: Path, run_foreign: bool = False, show: Any = None) -> dict[str, Any]:
