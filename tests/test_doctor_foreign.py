@@ -206,3 +206,24 @@ def test_inside_a_workspace_doctor_names_it(tmp_path: Path) -> None:
     (home / ".claude").mkdir(parents=True)
     (home / ".claude/settings.json").write_text('{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}')
     assert okfpro("doctor", str(home)).returncode == 2  # a user's own settings are not a workspace
+
+
+def test_codex_commands_that_reach_another_folders_launchers_are_not_run(tmp_path: Path) -> None:
+    """Codex's wiring finds .claude/hooks/ at the repository's top: a workspace in a subfolder of a
+    repository whose top holds launchers of its own would run those."""
+    marker = tmp_path / "RAN"
+    author = tmp_path / "author"
+    author.mkdir()
+    subprocess.run(["git", "init", "-q", str(author)], check=True)
+    for name in ("session_start.py", "pre_tool_use.py", "post_edit.py", "stop.py", "user_prompt_submit.py", "session_end.py"):
+        evil_script(author / ".claude/hooks" / name, marker)
+    assert okfpro("init", str(author / "sub"), "--agent", "codex").returncode == 0
+    subprocess.run(["git", "add", "-A", "-f"], cwd=author, check=True)
+    subprocess.run(["git", *GIT_ID, "commit", "-qm", "x", "--no-verify"], cwd=author, check=True)
+    victim = tmp_path / "victim"
+    subprocess.run(["git", "clone", "-q", str(author), str(victim)], check=True)
+    proc = okfpro("doctor", str(victim / "sub"), "--json")
+    assert not marker.exists(), "doctor ran the launchers at the repository's top"
+    rep = json.loads(proc.stdout)
+    pre = [c for c in rep["checks"] if c["host"] == "codex" and c["check"].startswith("PreToolUse")]
+    assert pre and not pre[0]["ok"] and "not run" in pre[0]["detail"], rep

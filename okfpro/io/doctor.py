@@ -205,6 +205,7 @@ def host_checks(host: str, ws: Path, drift: list[str] | None = None, run_foreign
         return checks
     add("settings", True, f"{rel} parses; events: {', '.join(hooks)}")
     wanted = template_hooks(host)
+    elsewhere = _codex_top_elsewhere(ws) if host == "codex" else None
     nonce = secrets.token_hex(6)
     wired: set[str] = set()
     for event, groups in hooks.items():
@@ -228,6 +229,10 @@ def host_checks(host: str, ws: Path, drift: list[str] | None = None, run_foreign
                     show(f"{host} {name}: running a command okfpro did not write (--run-foreign): {command}")
                 if ours and drift:
                     add(name, False, "okfpro's command, not run: " + "; ".join(drift) + " (`okfpro upgrade` rewrites them)")
+                    continue
+                if ours and elsewhere:
+                    add(name, False, f"okfpro's command, not run: it reaches .claude/hooks/ at the repository's top, "
+                                     f"{elsewhere}, not this workspace's (run `okfpro init` at the repository root)")
                     continue
                 synthetic = _synthetic(host, event, ws, nonce)
                 tag = "" if ours else "not okfpro's, run by --run-foreign; "
@@ -255,6 +260,15 @@ def host_checks(host: str, ws: Path, drift: list[str] | None = None, run_foreign
         if event not in wired and not any(c["check"].split(" [")[0] == event for c in checks):
             add(event, False, f"{rel} runs no okfpro hook for {event}: that gate is off for {host} (`okfpro upgrade`)")
     return checks
+
+
+def _codex_top_elsewhere(ws: Path) -> str | None:
+    """Codex's commands find the launchers through ``git rev-parse --show-toplevel``: the repository's
+    top, when that is not this workspace (its launchers were not checked, so they are not run)."""
+    from okfpro.io.roots import git_fence
+
+    top = git_fence(ws)
+    return None if top is None or os.path.realpath(top) == os.path.realpath(ws) else str(top)
 
 
 # What the host receives for an answer: Codex has no "ask" — okfpro answers it a deny naming the owner.
