@@ -106,3 +106,19 @@ def _strings(value: object) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in _strings(v)]
     return []
+
+
+def test_memory_listings_show_stored_controls_escaped(tmp_path: Path) -> None:
+    """``memory recall`` prints without click (okfpro/cli/memverbs.py), ``memory list`` through it: both escaped."""
+    from tests.helpers import memory_workspace, scoped_env
+
+    ws = memory_workspace(tmp_path)
+    env = scoped_env(OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_RESIDENT="0")
+    note = "deploy note \u202eevil\u0007 \x9b2J \u2066done"
+    assert run_okfpro("memory", "remember", "--", note, cwd=ws, base_env=env).returncode == 0
+    for verb in (["memory", "recall", "deploy"], ["memory", "list"]):
+        out = run_okfpro(*verb, cwd=ws, base_env=env)
+        assert out.returncode == 0 and "deploy note \\u202eevil\\u0007" in out.stdout, out.stdout
+        assert not RAW.search(out.stdout + out.stderr), verb
+    data = json.loads(run_okfpro("memory", "recall", "deploy", "--json", cwd=ws, base_env=env).stdout)
+    assert any(note in s for s in _strings(data)), data  # JSON: the exact text
