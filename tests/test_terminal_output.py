@@ -122,3 +122,20 @@ def test_memory_listings_show_stored_controls_escaped(tmp_path: Path) -> None:
         assert not RAW.search(out.stdout + out.stderr), verb
     data = json.loads(run_okfpro("memory", "recall", "deploy", "--json", cwd=ws, base_env=env).stdout)
     assert any(note in s for s in _strings(data)), data  # JSON: the exact text
+
+
+def test_okfpros_own_progress_line_still_redraws() -> None:
+    """A progress bar redraws its line with a carriage return opening (and closing) its write
+    (okfpro/io/cache.py): that passes; one inside bundle text does not."""
+    import io
+
+    from okfpro.cli.human import HumanStream
+
+    sink = io.StringIO()
+    stream = HumanStream(sink)
+    stream.write("\rokfpro: parsing [######------] 200/400")
+    stream.write("\r" + " " * 10 + "\r")
+    stream.write("card \rHIDDEN \x1b]0;x\x07\n")
+    stream.write("\r\r")
+    assert sink.getvalue() == ("\rokfpro: parsing [######------] 200/400" + "\r" + " " * 10 + "\r"
+                               + "card \\u000dHIDDEN \\u001b]0;x\\u0007\n" + "\r\r")

@@ -4,7 +4,8 @@
 a listing, a board card, a refusal naming a file — reaches the terminal through
 :func:`okfpro.core.shown.shown`, and a new verb gets it without asking.  JSON passes through the same
 streams and stays exact: ``json`` already spells C0 controls as ``\\u00XX``, and the other
-characters are spelled the same way, which decodes to the same value.  The verbs whose stdout is a
+characters are spelled the same way, which decodes to the same value.  A carriage return that opens or
+closes one write passes: that is okfpro redrawing its own line (okfpro/io/cache.py's progress bar).  The verbs whose stdout is a
 protocol or a document (:data:`RAW`: MCP's JSON-RPC, the HTML ``render`` writes, the resident's
 wire) are left alone.
 """
@@ -27,7 +28,14 @@ class HumanStream:
         self._raw = raw
 
     def write(self, text: str) -> int:
-        self._raw.write(shown(text))
+        # A carriage return that opens or closes a write is okfpro redrawing its own line (a progress bar:
+        # "\rokfpro: … 200/900", then "\r    \r"); one inside the text would overwrite what was shown.
+        lead = len(text) - len(text.lstrip("\r"))
+        if lead == len(text):
+            self._raw.write(text)
+            return len(text)
+        trail = len(text) - len(text.rstrip("\r"))
+        self._raw.write(text[:lead] + shown(text[lead:len(text) - trail]) + text[len(text) - trail:])
         return len(text)
 
     def writelines(self, lines) -> None:  # noqa: ANN001
