@@ -114,7 +114,7 @@ def test_memory_listings_show_stored_controls_escaped(tmp_path: Path) -> None:
 
     ws = memory_workspace(tmp_path)
     env = scoped_env(OKFPRO_TENANT="acme", OKFPRO_USER="alice", OKFPRO_RESIDENT="0")
-    note = "deploy note \u202eevil\u0007 \x9b2J \u2066done"
+    note = "deploy note \u202eevil\u0007 \u2066done"  # (ESC and C1 are refused as shell output at the door)
     assert run_okfpro("memory", "remember", "--", note, cwd=ws, base_env=env).returncode == 0
     for verb in (["memory", "recall", "deploy"], ["memory", "list"]):
         out = run_okfpro(*verb, cwd=ws, base_env=env)
