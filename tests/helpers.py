@@ -190,14 +190,16 @@ def _exit_code(code: object) -> int:
     return 1
 
 
-def on_a_terminal(args: list[str], cwd: str | os.PathLike | None, env: Mapping[str, str]) -> tuple[int, bytes]:
-    """``python -m okfpro ARGS`` as a real process whose stderr is a pseudo-terminal (stdout
-    discarded): (exit code, every byte it wrote to the terminal)."""
+def on_a_terminal(args: list[str], cwd: str | os.PathLike | None, env: Mapping[str, str],
+                  stdout: bool = False) -> tuple[int, bytes]:
+    """``python -m okfpro ARGS`` as a real process whose stderr (and with ``stdout``, its stdout; else
+    discarded) is a pseudo-terminal: (exit code, every byte it wrote to the terminal)."""
     import pty
 
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "okfpro", *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=slave, stdin=subprocess.DEVNULL, env=dict(env))
+    proc = subprocess.Popen([sys.executable, "-m", "okfpro", *args], cwd=cwd,
+                            stdout=slave if stdout else subprocess.DEVNULL, stderr=slave, stdin=subprocess.DEVNULL,
+                            env=dict(env))
     os.close(slave)
     seen = b""
     while True:

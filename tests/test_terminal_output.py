@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from okfpro.core.shown import shown
-from tests.helpers import REPO, invoke, run_okfpro
+from tests.helpers import REPO, invoke, on_a_terminal, run_okfpro
 
 # In YAML double quotes: OSC (window title) ended by BEL, CSI clear-screen, C1 CSI, RLO, BS, CR, a bidi isolate.
 EVIL_YAML = r"A\e]0;pwned\aB\e[2J\x9b31m\u202eC\b\rD\u2066E\x85"
@@ -71,22 +68,9 @@ def test_what_was_hidden_is_shown(ws: Path) -> None:
 @pytest.mark.parametrize("verb", [["board"], ["tags"], ["dirs"], ["search", "pwned"]], ids=lambda v: " ".join(v))
 def test_human_output_on_a_terminal(ws: Path, verb: list[str]) -> None:
     """On a terminal click strips nothing: the escaping alone keeps the sequences out."""
-    master, slave = pty.openpty()
-    env = {**os.environ, "PYTHONPATH": str(REPO), "TERM": "xterm"}
-    proc = subprocess.Popen([sys.executable, "-m", "okfpro", *verb], cwd=ws, stdout=slave, stderr=slave, env=env)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(master)
-    assert proc.wait(timeout=60) == 0
-    out = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")  # the tty's own line ending
+    code, seen = on_a_terminal(verb, ws, {**os.environ, "PYTHONPATH": str(REPO), "TERM": "xterm"}, stdout=True)
+    assert code == 0
+    out = seen.decode("utf-8", "replace").replace("\r\n", "\n")  # the tty's own line ending
     assert not RAW.search(out), (verb, out[:400])
     assert "\\u001b" in out
 
