@@ -18,7 +18,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: a memory write must not import typing
+    from collections.abc import Sequence
 
 _OPEN: list["Work"] = []
 

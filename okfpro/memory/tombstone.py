@@ -173,7 +173,7 @@ def apply_new(syncer, remote: dict[str, str]) -> set[str]:
     """Apply every tombstone of ``remote`` (ref -> sha) this clone has not applied yet;
     returns the memory refs erased here."""
     from okfpro.io.identity import identity_hash
-    from okfpro.memory.store import DeleteResult, Subtree
+    from okfpro.memory.entries import DeleteResult, Subtree
 
     store, repo = syncer.store, syncer.history.repo()
     new = {}
