@@ -34,7 +34,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from okfpro.io.wiring import JSON_WIRING, PRECOMMIT, as_written, is_ours, template_hooks
+from okfpro.io.scaffold import template_hooks
+from okfpro.io.wiring import JSON_WIRING, PRECOMMIT, as_written, is_ours
 
 TIMEOUT = 90
 

@@ -17,14 +17,16 @@ is kept, silently).  Every file is written atomically; the set is not, so idempo
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from okfpro.core.record import Frozen, Value, set_field
 from okfpro.io.atomic import atomic_write
 from okfpro.io.roots import git_fence, root_kind
-from okfpro.io.wiring import MERGEABLE
+from okfpro.io.wiring import JSON_WIRING, MERGEABLE, hooks_by_event
 
 NEW_SUFFIX = ".okfpro-new"
 AGENTS = ("claude", "codex", "gemini")
@@ -66,6 +68,11 @@ def template_root() -> Path:
         f"okfpro's workspace template is missing from this installation (looked in {packaged} and {checkout}); "
         "reinstall okfpro"
     )
+
+
+def template_hooks(host: str) -> dict[str, list[dict[str, Any]]]:
+    """The hook entries ``init``/``upgrade`` write for ``host``, by event."""
+    return hooks_by_event(json.loads((template_root() / "wiring" / host / JSON_WIRING[host]).read_text(encoding="utf-8")))
 
 
 def launcher_root() -> Path:

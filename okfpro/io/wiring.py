@@ -281,13 +281,6 @@ def merge(rel: str, existing: str, template: str) -> str | None:
 MERGEABLE = set(JSON_WIRING.values()) | {PRECOMMIT}
 
 
-def template_hooks(host: str) -> dict[str, list[dict[str, Any]]]:
-    """The hook entries ``init``/``upgrade`` write for ``host``, by event."""
-    from okfpro.io.scaffold import template_root
-
-    return hooks_by_event(json.loads((template_root() / "wiring" / host / JSON_WIRING[host]).read_text(encoding="utf-8")))
-
-
 def hooks_by_event(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """A settings object's hook entries, by event (the groups flattened)."""
     hooks = data.get("hooks") if isinstance(data, dict) else None
