@@ -22,12 +22,10 @@ import click
 def serve_cmd(targets: tuple[str, ...], port: int, bind: str, no_memory: bool) -> None:
     """Serve the bundle (its views, board, log, journal and your own memory) as live pages."""
     from okfpro.cli.common import bundle_for, fail, load
-    from okfpro.serve.http import Hub, Server, loopback, run
+    from okfpro.serve.http import Hub, Server, loopback, memory_allowed, run
     from okfpro.serve.site import Site
 
-    memory = not no_memory and loopback(bind)
-    why_not = "" if memory else ("memory is served on loopback only (this server listens on "
-                                 f"{bind})" if not loopback(bind) else "memory is off (--no-memory)")
+    memory, why_not = memory_allowed(bind, not no_memory)
     if not loopback(bind):
         click.echo(f"note: listening on {bind}, beyond loopback: anyone who reaches it reads the bundle; "
                    "memory is not served", err=True)

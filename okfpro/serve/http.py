@@ -44,6 +44,15 @@ def loopback(addr: str) -> bool:
         return addr == "localhost"
 
 
+def memory_allowed(bind: str, wanted: bool = True) -> tuple[bool, str]:
+    """(serve memory?, why not): only when wanted and only on a loopback bind."""
+    if not loopback(bind):
+        return False, f"memory is served on loopback only (this server listens on {bind})"
+    if not wanted:
+        return False, "memory is off (--no-memory)"
+    return True, ""
+
+
 def asset(name: str) -> bytes:
     return resources.files("okfpro.serve").joinpath("static", name).read_bytes()
 

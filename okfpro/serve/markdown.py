@@ -64,7 +64,8 @@ class Markdown:
         raw = href.split("#", 1)[0].split("?", 1)[0]
         from urllib.parse import unquote
 
-        path = _links.resolve_path(unquote(raw), env.get("from", ""))
+        raw = unquote(raw)
+        path = _links.resolve_path(raw + "index.md" if raw.endswith("/") else raw, env.get("from", ""))
         if path is not None:
             for candidate in (path, path + ".md", path.rstrip("/") + "/index.md"):
                 cid = self.resolve(candidate)
