@@ -74,7 +74,7 @@ def document(title: str, bundle_name: str, links: Links, main: str, *, view: str
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f'<meta name="referrer" content="no-referrer">\n<title>{esc(title)} — okfpro</title>\n{assets}\n</head>\n'
+        f'<meta name="referrer" content="no-referrer">\n<link rel="icon" href="data:,">\n<title>{esc(title)} — okfpro</title>\n{assets}\n</head>\n'
         f'<body data-version="{esc(version)}"{version_url} data-view="{esc(view)}">\n'
         f'<header>{hub}<a class="brand" href="{esc(links.view("index"))}">{esc(bundle_name)}</a>'
         f'<nav>{"".join(nav)}</nav>{search}</header>\n'
@@ -167,7 +167,8 @@ def stats_page(data: dict[str, Any]) -> str:
     for key in ("by_type", "by_top_dir", "by_dir"):
         counts = data[key]
         top = max(counts.values(), default=1) or 1
-        rows = [(esc(k), str(v), f'<span class="bar" style="width:{round(100 * v / top)}%"></span>')
+        rows = [(esc(k), str(v), f'<svg class="bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true">'
+                 f'<rect width="{max(1, round(100 * v / top))}" height="8" rx="3"/></svg>')
                 for k, v in counts.items()]
         parts.append(f'<h2>{esc(key.replace("_", " "))}</h2>' + _table((key[3:], "count", ""), rows, "rows"))
     return "".join(parts)
@@ -287,7 +288,8 @@ def chart(points: list[dict[str, Any]]) -> str:
         if not pts:
             continue
         lines.append(f'<polyline data-key="{esc(k)}" points="{pts}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        legend.append(f'<span style="color:{colour}">■ {esc(k)}</span>')
+        legend.append(f'<span><svg class="swatch" viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" '
+                      f'fill="{colour}"/></svg> {esc(k)}</span>')
     axis = (f'<text x="{p}" y="{h - 6}" font-size="11">{esc(points[0]["day"])}</text>'
             f'<text x="{w - p}" y="{h - 6}" font-size="11" text-anchor="end">{esc(points[-1]["day"])}</text>'
             f'<text x="4" y="{p}" font-size="11">{top}</text>'
