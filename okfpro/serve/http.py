@@ -162,6 +162,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send(500, "text/plain; charset=utf-8", f"internal error ({type(exc).__name__})\n".encode(), head=head)
 
     def route(self, path: str, params: dict[str, str], head: bool) -> None:
+        if path == "/favicon.ico":
+            self.send(204, "image/x-icon", b"", head=head)
+            return
         if path.startswith("/_static/"):
             name = path[len("/_static/"):]
             if name not in ASSETS:
@@ -214,7 +217,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, "text/plain; charset=utf-8", site.version().encode(), head=head)
             return
         if path == "/_layout":
-            self.send_json(200, site.layout(), head)
+            self.send(200, "application/json; charset=utf-8", site.layout_text().encode("utf-8"), head=head)
             return
         view = path.strip("/") or "index"
         as_json = self.wants_json(path, params)
@@ -232,18 +235,19 @@ class Handler(BaseHTTPRequestHandler):
         if view == "node" or view in JSON_ONLY or as_json:
             if view == "concept":
                 view = "node"
+            params.pop("format", None)
             try:
-                data = site.view_json(view, params)
+                text = site.json_text(view, params)
             except NotFound as exc:
                 self.send_json(404, {"error": str(exc)}, head)
                 return
             except BadRequest as exc:
                 self.send_json(400, {"error": str(exc)}, head)
                 return
-            if data is None:
+            if text == "null":
                 self.send_json(404, {"error": "no board.md: not a workspace"}, head)
                 return
-            self.send_json(200, data, head)
+            self.send(200, "application/json; charset=utf-8", (text + "\n").encode("utf-8"), head=head)
             return
         if view not in PAGES:
             self.send(404, "text/html; charset=utf-8",

@@ -74,7 +74,7 @@ def document(title: str, bundle_name: str, links: Links, main: str, *, view: str
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f'<meta name="referrer" content="no-referrer">\n<link rel="icon" href="data:,">\n<title>{esc(title)} — okfpro</title>\n{assets}\n</head>\n'
+        f'<meta name="referrer" content="no-referrer">\n<title>{esc(title)} — okfpro</title>\n{assets}\n</head>\n'
         f'<body data-version="{esc(version)}"{version_url} data-view="{esc(view)}">\n'
         f'<header>{hub}<a class="brand" href="{esc(links.view("index"))}">{esc(bundle_name)}</a>'
         f'<nav>{"".join(nav)}</nav>{search}</header>\n'

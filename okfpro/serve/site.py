@@ -29,6 +29,7 @@ from okfpro.serve.markdown import Markdown
 
 SECTIONS = ("In flight", "Backlog", "Waiting", "Inbox", "To read", "Deadlines")
 RANKED_DEFAULT_LIMIT = 20
+KEPT_JSON = {"catalog", "files", "tags", "types", "stats", "index", "dirs", "loose", "hubs", "graph", "lint"}
 
 
 class NotFound(Exception):
@@ -106,7 +107,10 @@ class Site:
         """Changes when anything a page shows changes: the concepts (the kept parse, revalidated),
         board, log and journal days (their size and mtime)."""
         bundle = self.bundle()
-        concepts = self.memo("digest", lambda: _digest(bundle))
+        if self.warm.mode == "inotify":  # a changed bundle is a new parse: its count is the version
+            concepts = f"parse {self.warm.reloads}"
+        else:  # every request re-reads (through the parse cache): digest what was read
+            concepts = self.memo("digest", lambda: _digest(bundle))
         h = hashlib.sha1(concepts.encode())
         for rel in ("board.md", "log.md", "journal"):
             try:
@@ -174,6 +178,15 @@ class Site:
         if view == "journal":
             return {**head, **self.journal(params.get("day"))}
         raise NotFound(f"no view {view!r}")
+
+    def json_text(self, view: str, params: dict[str, str]) -> str:
+        """The JSON of a view as sent: kept per parse for the bundle's own views asked without
+        parameters (board, log, journal and searches are built per request)."""
+        from okfpro.cli.common import dumps
+
+        if not params and view in KEPT_JSON:
+            return self.memo(f"json:{view}", lambda: dumps(self.view_json(view, params)))
+        return dumps(self.view_json(view, params))
 
     def lint(self) -> dict[str, Any]:
         from okfpro.core.lint import lint
@@ -326,7 +339,7 @@ class Site:
         links = self.links
         md = self.markdown()
         if view == "index":
-            return pages.index_page(self.view_json("index", {}), links, md.render)
+            return self.memo("page:index", lambda: pages.index_page(self.view_json("index", {}), links, md.render))
         if view == "catalog":
             return self.memo("page:catalog", lambda: pages.catalog_page(self.view_json("catalog", {}), links))
         if view == "files":
@@ -335,7 +348,7 @@ class Site:
             return self.memo(f"page:{view}", lambda: pages.inverted_page(self.view_json(view, {}), links, view[:-1],
                                                                          self.titles()))
         if view == "stats":
-            return pages.stats_page(self.view_json("stats", {}))
+            return self.memo("page:stats", lambda: pages.stats_page(self.view_json("stats", {})))
         if view == "search":
             q, engine = params.get("q", "").strip(), params.get("engine") or "scan"
             if not q:
@@ -350,7 +363,7 @@ class Site:
             return pages.graph_page(links, f"{self.prefix}/_layout", len(self.bundle().concepts))
         if view == "lint":
             bundle = self.bundle()
-            return pages.lint_page(self.lint(), links, {c.path: c.id for c in bundle.concepts})
+            return self.memo("page:lint", lambda: pages.lint_page(self.lint(), links, {c.path: c.id for c in bundle.concepts}))
         if view == "board":
             state = self.state()
             return pages.board_page(self.board_rows(), state["board"] if state else None, links, self._resolve_target,
@@ -399,6 +412,11 @@ class Site:
 
         bundle = self.bundle()
         return self.memo("layout", lambda: pages.layout_payload(_render.layout(bundle)))
+
+    def layout_text(self) -> str:
+        from okfpro.cli.common import dumps
+
+        return self.memo("layout-json", lambda: dumps(self.layout()))
 
 
 def _by_path(findings: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
