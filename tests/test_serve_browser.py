@@ -75,7 +75,7 @@ def test_every_view_a_click_a_search_and_live_edits(browser, tmp_path):
             page.goto(s.url[:-1] + path)
             page.wait_for_selector("main#main")
             if path == "/graph":
-                page.wait_for_function("() => document.getElementById('graph').dataset.drawn > 0", timeout=20000)
+                page.wait_for_function("() => document.getElementById('graph-canvas').dataset.drawn > 0", timeout=20000)
             text = page.inner_text("main")
             assert len(text) > 20, (path, text)
             name = path.strip("/").split("?")[0] or "index"
@@ -85,9 +85,9 @@ def test_every_view_a_click_a_search_and_live_edits(browser, tmp_path):
 
         # the graph: a real click on a drawn node opens its concept
         page.goto(s.url + "graph")
-        page.wait_for_function("() => document.getElementById('graph').dataset.drawn > 0", timeout=20000)
-        at = page.evaluate("() => document.getElementById('graph').centre('notes/rich')")
-        box = page.locator("#graph").bounding_box()
+        page.wait_for_function("() => document.getElementById('graph-canvas').dataset.drawn > 0", timeout=20000)
+        at = page.evaluate("() => document.getElementById('graph-canvas').centre('notes/rich')")
+        box = page.locator("#graph-canvas").bounding_box()
         page.mouse.click(box["x"] + at[0], box["y"] + at[1])
         page.wait_for_url("**/concept?id=notes/rich")
 

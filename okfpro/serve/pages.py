@@ -14,10 +14,11 @@ import math
 from typing import Any, Callable, Iterable
 from urllib.parse import quote, urlencode
 
+from okfpro.core.render import CHART_KEYS
+
 VIEWS = (("index", "Index"), ("catalog", "Catalog"), ("files", "Files"), ("tags", "Tags"), ("types", "Types"),
          ("stats", "Stats"), ("graph", "Graph"), ("search", "Search"), ("board", "Board"), ("journal", "Journal"),
          ("log", "Log"), ("lint", "Lint"), ("memory", "Memory"))
-CHART_KEYS = ("inbox", "in flight", "waiting", "backlog", "to read")
 PALETTE = ("#2457c5", "#c5402a", "#1d8a5a", "#9b59b6", "#d68910")
 LIST_CAP = 60  # concept links shown per tag / type row before "N more"
 
@@ -60,7 +61,7 @@ def document(title: str, bundle_name: str, links: Links, main: str, *, view: str
     """One page: header with the views and a search box, ``main``, the script that keeps it live."""
     nav = []
     for name, label in VIEWS:
-        if name == "memory" and not memory:
+        if (name == "memory" and not memory) or (name == "search" and links.export):
             continue
         cur = ' aria-current="page"' if name == view else ""
         nav.append(f'<a href="{esc(links.view(name))}"{cur}>{label}</a>')
@@ -218,7 +219,7 @@ def concept_page(c: dict[str, Any], body_html: str, links: Links, titles: dict[s
 
 def graph_page(links: Links, layout_url: str, count: int) -> str:
     return (f'<h1>Graph</h1><p class="meta">{count} concepts · directories as clusters · drag to pan, wheel to zoom,'
-            f' click a concept to open it</p><div class="stage"><canvas id="graph" data-src="{esc(layout_url)}" '
+            f' click a concept to open it</p><div class="stage"><canvas id="graph-canvas" data-src="{esc(layout_url)}" '
             f'data-concept="{esc(links.concept(""))}" aria-label="knowledge graph"></canvas></div>'
             '<p class="meta" id="graph-status">drawing…</p>')
 
@@ -362,8 +363,13 @@ def missing_page(what: str) -> str:
     return f'<h1>Not here</h1><p class="error" id="missing">{esc(what)}</p>'
 
 
-def layout_payload(graph: dict[str, Any]) -> dict[str, Any]:
-    """The graph view's drawing data: positions, clusters, edges — never bodies (small at 50k)."""
-    nodes = [{"id": n["id"], "t": n["title"], "x": n["x"], "y": n["y"], "c": n["cluster"],
+def layout_payload(graph: dict[str, Any], map_view: bool = False) -> dict[str, Any]:
+    """The graph view's drawing data: positions, clusters, edges — never bodies (small at 50k).
+    ``map_view``: concepts at their place in a box per directory (``boxes``), not on cluster spirals."""
+    kx, ky = ("mx", "my") if map_view else ("x", "y")
+    nodes = [{"id": n["id"], "t": n["title"], "x": n[kx], "y": n[ky], "c": n["cluster"],
               "r": round(2.5 + 1.5 * math.sqrt(n["inbound"]), 1)} for n in graph["nodes"]]
-    return {"nodes": nodes, "edges": graph["edges"], "clusters": graph["clusters"]}
+    out = {"nodes": nodes, "edges": graph["edges"], "clusters": graph["clusters"]}
+    if map_view:
+        out["boxes"] = graph["boxes"]
+    return out

@@ -70,12 +70,16 @@ class Site:
     """One bundle behind one prefix.  ``name``/``slug``: how the CLI's envelope names it."""
 
     def __init__(self, root: Path, name: str, slug: str | None = None, *, prefix: str = "", hub: str | None = None,
-                 memory: bool = True, memory_why_not: str = "", watch: bool = True) -> None:
-        from okfpro.mcp.watch import Warm
-
+                 memory: bool = True, memory_why_not: str = "", watch: bool = True, bundle: Bundle | None = None
+                 ) -> None:
         self.root, self.name, self.slug, self.prefix = Path(root), name, slug, prefix
         self.links = pages.Links(prefix, hub=hub)
-        self.warm = Warm(self.root, watch=watch)
+        if bundle is not None:  # okfpro render: one read, never revalidated
+            self.warm: Any = _Fixed(bundle)
+        else:
+            from okfpro.mcp.watch import Warm
+
+            self.warm = Warm(self.root, watch=watch)
         self.memory = Memory(self.root, memory, memory_why_not)
         self._memo: dict[str, Any] = {}
         self._memo_of: Bundle | None = None
@@ -107,7 +111,7 @@ class Site:
         """Changes when anything a page shows changes: the concepts (the kept parse, revalidated),
         board, log and journal days (their size and mtime)."""
         bundle = self.bundle()
-        if self.warm.mode == "inotify":  # a changed bundle is a new parse: its count is the version
+        if self.warm.mode in ("inotify", "fixed"):  # a changed bundle is a new parse: its count is the version
             concepts = f"parse {self.warm.reloads}"
         else:  # every request re-reads (through the parse cache): digest what was read
             concepts = self.memo("digest", lambda: _digest(bundle))
@@ -258,15 +262,13 @@ class Site:
     def log(self) -> dict[str, Any]:
         """Ours (no CLI view prints the log): ``{path, content, snapshots}`` — the text and its
         Snapshot lines as chart points, oldest first."""
+        from okfpro.core.render import log_snapshots
         from okfpro.io import workstate as ws
-        from okfpro.io.clock import today
-        from okfpro.core import render as _render
 
         if ws.escaping_state_files(self.root):
             return {"path": "log.md", "content": None, "snapshots": []}
         text = ws.read_optional(self.root / "log.md")
-        facts = _render.workspace("", text or "", [], today())
-        return {"path": "log.md", "content": text, "snapshots": facts["snapshots"]}
+        return {"path": "log.md", "content": text, "snapshots": log_snapshots(text or "")}
 
     def journal_days(self) -> list[str]:
         from okfpro.core.dormancy import JOURNAL_FILE
@@ -417,6 +419,18 @@ class Site:
         from okfpro.cli.common import dumps
 
         return self.memo("layout-json", lambda: dumps(self.layout()))
+
+
+class _Fixed:
+    """A bundle read once (``okfpro render``), in place of the revalidating door."""
+
+    mode, reloads = "fixed", 0
+
+    def __init__(self, bundle: Bundle) -> None:
+        self._bundle = bundle
+
+    def bundle(self) -> Bundle:
+        return self._bundle
 
 
 def _by_path(findings: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

@@ -49,7 +49,9 @@
     }
     function fit() {
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-      G.clusters.forEach(c => { x0 = Math.min(x0, c.x - c.r); y0 = Math.min(y0, c.y - c.r); x1 = Math.max(x1, c.x + c.r); y1 = Math.max(y1, c.y + c.r); });
+      const grow = (a, b, c, d) => { x0 = Math.min(x0, a); y0 = Math.min(y0, b); x1 = Math.max(x1, c); y1 = Math.max(y1, d); };
+      if (G.boxes) G.boxes.forEach(b => grow(b.x, b.y, b.x + b.w, b.y + b.h));
+      else G.clusters.forEach(c => grow(c.x - c.r, c.y - c.r, c.x + c.r, c.y + c.r));
       if (x0 === Infinity) { x0 = y0 = -1; x1 = y1 = 1; }
       const w = canvas.clientWidth, h = canvas.clientHeight;
       scale = Math.min(w / (x1 - x0 + 40), h / (y1 - y0 + 40));
@@ -58,8 +60,16 @@
     const sx = x => x * scale + ox, sy = y => y * scale + oy;
     function draw() {
       const mine = ++frame, w = canvas.clientWidth, h = canvas.clientHeight;
+      if (!w || !h) return;  // hidden (a section of the exported file not shown yet)
+      if (!(scale > 0) || !isFinite(scale)) fit();
       ctx.clearRect(0, 0, w, h);
-      G.clusters.forEach((c, i) => {
+      if (G.boxes) G.boxes.forEach((b, i) => {
+        ctx.fillStyle = palette[i % palette.length] + "14"; ctx.fillRect(sx(b.x), sy(b.y), b.w * scale, b.h * scale);
+        ctx.strokeStyle = palette[i % palette.length] + "88"; ctx.strokeRect(sx(b.x), sy(b.y), b.w * scale, b.h * scale);
+        if (b.w * scale > 40) { ctx.fillStyle = "#3b4456"; ctx.font = "12px system-ui"; ctx.textAlign = "left";
+          ctx.fillText((b.dir === "." ? "(root)" : b.dir + "/") + " " + b.count, sx(b.x) + 4, sy(b.y) + 13); }
+      });
+      else G.clusters.forEach((c, i) => {
         ctx.beginPath(); ctx.arc(sx(c.x), sy(c.y), c.r * scale, 0, 2 * Math.PI);
         ctx.fillStyle = palette[i % palette.length] + "14"; ctx.fill(); ctx.strokeStyle = palette[i % palette.length] + "55"; ctx.stroke();
         if (c.r * scale > 18) { ctx.fillStyle = "#3b4456"; ctx.font = "12px system-ui"; ctx.textAlign = "center";
@@ -107,9 +117,10 @@
       canvas.addEventListener("wheel", e => { e.preventDefault(); const f = Math.exp(-e.deltaY * 0.0015);
         ox = e.offsetX - (e.offsetX - ox) * f; oy = e.offsetY - (e.offsetY - oy) * f; scale *= f; draw(); }, { passive: false });
       window.addEventListener("resize", () => { size(); draw(); });
+      window.addEventListener("hashchange", () => { size(); if (location.hash === "#graph") { scale = 0; } draw(); });
       canvas.centre = id => { const n = G.nodes.find(m => m.id === id); if (!n) return null; ox = canvas.clientWidth / 2 - n.x * scale; oy = canvas.clientHeight / 2 - n.y * scale; draw(); return [canvas.clientWidth / 2, canvas.clientHeight / 2]; };
     }).catch(e => { status.textContent = "the graph could not be drawn: " + e; });
   }
-  function start() { const c = document.getElementById("graph"); if (c) graph(c); }
+  function start() { const c = document.getElementById("graph-canvas"); if (c) graph(c); }
   start();
 })();
