@@ -170,7 +170,7 @@ def test_a_2000_concept_file_in_headless_chromium(tmp_path, flags):
             pg.mouse.click(box["x"] + at[0], box["y"] + at[1])
             pg.wait_for_function("() => location.hash.startsWith('#c:')")
             shown = pg.locator("section.view:visible").first.get_attribute("id")
-            assert shown.startswith("c:") and pg.locator(f"section.view:visible article[data-id]").count() == 1
+            assert shown.startswith("c:") and pg.locator("section.view:visible article[data-id]").count() == 1
             shot = shots / f"render-{'-'.join(flags) or 'default'}.png".replace("/", "_").replace(":", "")
             pg.click("header nav a:text-is('Graph')")
             pg.screenshot(path=str(shot))

@@ -412,3 +412,16 @@ def test_a_type_of_spaces_is_kept_as_the_reference_keeps_it(tmp_path):
         for v in ("catalog", "files", "index", "types", "stats"):
             theirs = subprocess.run([str(ref), v, str(okf), "--json"], capture_output=True, text=True, timeout=120)
             assert json.loads(theirs.stdout) == json.loads(invoke(v, str(okf), "--json").stdout), v
+
+
+def test_catalog_and_files_pages_are_paged_and_the_export_is_whole():
+    from okfpro.serve import pages
+
+    rows = [{"id": f"c{i:05d}", "title": "t", "type": "", "trust": "unverified", "status": None, "tags": [],
+             "links_in": 0, "links_out": 0} for i in range(2500)]
+    data = {"count": 2500, "concepts": rows}
+    first = pages.catalog_page(data, pages.Links(""), 1)
+    last = pages.catalog_page(data, pages.Links(""), 99)  # past the end: the last page
+    assert first.count('data-id="c') == 1000 and 'data-id="c00000"' in first and 'href="/catalog?page=3"' in first
+    assert last.count('data-id="c') == 500 and 'data-id="c02499"' in last
+    assert pages.catalog_page(data, pages.Links("", export=True)).count('data-id="c') == 2500

@@ -64,10 +64,12 @@ def serve_cmd(targets: tuple[str, ...], port: int, bind: str, no_memory: bool) -
         server = Server(bind, port, site=site, hub=hub)
     except OSError as exc:
         fail(f"cannot listen on {bind}:{port}: {exc.strerror or exc}")
-    (site or next(iter(hub.sites.values()))).bundle()  # type: ignore[union-attr]  # read before the first page
+    served = [site] if site is not None else list(hub.sites.values()) if hub is not None else []
+    for one in served:
+        one.bundle()  # read before the first page
+    what = served[0].name if site is not None else f"{len(served)} bundles"
 
     def ready(url: str) -> None:
-        what = site.name if site is not None else f"{len(hub.sites)} bundles"  # type: ignore[union-attr]
         click.echo(f"serving {what} at {url} (Ctrl-C to stop)")
 
     try:

@@ -43,7 +43,7 @@ class Markdown:
     def __init__(self, resolve: Callable[[str], str | None], concept_url: Callable[[str], str]) -> None:
         self.resolve, self.concept_url = resolve, concept_url
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
-        md.validateLink = _safe
+        md.validateLink = _safe  # type: ignore[method-assign]  # markdown-it's documented hook
         # markdown-it binds a rule to its renderer: each is a plain function calling back here
         md.add_render_rule("link_open", lambda _r, tokens, idx, options, env: self._link_open(tokens, idx, env))
         md.add_render_rule("link_close", lambda _r, tokens, idx, options, env: self._link_close(env))
@@ -88,7 +88,7 @@ class Markdown:
 
     def _image(self, tokens: list[Any], idx: int, options: Any, env: dict[str, Any]) -> str:
         token = tokens[idx]
-        alt = self.md.renderer.renderInlineAsText(token.children or [], options, env) or "image"
+        alt = "".join(t.content for t in (token.children or []) if t.type in ("text", "code_inline")) or "image"
         src = str(token.attrGet("src") or "")
         href, cls = self._target(src, env)
         label = f'<span class="img" title="{html.escape(src)}">[{html.escape(alt)}]</span>'

@@ -21,6 +21,7 @@ VIEWS = (("index", "Index"), ("catalog", "Catalog"), ("files", "Files"), ("tags"
          ("log", "Log"), ("lint", "Lint"), ("memory", "Memory"))
 PALETTE = ("#2457c5", "#c5402a", "#1d8a5a", "#9b59b6", "#d68910")
 LIST_CAP = 60  # concept links shown per tag / type row before "N more"
+PAGE_ROWS = 1000  # catalog and files rows per page (the JSON beside them has every row)
 
 
 def esc(value: Any) -> str:
@@ -136,19 +137,32 @@ def index_page(data: dict[str, Any], links: Links, render: Callable[[str, str], 
     return "".join(out)
 
 
-def catalog_page(data: dict[str, Any], links: Links) -> str:
+def _pager(view: str, rows: list[Any], links: Links, page: int) -> tuple[list[Any], str]:
+    """(this page's rows, the pager) — every row at once in the exported file."""
+    if links.export or len(rows) <= PAGE_ROWS:
+        return rows, ""
+    pages_n = (len(rows) + PAGE_ROWS - 1) // PAGE_ROWS
+    page = min(max(page, 1), pages_n)
+    nav = " ".join(f'<b>{n}</b>' if n == page else f'<a href="{esc(links.view(view, page=n))}">{n}</a>'
+                   for n in range(1, pages_n + 1))
+    return rows[(page - 1) * PAGE_ROWS:page * PAGE_ROWS], f'<p class="pager">page {nav}</p>'
+
+
+def catalog_page(data: dict[str, Any], links: Links, page: int = 1) -> str:
+    shown, pager = _pager("catalog", data["concepts"], links, page)
     rows = [(_concept_link(links, r["id"], r["id"]), esc(r["title"]), esc(r["type"]), esc(r["trust"]),
              esc(r["status"] or ""), _chips(r["tags"]), str(r["links_in"]), str(r["links_out"]))
-            for r in data["concepts"]]
-    return (f'<h1>Catalog</h1><p class="meta">{data["count"]} concepts</p>'
-            + _table(("id", "title", "type", "trust", "status", "tags", "in", "out"), rows, "rows"))
+            for r in shown]
+    return (f'<h1>Catalog</h1><p class="meta">{data["count"]} concepts</p>{pager}'
+            + _table(("id", "title", "type", "trust", "status", "tags", "in", "out"), rows, "rows") + pager)
 
 
-def files_page(data: dict[str, Any], links: Links) -> str:
+def files_page(data: dict[str, Any], links: Links, page: int = 1) -> str:
+    shown, pager = _pager("files", data["files"], links, page)
     rows = [(_concept_link(links, r["id"], r["path"]), esc(r["title"]), esc(r["type"]), esc(r["description"]))
-            for r in data["files"]]
-    return (f'<h1>Files</h1><p class="meta">{data["count"]} files</p>'
-            + _table(("path", "title", "type", "description"), rows, "rows"))
+            for r in shown]
+    return (f'<h1>Files</h1><p class="meta">{data["count"]} files</p>{pager}'
+            + _table(("path", "title", "type", "description"), rows, "rows") + pager)
 
 
 def inverted_page(data: dict[str, Any], links: Links, key: str, titles: dict[str, str]) -> str:

@@ -342,10 +342,11 @@ class Site:
         md = self.markdown()
         if view == "index":
             return self.memo("page:index", lambda: pages.index_page(self.view_json("index", {}), links, md.render))
-        if view == "catalog":
-            return self.memo("page:catalog", lambda: pages.catalog_page(self.view_json("catalog", {}), links))
-        if view == "files":
-            return self.memo("page:files", lambda: pages.files_page(self.view_json("files", {}), links))
+        if view in ("catalog", "files"):
+            n = int(params["page"]) if params.get("page", "").isdigit() and len(params["page"]) < 7 else 1
+            data = self.memo(view, lambda: getattr(_views, view)(self.bundle()))
+            build = pages.catalog_page if view == "catalog" else pages.files_page
+            return self.memo(f"page:{view}:{n}", lambda: build(data, links, n))
         if view in ("tags", "types"):
             return self.memo(f"page:{view}", lambda: pages.inverted_page(self.view_json(view, {}), links, view[:-1],
                                                                          self.titles()))
