@@ -140,6 +140,7 @@ def cli_json(served: Served, *args: str, env: dict[str, str] | None = None) -> o
     ("/types.json", ["types", ".okf", "--json"]),
     ("/stats.json", ["stats", ".okf", "--json"]),
     ("/index.json", ["index", ".okf", "--json"]),
+    ("/index.json?dir=notes", ["index", ".okf", "--dir", "notes", "--json"]),
     ("/dirs.json", ["dirs", ".okf", "--json"]),
     ("/loose.json", ["loose", ".okf", "--json"]),
     ("/hubs.json", ["graph", ".okf", "--hubs", "--json"]),
@@ -158,6 +159,22 @@ def cli_json(served: Served, *args: str, env: dict[str, str] | None = None) -> o
 ])
 def test_every_json_route_equals_the_cli(served, route, argv):
     assert served.json(route) == cli_json(served, *argv)
+
+
+def test_a_concept_page_shows_its_lint_findings(served):
+    """The findings of lint (kept after the server's warm-up) beside the concept they name."""
+    lint = served.json("/lint.json")
+    mine = [f for f in lint["findings"] if f["path"] == "notes/rich.md"]
+    assert mine
+    deadline = time.monotonic() + 60
+    while True:
+        _, page = served.page("/concept?id=notes/rich")
+        if 'id="lint-pending"' not in page or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    aside = page.split('<aside class="lint">', 1)[1].split("</aside>", 1)[0]
+    for f in mine:
+        assert f"<b>{f['check']}</b>" in aside
 
 
 def test_the_reference_route_names_answer_json_to_a_script(served):

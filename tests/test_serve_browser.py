@@ -26,7 +26,7 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium); .ci/run installs it"),
     pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed (pip install -e .[test])"),
 ]
-VIEWS = ["/", "/catalog", "/files", "/tags", "/types", "/stats", "/graph", "/search?q=cache", "/board", "/journal",
+VIEWS = ["/", "/?dir=notes", "/catalog", "/files", "/tags", "/types", "/stats", "/graph", "/search?q=cache", "/board", "/journal",
          "/log", "/lint", "/memory", "/concept?id=notes/rich"]
 
 
@@ -78,7 +78,7 @@ def test_every_view_a_click_a_search_and_live_edits(browser, tmp_path):
                 page.wait_for_function("() => document.getElementById('graph-canvas').dataset.drawn > 0", timeout=20000)
             text = page.inner_text("main")
             assert len(text) > 20, (path, text)
-            name = path.strip("/").split("?")[0] or "index"
+            name = path.strip("/").split("?")[0] or ("index" if "dir=" not in path else "index-notes")
             page.screenshot(path=str(shots / f"{name}.png"), full_page=False)
         assert not w.errors, w.errors
         assert not w.outside, w.outside  # no network beyond the server

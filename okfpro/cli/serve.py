@@ -67,6 +67,7 @@ def serve_cmd(targets: tuple[str, ...], port: int, bind: str, no_memory: bool) -
     served = [site] if site is not None else list(hub.sites.values()) if hub is not None else []
     for one in served:
         one.bundle()  # read before the first page
+        one.warm_up()
     what = served[0].name if site is not None else f"{len(served)} bundles"
 
     def ready(url: str) -> None:

@@ -115,25 +115,45 @@ def empty(text: str) -> str:
 # --------------------------------------------------------------------------- bundle views
 
 
-def index_page(data: dict[str, Any], links: Links, render: Callable[[str, str], str]) -> str:
-    """The §8 map: per directory its authored index.md rendered, or the listing synthesized."""
+def index_page(data: dict[str, Any], links: Links, render: Callable[[str, str], str], only: str | None = None) -> str:
+    """The §8 map, disclosed progressively: on the server the root's index.md and a row per
+    directory (``only``: that directory's own index.md rendered, or its listing synthesized); in
+    the exported file every directory in full."""
+    rows = data["directories"]
+    full = rows if links.export else [r for r in rows if r["dir"] == (only or ".")]
+    if only is not None and not full:
+        return missing_page(f"no directory {only[:200]!r} in the bundle")
     out = [f'<h1>Index</h1><p class="meta">{data["count"]} directories</p>']
-    for r in data["directories"]:
-        d = r["dir"]
-        types = ", ".join(f"{esc(k.strip() or 'Untyped')} {v}" for k, v in r["types"].items())
-        sub = " ".join(f'<a href="#d:{esc(s)}">{esc(s.rsplit("/", 1)[-1])}/</a>' for s in r["subdirs"])
-        out.append(f'<section class="dir" id="d:{esc(d)}"><h2>{esc(_dir_label(d))}</h2>'
-                   f'<p class="meta">{r["count"]} concept(s){" · " + types if types else ""}'
-                   f'{"" if r["present"] else " · no index.md: listing synthesized"}</p>'
-                   + (f'<p class="subdirs">→ {sub}</p>' if sub else ""))
-        if r["present"] and (r.get("body") or "").strip():
-            out.append(f'<div class="md">{render(r["body"] or "", r["index_path"])}</div>')
-        if not r["present"] or not (r.get("body") or "").strip():
-            items = "".join(f'<li>{_concept_link(links, i["id"], i["title"])}'
-                            f'{" — " + esc(i["description"]) if i["description"] else ""}</li>'
-                            for i in r["listing"])
-            out.append(f"<ul>{items}</ul>" if items else "")
-        out.append("</section>")
+    for r in full:
+        out.append(_index_entry(r, links, render))
+    if not links.export and only is None:
+        table = [(f'<a href="{esc(_dir_url(links, r["dir"]))}" data-dir="{esc(r["dir"])}">{esc(_dir_label(r["dir"]))}</a>',
+                  str(r["count"]), esc(", ".join(f"{k.strip() or 'Untyped'} {v}" for k, v in list(r["types"].items())[:6])),
+                  "index.md" if r["present"] else "synthesized") for r in rows if r["dir"] != "."]
+        if table:
+            out.append("<h2>Directories</h2>" + _table(("directory", "concepts", "types", "map"), table, "rows"))
+    return "".join(out)
+
+
+def _dir_url(links: Links, d: str) -> str:
+    return f"#d:{d}" if links.export else links.view("index", dir=d)
+
+
+def _index_entry(r: dict[str, Any], links: Links, render: Callable[[str, str], str]) -> str:
+    d = r["dir"]
+    types = ", ".join(f"{esc(k.strip() or 'Untyped')} {v}" for k, v in r["types"].items())
+    sub = " ".join(f'<a href="{esc(_dir_url(links, s))}">{esc(s.rsplit("/", 1)[-1])}/</a>' for s in r["subdirs"])
+    out = [f'<section class="dir" id="d:{esc(d)}"><h2>{esc(_dir_label(d))}</h2>'
+           f'<p class="meta">{r["count"]} concept(s){" · " + types if types else ""}'
+           f'{"" if r["present"] else " · no index.md: listing synthesized"}</p>'
+           + (f'<p class="subdirs">→ {sub}</p>' if sub else "")]
+    if r["present"] and (r.get("body") or "").strip():
+        out.append(f'<div class="md">{render(r["body"] or "", r["index_path"])}</div>')
+    else:
+        items = "".join(f'<li>{_concept_link(links, i["id"], i["title"])}'
+                        f'{" — " + esc(i["description"]) if i["description"] else ""}</li>' for i in r["listing"])
+        out.append(f"<ul>{items}</ul>" if items else "")
+    out.append("</section>")
     return "".join(out)
 
 
@@ -211,14 +231,17 @@ def search_page(q: str, engine: str, data: dict[str, Any] | None, links: Links, 
 
 
 def concept_page(c: dict[str, Any], body_html: str, links: Links, titles: dict[str, str],
-                 findings: list[dict[str, Any]]) -> str:
+                 findings: list[dict[str, Any]] | None) -> str:
     """One concept: title, type, tags, description, the rendered body, links in and out, lint findings."""
     meta = " · ".join(esc(x) for x in (c["id"], c["type"] or "Untyped", _dir_label(c["dir"]), c["trust"]) if x)
     parts = [f'<article class="concept" data-id="{esc(c["id"])}"><h1>{esc(c["title"])}</h1>'
              f'<p class="meta">{meta}</p><p>{_chips(c["tags"])}</p>']
     if c["description"]:
         parts.append(f'<p class="description">{esc(c["description"])}</p>')
-    if findings:
+    if findings is None:
+        parts.append('<aside class="lint"><p class="meta" id="lint-pending">lint findings: the bundle is being '
+                     'linted; they show here when it is done</p></aside>')
+    elif findings:
         items = "".join(f'<li class="{esc(f["severity"])}"><b>{esc(f["check"])}</b> {esc(f["message"])}</li>'
                         for f in findings)
         parts.append(f'<aside class="lint"><h2>Lint</h2><ul>{items}</ul></aside>')

@@ -84,6 +84,7 @@ class Site:
         self._memo: dict[str, Any] = {}
         self._memo_of: Bundle | None = None
         self._lock = threading.Lock()
+        self._warming: threading.Thread | None = None
 
     # ------------------------------------------------------------------ the bundle, kept
     def head(self) -> dict[str, Any]:
@@ -107,6 +108,26 @@ class Site:
             self._memo[key] = value
         return value
 
+    def warm_up(self) -> None:
+        """Build the slow, bundle-wide parts (lint, the graph's layout, the index page) in a
+        thread, so that the first concept page does not wait for a lint of the whole bundle: until
+        the lint is kept, a concept page says its findings are coming, and the version changes
+        when they are there (the open page then shows them)."""
+        def run() -> None:
+            try:
+                self.lint()
+                self.layout_text()
+                self.main("index", {})
+            except Exception:  # noqa: BLE001 - a request builds it again and reports what went wrong
+                pass
+
+        self._warming = threading.Thread(target=run, name="okfpro-serve-warm", daemon=True)
+        self._warming.start()
+
+    def _kept(self, key: str) -> bool:
+        with self._lock:
+            return key in self._memo
+
     def version(self) -> str:
         """Changes when anything a page shows changes: the concepts (the kept parse, revalidated),
         board, log and journal days (their size and mtime)."""
@@ -115,7 +136,7 @@ class Site:
             concepts = f"parse {self.warm.reloads}"
         else:  # every request re-reads (through the parse cache): digest what was read
             concepts = self.memo("digest", lambda: _digest(bundle))
-        h = hashlib.sha1(concepts.encode())
+        h = hashlib.sha1(f"{concepts} lint:{self._kept('lint')}".encode())
         for rel in ("board.md", "log.md", "journal"):
             try:
                 st = os.stat(self.root / rel)
@@ -157,6 +178,8 @@ class Site:
         if view == "stats":
             return {**head, **self.memo("stats", lambda: _views.stats(bundle))}
         if view == "index":
+            if params.get("dir"):
+                return {**head, **_views.index(bundle, [params["dir"]])}
             return {**head, **self.memo("index", lambda: _views.index(bundle))}
         if view == "dirs":
             return {**head, **self.memo("dirs", lambda: _views.dirs(bundle))}
@@ -341,6 +364,9 @@ class Site:
         links = self.links
         md = self.markdown()
         if view == "index":
+            only = params.get("dir")
+            if only is not None:  # one directory: cheap, built per request
+                return pages.index_page(self.view_json("index", {}), links, md.render, only)
             return self.memo("page:index", lambda: pages.index_page(self.view_json("index", {}), links, md.render))
         if view in ("catalog", "files"):
             n = int(params["page"]) if params.get("page", "").isdigit() and len(params["page"]) < 7 else 1
@@ -402,10 +428,11 @@ class Site:
         c = bundle.by_id.get(ident)
         if c is None:
             raise NotFound(f"no concept {ident[:200]!r} in {self.name} — deleted or renamed?")
-        g = _views.graph_of(bundle)
-        out = sorted({t for s, t in g.edges if s == c.id}) if c.id in g.concepts else []
-        inn = sorted({s for s, t in g.edges if t == c.id}) if c.id in g.concepts else []
-        findings = self.memo("findings", lambda: _by_path(self.lint()["findings"])).get(c.path, [])
+        out, inn = self.memo("adjacency", lambda: _adjacency(bundle)).get(c.id, ([], []))
+        findings: list[dict[str, Any]] | None = None
+        warming = self._warming is not None and self._warming.is_alive()
+        if not warming or self._kept("lint"):
+            findings = self.memo("findings", lambda: _by_path(self.lint()["findings"])).get(c.path, [])
         info = {"id": c.id, "title": _views.title_of(c), "type": _views.type_text(c), "tags": _views.tag_list(c),
                 "description": c.description, "dir": _views.dir_of(c.id), "trust": c.trust, "out": out, "in": inn}
         return pages.concept_page(info, self.markdown().render(c.body, c.path), self.links, self.titles(), findings)
@@ -432,6 +459,16 @@ class _Fixed:
 
     def bundle(self) -> Bundle:
         return self._bundle
+
+
+def _adjacency(bundle: Bundle) -> dict[str, tuple[list[str], list[str]]]:
+    """id -> (the ids it links to, the ids linking to it), each sorted."""
+    outs: dict[str, set[str]] = {}
+    ins: dict[str, set[str]] = {}
+    for s, t in _views.graph_of(bundle).edges:
+        outs.setdefault(s, set()).add(t)
+        ins.setdefault(t, set()).add(s)
+    return {cid: (sorted(outs.get(cid, ())), sorted(ins.get(cid, ()))) for cid in set(outs) | set(ins)}
 
 
 def _by_path(findings: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
