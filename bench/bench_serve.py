@@ -57,7 +57,7 @@ def start(ws: Path, env: dict[str, str]) -> tuple[subprocess.Popen, int, str]:
 
 
 def get(port: int, host: str, path: str, accept: str = "text/html") -> tuple[int, int]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=900)
     try:
         conn.request("GET", path, headers={"Host": host, "Accept": accept})
         r = conn.getresponse()

@@ -442,3 +442,31 @@ def test_catalog_and_files_pages_are_paged_and_the_export_is_whole():
     assert first.count('data-id="c') == 1000 and 'data-id="c00000"' in first and 'href="/catalog?page=3"' in first
     assert last.count('data-id="c') == 500 and 'data-id="c02499"' in last
     assert pages.catalog_page(data, pages.Links("", export=True)).count('data-id="c') == 2500
+
+
+def test_several_bundles_behind_a_hub(tmp_path):
+    """``serve @a @b``: the hub lists them, each is served under /b/<slug>/ with its own JSON (the
+    CLI's for ``@slug``), one search runs across both, and a slug that is not served is 404."""
+    home = tmp_path / "home"
+    env = scoped_env(PYTHONPATH=str(REPO), OKFPRO_HOME=str(home), OKF_NO_DISCOVERY="1", **ALICE)
+    a = make_workspace(tmp_path / "a", 20)
+    b = tmp_path / "b" / ".okf"
+    b.mkdir(parents=True)
+    (b / "index.md").write_text('---\nokf_version: "0.2"\n---\n# B\n')
+    (b / "only-b.md").write_text("---\ntitle: Zebraword in B\n---\nzebraword\n")
+    for d, slug in ((a / ".okf", "alpha"), (b, "beta")):
+        assert invoke("registry", "set", str(d), "--as", slug, cwd=tmp_path, base_env=env).returncode == 0
+    with Served("@alpha", "@beta", cwd=tmp_path, env=env) as s:
+        status, hub = s.page("/")
+        assert status == 200 and 'href="/b/alpha/"' in hub and 'href="/b/beta/"' in hub
+        for slug in ("alpha", "beta"):
+            assert s.json(f"/b/{slug}/catalog.json") == json.loads(
+                invoke("catalog", f"@{slug}", "--json", cwd=tmp_path, base_env=env).stdout)
+        status, page = s.page("/b/beta/concept?id=only-b")
+        assert status == 200 and 'href="/b/beta/catalog"' in page and 'data-version-url="/b/beta/_version"' in page
+        found = s.json("/search.json?q=zebraword")
+        assert {(r["slug"], r["id"]) for r in found["matches"]} == {("alpha", "notes/plain"), ("beta", "only-b")}
+        _, page = s.page("/search?q=zebraword")
+        assert 'href="/b/beta/concept?id=only-b"' in page and 'href="/b/alpha/concept?id=notes/plain"' in page
+        assert s.request("/b/gamma/")[0] == 404 and s.request("/b/../b/alpha/")[0] == 404
+        assert s.request("/catalog.json")[0] == 404  # the hub serves no bundle at its root

@@ -65,8 +65,8 @@ class Hub:
 
     def page(self) -> str:
         rows = [{"slug": s, "count": len(site.bundle().concepts)} for s, site in self.sites.items()]
-        return pages.document("bundles", "okfpro", pages.Links("/b/-"), pages.hub_page(rows), view="hub",
-                              memory=False).replace('data-version-url="/b/-/_version"', 'data-version-url="/_version"')
+        return pages.document("bundles", "okfpro", pages.Links(""), pages.hub_page(rows), view="hub", memory=False,
+                              version=self.version(), nav=False)
 
     def search(self, params: dict[str, str]) -> dict[str, Any]:
         rows: list[dict[str, Any]] = []
@@ -191,7 +191,8 @@ class Handler(BaseHTTPRequestHandler):
                 else:
                     q = params.get("q", "")
                     main = pages.search_page(q, params.get("engine") or "scan", data, pages.Links(""))
-                    doc = pages.document("search", "okfpro", pages.Links(""), main, view="search", memory=False)
+                    doc = pages.document("search", "okfpro", pages.Links(""), main, view="search", memory=False,
+                                         version=hub.version(), nav=False)
                     self.send(200, "text/html; charset=utf-8", doc.encode(), head=head)
                 return
             head_, sep, rest = path[len("/b/"):].partition("/") if path.startswith("/b/") else ("", "", "")

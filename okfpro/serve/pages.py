@@ -58,14 +58,14 @@ class Links:
 
 
 def document(title: str, bundle_name: str, links: Links, main: str, *, view: str, version: str = "",
-             memory: bool = True, head: str = "", tail: str = "") -> str:
+             memory: bool = True, head: str = "", tail: str = "", nav: bool = True) -> str:
     """One page: header with the views and a search box, ``main``, the script that keeps it live."""
-    nav = []
-    for name, label in VIEWS:
+    items = []
+    for name, label in VIEWS if nav else ():
         if (name == "memory" and not memory) or (name == "search" and links.export):
             continue
         cur = ' aria-current="page"' if name == view else ""
-        nav.append(f'<a href="{esc(links.view(name))}"{cur}>{label}</a>')
+        items.append(f'<a href="{esc(links.view(name))}"{cur}>{label}</a>')
     hub = f'<a class="hub" href="{esc(links.hub)}">all bundles</a>' if links.hub else ""
     search = "" if links.export else (
         f'<form class="q" action="{esc(links.view("search"))}" method="get" role="search">'
@@ -79,7 +79,7 @@ def document(title: str, bundle_name: str, links: Links, main: str, *, view: str
         f'<meta name="referrer" content="no-referrer">\n<title>{esc(title)} — okfpro</title>\n{assets}\n</head>\n'
         f'<body data-version="{esc(version)}"{version_url} data-view="{esc(view)}">\n'
         f'<header>{hub}<a class="brand" href="{esc(links.view("index"))}">{esc(bundle_name)}</a>'
-        f'<nav>{"".join(nav)}</nav>{search}</header>\n'
+        f'<nav>{"".join(items)}</nav>{search}</header>\n'
         f'<main id="main" data-view="{esc(view)}">\n{main}\n</main>\n{script}\n</body>\n</html>\n'
     )
 

@@ -85,6 +85,7 @@ class Site:
         self._memo_of: Bundle | None = None
         self._lock = threading.Lock()
         self._warming: threading.Thread | None = None
+        self._served = threading.Event()  # the first page is out: the warm-up may take the CPU
 
     # ------------------------------------------------------------------ the bundle, kept
     def head(self) -> dict[str, Any]:
@@ -114,6 +115,7 @@ class Site:
         the lint is kept, a concept page says its findings are coming, and the version changes
         when they are there (the open page then shows them)."""
         def run() -> None:
+            self._served.wait(3.0)
             try:
                 self.lint()
                 self.layout_text()
@@ -357,6 +359,7 @@ class Site:
         except BadRequest as exc:
             status, main = 400, pages.missing_page(str(exc))
         title = view if view != "index" else self.name
+        self._served.set()
         return status, pages.document(title, self.name, self.links, main, view=view.split("/")[0],
                                       version=self.version(), memory=self.memory.store is not None)
 
