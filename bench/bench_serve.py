@@ -38,10 +38,12 @@ VIEWS = ["/", "/catalog", "/files", "/tags", "/types", "/stats", "/board", "/log
 
 
 def generate(work: Path, n: int) -> Path:
+    """The workspace of ``n`` concepts under ``work``, generated once (seed 7) and kept for later runs."""
+    from gen_bundle import generate as gen
+
     ws = work / f"b{n}"
     if not (ws / ".okf" / "index.md").exists():
-        subprocess.run([PYTHON, str(HERE / "gen_bundle.py"), str(ws), str(n), "--seed", "7"], check=True,
-                       stdout=subprocess.DEVNULL)
+        gen(ws, n)
     return ws
 
 
