@@ -210,6 +210,16 @@ def test_memory_is_the_servers_identity_only(served):
         assert "bob secret plan" not in json.dumps(answer) and answer["scope"]["user"] == "alice", q
     status, _, _ = served.request("/memory.json", headers={"X-Okfpro-User": "bob", "Cookie": "user=bob"})
     assert status == 200
+    # one entry's history, looked up among alice's own entries only
+    mine = listed["entries"][0]["id"]
+    entry = served.json("/memory/entry.json?id=" + mine.replace("#", "%23"))
+    assert entry["entry"]["id"] == mine and entry["commits"] and all("remember" in c["summary"] for c in entry["commits"])
+    _, page = served.page("/memory/entry?id=" + mine.replace("#", "%23"))
+    assert "History" in page and entry["commits"][0]["commit"][:12] in page
+    bobs = json.loads(invoke("memory", "list", "--json", cwd=served.ws, base_env=scoped_env(**BOB)).stdout)["entries"]
+    assert bobs and "quasar" in bobs[0]["title"]
+    status, _, body = served.request("/memory/entry.json?id=" + bobs[0]["id"].replace("#", "%23"))
+    assert status == 404 and b"quasar" not in body  # another identity's entry is not found, even by its id
 
 
 def test_memory_is_refused_beyond_loopback_and_without_an_identity(tmp_path):

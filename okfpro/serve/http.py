@@ -31,9 +31,9 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 ASSETS = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
 PAGES = {"index", "catalog", "files", "tags", "types", "stats", "search", "concept", "graph", "lint", "board", "log",
-         "journal", "memory", "memory/log"}
+         "journal", "memory", "memory/log", "memory/entry"}
 JSON_ONLY = {"node", "dirs", "loose", "hubs", "state"}
-MEMORY_JSON = {"memory": "list", "memory/recall": "recall", "memory/log": "log"}
+MEMORY_JSON = {"memory": "list", "memory/recall": "recall", "memory/log": "log", "memory/entry": "entry"}
 MAX_QUERY = 8192
 
 

@@ -373,8 +373,8 @@ def memory_page(who: str, listed: dict[str, Any] | None, recalled: dict[str, Any
                         for r in recalled["passages"])
         parts.append(f'<h2>Recall: {esc(q)}</h2><ol class="results">{items}</ol>' if items else empty("nothing recalled"))
     if listed is not None:
-        rows = [(esc(e.get("tier")), esc(e.get("id")), esc(f'{e.get("date", "")} {e.get("time", "")}'),
-                 esc(e.get("title"))) for e in listed["entries"]]
+        rows = [(esc(e.get("tier")), f'<a href="{esc(links.view("memory/entry", id=e.get("id")))}">{esc(e.get("id"))}</a>',
+                 esc(f'{e.get("date", "")} {e.get("time", "")}'), esc(e.get("title"))) for e in listed["entries"]]
         parts.append(f'<h2>Entries ({len(rows)})</h2>' + _table(("tier", "id", "when", "title"), rows, "rows"))
     return "".join(parts)
 
@@ -383,6 +383,16 @@ def memory_log_page(who: str, data: dict[str, Any], links: Links) -> str:
     rows = [(esc(str(e.get("commit", ""))[:12]), esc(e.get("time")), esc(e.get("summary"))) for e in data["commits"]]
     return (f'<p><a href="{esc(links.view("memory"))}">← memory</a></p><h1>Memory history</h1>'
             f'<p class="meta">yours only: {esc(who)}</p>' + _table(("commit", "time", "summary"), rows, "rows"))
+
+
+def memory_entry_page(who: str, data: dict[str, Any], links: Links) -> str:
+    e = data["entry"]
+    rows = [(esc(str(c.get("commit", ""))[:12]), esc(c.get("time")), esc(c.get("author")), esc(c.get("summary")))
+            for c in data["commits"]]
+    return (f'<p><a href="{esc(links.view("memory"))}">← memory</a></p><h1>{esc(e.get("title"))}</h1>'
+            f'<p class="meta">{esc(e.get("tier"))} · {esc(e.get("id"))} · {esc(e.get("date"))} {esc(e.get("time"))} · '
+            f'yours only: {esc(who)}</p><h2>History</h2>'
+            + (_table(("commit", "time", "author", "summary"), rows, "rows") if rows else empty("no commit names it")))
 
 
 # --------------------------------------------------------------------------- hub and errors

@@ -346,7 +346,21 @@ class Site:
             if result.error:
                 raise BadRequest(result.error)
             return {"scope": m.scope.parts(), "commits": [e.to_json() for e in result.entries]}
+        if what == "entry":
+            return self.memory_entry(params.get("id", ""))
         raise NotFound(f"no memory view {what!r}")
+
+    def memory_entry(self, ident: str) -> dict[str, Any]:
+        """Ours: one entry the identity may read (looked up in its own listing, never a path) and
+        its history — the commits of its scope that name it (``{scope, entry, commits}``)."""
+        listed = self.memory_json("list", {})
+        entry = next((e for e in listed["entries"] if e.get("id") == ident), None)
+        if entry is None:
+            raise NotFound(f"no memory entry {ident[:200]!r} among yours")
+        scope_key, _, local = ident.rpartition("/")
+        commits = [c for c in self.memory_json("log", {})["commits"]
+                   if c.get("scope_key") == scope_key and local in (c.get("summary") or "")]
+        return {"scope": listed["scope"], "entry": entry, "commits": commits}
 
     # ------------------------------------------------------------------ pages
     def page(self, view: str, params: dict[str, str]) -> tuple[int, str]:
@@ -415,6 +429,10 @@ class Site:
             q = params.get("q", "").strip()
             recalled = self.memory_json("recall", params) if q else None
             return pages.memory_page(self.memory.who, self.memory_json("list", {}), recalled, q, links)
+        if view == "memory/entry":
+            if self.memory.store is None:
+                return pages.memory_page("", None, None, "", links, self.memory.refusal or "memory is not served")
+            return pages.memory_entry_page(self.memory.who, self.memory_entry(params.get("id", "")), links)
         if view == "memory/log":
             if self.memory.store is None:
                 return pages.memory_page("", None, None, "", links, self.memory.refusal or "memory is not served")
