@@ -87,6 +87,10 @@ class Server(ThreadingHTTPServer):
 
     def __init__(self, bind: str, port: int, site: Site | None = None, hub: Hub | None = None) -> None:
         self.site, self.hub = site, hub
+        if ":" in bind:
+            import socket
+
+            self.address_family = socket.AF_INET6
         super().__init__((bind, port), Handler)
         self.bind, self.port = bind, self.server_address[1]
         names = {bind.lower(), "localhost", "127.0.0.1", "[::1]", "::1"} if loopback(bind) else {bind.lower()}
@@ -96,6 +100,7 @@ class Server(ThreadingHTTPServer):
 class Handler(BaseHTTPRequestHandler):
     server: Server
     protocol_version = "HTTP/1.1"
+    timeout = 30  # a connection that sends nothing for this long is closed (no thread held forever)
     server_version = "okfpro"
     sys_version = ""
 
@@ -111,7 +116,9 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(head=True)
 
     def refuse_method(self) -> None:
-        self.send(405, "text/plain; charset=utf-8", b"read-only: GET and HEAD only\n", extra={"Allow": "GET, HEAD"})
+        self.close_connection = True  # its body is never read: the connection cannot carry another request
+        self.send(405, "text/plain; charset=utf-8", b"read-only: GET and HEAD only\n",
+                  extra={"Allow": "GET, HEAD", "Connection": "close"})
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = refuse_method  # noqa: N815
 
