@@ -22,6 +22,7 @@ VIEWS = (("index", "Index"), ("catalog", "Catalog"), ("files", "Files"), ("tags"
 PALETTE = ("#2457c5", "#c5402a", "#1d8a5a", "#9b59b6", "#d68910")
 LIST_CAP = 60  # concept links shown per tag / type row before "N more"
 PAGE_ROWS = 1000  # catalog and files rows per page (the JSON beside them has every row)
+SEARCH_ROWS = 200  # search results shown on the page (ditto)
 
 
 def esc(value: Any) -> str:
@@ -219,7 +220,7 @@ def search_page(q: str, engine: str, data: dict[str, Any] | None, links: Links, 
     if data is None:
         return f"<h1>Search</h1>{form}" + empty("Scan: every term must hit; ranked: BM25 over the words.")
     rows = []
-    for r in data["matches"]:
+    for r in data["matches"][:SEARCH_ROWS]:
         slug = f'<span class="chip">@{esc(r["slug"])}</span> ' if r.get("slug") else ""
         link = r.get("url") or links.concept(r.get("id", ""))
         rows.append(f'<li>{slug}<a href="{esc(link)}" data-id="{esc(r.get("id", ""))}">{esc(r.get("title") or r.get("id"))}'
@@ -227,7 +228,10 @@ def search_page(q: str, engine: str, data: dict[str, Any] | None, links: Links, 
                     f'{" · " + esc(", ".join(r["matched"])) if r.get("matched") else ""}</span>'
                     + (f'<div class="snippet">{esc(r["snippet"])}</div>' if r.get("snippet") else "") + "</li>")
     found = f'<p class="meta" id="count">{data["count"]} match(es) for {esc(q)}</p>'
-    return f"<h1>Search</h1>{form}{found}<ol class=\"results\">{''.join(rows)}</ol>"
+    more = data["count"] - SEARCH_ROWS
+    tail = f'<p class="meta">… {more} more: add a term to narrow it (the JSON beside this page has every row)</p>' \
+        if more > 0 else ""
+    return f"<h1>Search</h1>{form}{found}<ol class=\"results\">{''.join(rows)}</ol>{tail}"
 
 
 def concept_page(c: dict[str, Any], body_html: str, links: Links, titles: dict[str, str],
