@@ -21,7 +21,7 @@ import click
 @click.option("--no-memory", is_flag=True, help="Do not serve memory views even on loopback.")
 def serve_cmd(targets: tuple[str, ...], port: int, bind: str, no_memory: bool) -> None:
     """Serve the bundle (its views, board, log, journal and your own memory) as live pages."""
-    from okfpro.cli.common import bundle_for, fail, load
+    from okfpro.cli.common import bundle_for, fail
     from okfpro.serve.http import Hub, Server, loopback, memory_allowed, run
     from okfpro.serve.site import Site
 
@@ -38,7 +38,6 @@ def serve_cmd(targets: tuple[str, ...], port: int, bind: str, no_memory: bool) -
     site = None
     if len(refs) == 1 and refs[0] != "@all":
         at = bundle_for(refs[0], named_is_bundle=True)
-        load(at.root)  # exit 2 now when it cannot be read
         site = Site(at.root, at.name, at.slug, memory=memory, memory_why_not=why_not)
     elif refs:
         from okfpro.io import registry
@@ -50,7 +49,6 @@ def serve_cmd(targets: tuple[str, ...], port: int, bind: str, no_memory: bool) -
         sites = {}
         for entry in entries:
             at = bundle_for(f"@{entry.slug}", named_is_bundle=True)
-            load(at.root)
             sites[entry.slug] = Site(at.root, at.name, at.slug, prefix=f"/b/{entry.slug}", hub="/", memory=memory,
                                      memory_why_not=why_not)
         if not sites:
@@ -58,7 +56,6 @@ def serve_cmd(targets: tuple[str, ...], port: int, bind: str, no_memory: bool) -
         hub = Hub(sites)
     else:
         at = bundle_for(targets[0] if targets else None, named_is_bundle=True)
-        load(at.root)
         site = Site(at.root, at.name, at.slug, memory=memory, memory_why_not=why_not)
     try:
         server = Server(bind, port, site=site, hub=hub)
@@ -66,7 +63,11 @@ def serve_cmd(targets: tuple[str, ...], port: int, bind: str, no_memory: bool) -
         fail(f"cannot listen on {bind}:{port}: {exc.strerror or exc}")
     served = [site] if site is not None else list(hub.sites.values()) if hub is not None else []
     for one in served:
-        one.bundle()  # read before the first page
+        try:
+            one.bundle()  # read once, before the first page
+        except OSError as exc:
+            server.server_close()
+            fail(f"{one.root}: cannot read the bundle: {exc.strerror or exc}")
         one.warm_up()
     what = served[0].name if site is not None else f"{len(served)} bundles"
 
