@@ -480,3 +480,38 @@ def test_several_bundles_behind_a_hub(tmp_path):
         assert 'href="/b/beta/concept?id=only-b"' in page and 'href="/b/alpha/concept?id=notes/plain"' in page
         assert s.request("/b/gamma/")[0] == 404 and s.request("/b/../b/alpha/")[0] == 404
         assert s.request("/catalog.json")[0] == 404  # the hub serves no bundle at its root
+
+
+@pytest.mark.parametrize("watch", [True, False])
+def test_the_version_moves_on_every_change_and_only_then(tmp_path, watch):
+    """What the open page polls: steady while nothing changes; new after an edit, a new concept, a
+    delete, a board or journal write — with the file watcher and without it (re-read per request)."""
+    from okfpro.serve.site import Site
+
+    ws = make_workspace(tmp_path, 20)
+    okf = ws / ".okf"
+    site = Site(okf, ".okf", memory=False, watch=watch)
+    seen = [site.version()]
+    assert site.version() == seen[0] and site.version() == seen[0]
+
+    def changed() -> None:
+        deadline = time.monotonic() + 5
+        while site.version() == seen[-1] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        now = site.version()
+        assert now != seen[-1]  # (without the watcher it is a digest: the same content, the same version)
+        seen.append(now)
+        assert site.version() == now
+
+    (okf / "notes" / "plain.md").write_text("---\ntype: Note\ntitle: Plain, edited\n---\nedited\n")
+    changed()
+    (okf / "notes" / "new.md").write_text("---\ntitle: New\n---\nnew\n")
+    changed()
+    (okf / "notes" / "new.md").unlink()
+    changed()
+    with open(okf / "board.md", "a") as fh:
+        fh.write("\n")
+    changed()
+    (okf / "journal" / "2026-11-30.md").write_text("---\ntitle: d\n---\nx\n")
+    changed()
+    site.warm.close()
