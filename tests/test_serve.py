@@ -281,13 +281,15 @@ def test_nothing_outside_the_bundle_is_served(tmp_path):
     os.symlink(outside, okf / "linkdir")
     (okf / "log.md").unlink()
     os.symlink(tmp_path / "secret.md", okf / "log.md")  # a state file that resolves outside
+    os.symlink(tmp_path / "secret.md", okf / "journal" / "2026-01-01.md")  # a journal day that does
     with Served(".okf", cwd=ws, env=scoped_env(PYTHONPATH=str(REPO), **ALICE)) as s:
         probes = ["/../secret.md", "/%2e%2e/secret.md", "/%2E%2E%2Fsecret.md", "//etc/passwd", "/etc/passwd",
                   "/concept?id=../secret", "/concept?id=..%2Fsecret", "/concept?id=/etc/passwd",
                   "/concept?id=leak", "/concept?id=linkdir/deep", "/node?id=leak", "/node?id=../secret",
                   "/node?id=%2Fetc%2Fpasswd", "/node?id=a%00b", "/node?id=linkdir/deep.md", "/_static/../site.py",
                   "/_static/%2e%2e/site.py", "/_static/..%2Fsite.py", "/_static/app.js/../../site.py",
-                  "/journal?day=../../secret", "/journal?day=..%2F..%2Fsecret", "/log", "/log.json",
+                  "/journal?day=../../secret", "/journal?day=..%2F..%2Fsecret", "/journal?day=2026-01-01",
+                  "/journal.json?day=2026-01-01", "/journal", "/concept?id=journal/2026-01-01", "/log", "/log.json",
                   "/b/x/../../secret.md", "/search.json?q=TOPSECRET", "/search?q=TOPSECRET", "/catalog.json", "/index.json",
                   "/graph.json", "/_layout", "/lint.json"]
         for path in probes:
