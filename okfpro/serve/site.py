@@ -411,12 +411,18 @@ class Site:
             bundle = self.bundle()
             return self.memo("page:lint", lambda: pages.lint_page(self.lint(), links, {c.path: c.id for c in bundle.concepts}))
         if view == "board":
-            state = self.state()
-            return pages.board_page(self.board_rows(), state["board"] if state else None, links, self._resolve_target,
-                                    SECTIONS)
+            def board() -> str:
+                state = self.state()
+                return pages.board_page(self.board_rows(), state["board"] if state else None, links,
+                                        self._resolve_target, SECTIONS)
+
+            return self.memo(f"page:board:{self._stamp('board.md', 'log.md', 'journal')}", board)
         if view == "log":
-            data = self.log()
-            return pages.log_page(data["content"], data["snapshots"], md.render)
+            def log() -> str:
+                data = self.log()
+                return pages.log_page(data["content"], data["snapshots"], md.render)
+
+            return self.memo(f"page:log:{self._stamp('log.md')}", log)
         if view == "journal":
             day = params.get("day")
             if day is None:
@@ -438,6 +444,20 @@ class Site:
                 return pages.memory_page("", None, None, "", links, self.memory.refusal or "memory is not served")
             return pages.memory_log_page(self.memory.who, self.memory_json("log", {}), links)
         raise NotFound(f"no page {view!r}")
+
+    def _stamp(self, *rels: str) -> str:
+        """What the workspace files ``rels`` are now (size and mtime each) and today: a kept page of
+        them is good while this is the same (a changed bundle drops every kept page anyway)."""
+        from okfpro.io.clock import today
+
+        parts = [today().isoformat()]
+        for rel in rels:
+            try:
+                st = os.stat(self.root / rel)
+                parts.append(f"{st.st_size}.{st.st_mtime_ns}")
+            except OSError:
+                parts.append("-")
+        return ":".join(parts)
 
     def _resolve_target(self, path: str) -> str | None:
         bundle = self.bundle()
