@@ -265,6 +265,7 @@ class Handler(BaseHTTPRequestHandler):
         status, doc = site.page(view, params)
         self.send(status, "text/html; charset=utf-8", doc.encode("utf-8"), head=head)
 
+
 def run(server: Server, ready: Any = None) -> None:
     """Serve until interrupted; ``ready(url)`` is called once listening."""
     url = f"http://{'[' + server.bind + ']' if ':' in server.bind else server.bind}:{server.port}/"
