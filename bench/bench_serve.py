@@ -112,6 +112,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--work", default=None)
     ap.add_argument("--skip-start", action="store_true", help="Only the warm views.")
+    ap.add_argument("--no-search", action="store_true", help="Leave the two searches out (the engines' own cost).")
     args = ap.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="okfpro-bench-serve-"))
     base = baseline()
@@ -138,7 +139,7 @@ def main() -> None:
         while b'id="lint-pending"' in get_body(port, host, f"/concept?id=topics/t00/{probe.stem}"):
             time.sleep(0.5)
         print(f"warm-up (lint, layout, index) done {(time.perf_counter() - t0) * 1000:.0f} ms later", flush=True)
-        for path in VIEWS:
+        for path in [v for v in VIEWS if not (args.no_search and v.startswith("/search"))]:
             for accept in (("text/html", "application/json") if not path.startswith("/_") else ("*/*",)):
                 t0 = time.perf_counter()
                 status, size = get(port, host, path, accept)

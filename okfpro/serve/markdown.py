@@ -40,8 +40,10 @@ class Markdown:
     """One renderer for one bundle: ``resolve(path) -> concept id or None`` names what a
     bundle-relative path is; ``concept_url(id)`` is where that concept's page lives."""
 
-    def __init__(self, resolve: Callable[[str], str | None], concept_url: Callable[[str], str]) -> None:
+    def __init__(self, resolve: Callable[[str], str | None], concept_url: Callable[[str], str],
+                 place: Callable[[str], str | None] | None = None) -> None:
         self.resolve, self.concept_url = resolve, concept_url
+        self.place = place or (lambda path: None)  # a path that is no concept: a page of its own (board, a directory)
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
         md.validateLink = _safe  # type: ignore[method-assign]  # markdown-it's documented hook
         # markdown-it binds a rule to its renderer: each is a plain function calling back here
@@ -53,6 +55,10 @@ class Markdown:
     def render(self, text: str, from_path: str) -> str:
         """``text`` (a concept's body, from ``from_path``) as HTML."""
         return self.md.render(text, {"from": from_path})
+
+    def inline(self, text: str, from_path: str) -> str:
+        """One line (a board card) as inline HTML: emphasis, code and links, no blocks."""
+        return self.md.renderInline(text, {"from": from_path})
 
     # ------------------------------------------------------------------ rules
     def _target(self, href: str, env: dict[str, Any]) -> tuple[str | None, str]:
@@ -67,10 +73,15 @@ class Markdown:
         raw = unquote(raw)
         path = _links.resolve_path(raw + "index.md" if raw.endswith("/") else raw, env.get("from", ""))
         if path is not None:
-            for candidate in (path, path + ".md", path.rstrip("/") + "/index.md"):
+            candidates = (path, path + ".md", path.rstrip("/") + "/index.md")
+            for candidate in candidates:
                 cid = self.resolve(candidate)
                 if cid is not None:
                     return self.concept_url(cid), "in"
+            for candidate in candidates:
+                url = self.place(candidate)
+                if url is not None:
+                    return url, "in"
         return None, "dangling"
 
     def _link_open(self, tokens: list[Any], idx: int, env: dict[str, Any]) -> str:

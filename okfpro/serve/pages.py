@@ -287,7 +287,10 @@ def lint_page(data: dict[str, Any], links: Links, path_ids: dict[str, str]) -> s
 
 
 def board_page(rows: list[dict[str, Any]] | None, counters: dict[str, Any] | None, links: Links,
-               resolve: Callable[[str], str | None], sections: Iterable[str]) -> str:
+               resolve: Callable[[str], str | None], sections: Iterable[str],
+               inline: Callable[[str, str], str] | None = None) -> str:
+    """The board: a column per section, each card's age and chase date, its text rendered inline
+    (links into the bundle followed), the In flight count against the cap."""
     if rows is None or counters is None:
         return "<h1>Board</h1>" + empty("no board.md: this bundle is not a workspace")
     cap = counters.get("cap")
@@ -302,8 +305,12 @@ def board_page(rows: list[dict[str, Any]] | None, counters: dict[str, Any] | Non
         for r in mine:
             age = f'<span class="age">{r["age"]}d</span>' if r.get("age") is not None else ""
             chase = f'<span class="chase">chase {esc(r["chase"])}</span>' if r.get("chase") else ""
-            targets = " ".join(_concept_link(links, cid, t) for t in r["targets"] if (cid := resolve(t.strip("/"))))
-            items.append(f"<li>{age}{esc(r['text'])} {chase} {targets}</li>")
+            text = r["text"].lstrip()
+            text = text[2:] if text[:2] in ("- ", "* ") else text
+            shown = inline(text, "board.md") if inline is not None else esc(text)
+            if inline is None:
+                shown += " " + " ".join(_concept_link(links, cid, t) for t in r["targets"] if (cid := resolve(t.strip("/"))))
+            items.append(f"<li>{age}{shown} {chase}</li>")
         parts.append(f'<section class="col"><h2>{esc(name)} <span class="n">{len(mine)}</span></h2>'
                      f'<ul>{"".join(items)}</ul></section>')
     parts.append("</div>")

@@ -161,7 +161,20 @@ class Site:
             c = bundle.by_path.get(path)
             return c.id if c is not None else None
 
-        return self.memo("md", lambda: Markdown(resolve, self.links.concept))
+        dirs = self.memo("dirs-set", lambda: set(_views.directory_set(bundle)))
+        views = {"board.md": "board", "log.md": "log", "journal/index.md": "journal"}
+
+        def place(path: str) -> str | None:
+            if path in views:
+                return self.links.view(views[path])
+            if path == "index.md":
+                return self.links.view("index")
+            if path.endswith("/index.md") and path[:-len("/index.md")] in dirs:
+                d = path[:-len("/index.md")]
+                return f"#d:{d}" if self.links.export else self.links.view("index", dir=d)
+            return None
+
+        return self.memo("md", lambda: Markdown(resolve, self.links.concept, place))
 
     def titles(self) -> dict[str, str]:
         bundle = self.bundle()
@@ -414,7 +427,7 @@ class Site:
             def board() -> str:
                 state = self.state()
                 return pages.board_page(self.board_rows(), state["board"] if state else None, links,
-                                        self._resolve_target, SECTIONS)
+                                        self._resolve_target, SECTIONS, md.inline)
 
             return self.memo(f"page:board:{self._stamp('board.md', 'log.md', 'journal')}", board)
         if view == "log":
