@@ -46,10 +46,9 @@ def layout(bundle: Bundle, name: str = "cose") -> dict[str, Any]:
         radius = NODE_GAP * math.sqrt(len(ids)) + CLUSTER_PAD
         clusters.append({"dir": d, "ids": ids, "r": radius})
     clusters.sort(key=lambda c: (-len(c["ids"]), c["dir"]))
-    placed: list[dict[str, Any]] = []
+    packer = _Packer(clusters[0]["r"] if clusters else 1.0)
     for c in clusters:
-        c["x"], c["y"] = _place(c["r"], placed)
-        placed.append(c)
+        c["x"], c["y"] = packer.place(c)
     index: dict[str, int] = {}
     nodes: list[dict[str, Any]] = []
     for ci, c in enumerate(clusters):
@@ -174,17 +173,43 @@ def map_boxes(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return boxes
 
 
-def _place(r: float, placed: list[dict[str, Any]]) -> tuple[float, float]:
-    if not placed:
-        return 0.0, 0.0
-    step = 0.0
-    while True:
-        step += 1.0
-        angle = step * 0.35
-        dist = 6.0 * step ** 0.5 * 8
-        x, y = dist * math.cos(angle), dist * math.sin(angle)
-        if all(math.hypot(x - p["x"], y - p["y"]) >= r + p["r"] + 8 for p in placed):
-            return x, y
+class _Packer:
+    """Clusters placed largest first along one spiral around the centre, none overlapping.
+
+    Each cluster walks the spiral from where the one before it landed (a cluster is never larger
+    than the one before it, so the stretch before was tried by a larger one), and is checked only
+    against the placed clusters in the grid cells around it (a cell is as wide as the two largest
+    clusters side by side): at 50,000 concepts in 250 directories the walk checked every placed
+    cluster at every step, ~90 million distance tests.
+    """
+
+    def __init__(self, largest: float) -> None:
+        self.cell = 2 * largest + 8
+        self.grid: dict[tuple[int, int], list[dict[str, Any]]] = {}
+        self.step = 0.0
+        self.any = False
+
+    def _near(self, x: float, y: float) -> list[dict[str, Any]]:
+        cx, cy = int(math.floor(x / self.cell)), int(math.floor(y / self.cell))
+        return [p for i in (-1, 0, 1) for j in (-1, 0, 1) for p in self.grid.get((cx + i, cy + j), ())]
+
+    def place(self, c: dict[str, Any]) -> tuple[float, float]:
+        r = c["r"]
+        x = y = 0.0
+        if self.any:
+            step = max(0.0, self.step - 1.0)
+            while True:
+                step += 1.0
+                angle = step * 0.35
+                dist = 6.0 * step ** 0.5 * 8
+                x, y = dist * math.cos(angle), dist * math.sin(angle)
+                if all(math.hypot(x - p["x"], y - p["y"]) >= r + p["r"] + 8 for p in self._near(x, y)):
+                    break
+            self.step = step
+        self.any = True
+        key = (int(math.floor(x / self.cell)), int(math.floor(y / self.cell)))
+        self.grid.setdefault(key, []).append({"x": x, "y": y, "r": r})
+        return x, y
 
 
 def log_snapshots(log_text: str) -> list[dict[str, Any]]:
