@@ -139,6 +139,9 @@ def main() -> None:
         while b'id="lint-pending"' in get_body(port, host, f"/concept?id=topics/t00/{probe.stem}"):
             time.sleep(0.5)
         print(f"warm-up (lint, layout, index) done {(time.perf_counter() - t0) * 1000:.0f} ms later", flush=True)
+        v1 = get_body(port, host, "/_version")
+        v2 = get_body(port, host, "/_version")
+        print(f"kept parse: {'yes' if v1 == v2 else 'NO — the bundle was re-read between two requests'}", flush=True)
         for path in [v for v in VIEWS if not (args.no_search and v.startswith("/search"))]:
             for accept in (("text/html", "application/json") if not path.startswith("/_") else ("*/*",)):
                 t0 = time.perf_counter()
