@@ -99,14 +99,17 @@ class Site:
         return bundle
 
     def memo(self, key: str, build: Callable[[], Any]) -> Any:
-        """``build()`` once per parse of the bundle (a re-read drops every memo)."""
+        """``build()`` once per parse of the bundle (a re-read drops every memo; a value built while
+        the bundle was re-read is answered once and not kept)."""
         self.bundle()
         with self._lock:
             if key in self._memo:
                 return self._memo[key]
+            of = self._memo_of
         value = build()
         with self._lock:
-            self._memo[key] = value
+            if self._memo_of is of:
+                self._memo[key] = value
         return value
 
     def warm_up(self) -> None:
@@ -115,7 +118,8 @@ class Site:
         the lint is kept, a concept page says its findings are coming, and the version changes
         when they are there (the open page then shows them)."""
         def run() -> None:
-            self._served.wait(3.0)
+            if not self._served.is_set():
+                self._served.wait(3.0)
             try:
                 self.lint()
                 self.layout_text()
@@ -123,8 +127,11 @@ class Site:
             except Exception:  # noqa: BLE001 - a request builds it again and reports what went wrong
                 pass
 
-        self._warming = threading.Thread(target=run, name="okfpro-serve-warm", daemon=True)
-        self._warming.start()
+        with self._lock:
+            if self._warming is not None and self._warming.is_alive():
+                return
+            self._warming = threading.Thread(target=run, name="okfpro-serve-warm", daemon=True)
+            self._warming.start()
 
     def _kept(self, key: str) -> bool:
         with self._lock:
@@ -484,9 +491,10 @@ class Site:
             raise NotFound(f"no concept {ident[:200]!r} in {self.name} — deleted or renamed?")
         out, inn = self.memo("adjacency", lambda: _adjacency(bundle)).get(c.id, ([], []))
         findings: list[dict[str, Any]] | None = None
-        warming = self._warming is not None and self._warming.is_alive()
-        if not warming or self._kept("lint"):
+        if self._warming is None or self._kept("lint"):  # render, or the lint is there: wait for it / use it
             findings = self.memo("findings", lambda: _by_path(self.lint()["findings"])).get(c.path, [])
+        elif not self._warming.is_alive():  # a re-read dropped it: lint again behind the page, not in it
+            self.warm_up()
         info = {"id": c.id, "title": _views.title_of(c), "type": _views.type_text(c), "tags": _views.tag_list(c),
                 "description": c.description, "dir": _views.dir_of(c.id), "trust": c.trust, "out": out, "in": inn}
         return pages.concept_page(info, self.markdown().render(c.body, c.path), self.links, self.titles(), findings)
