@@ -1,7 +1,8 @@
-"""`okfpro render`: the page builder in-process (layout, escaping, the workspace parts), and the
-page itself in a real headless Chromium on a 2,000-concept workspace (bench/gen_bundle.py): it
-draws, its key elements are there, a real click on a node through the hit test opens that
-concept, search finds it, and nothing reaches the console as an error or asks the network."""
+"""`okfpro render`: serve's pages exported as one file — the layouts in-process, the file's sections,
+escaping and policy, and the file itself in a real headless Chromium (Playwright, the system's
+Chromium) on a 2,000-concept workspace (bench/gen_bundle.py): every view opens from the header, the
+graph draws, a real click on a node through the hit test opens that concept, and nothing reaches the
+console as an error or asks the network."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import sys
 import zlib
 from pathlib import Path
@@ -20,7 +20,7 @@ import pytest
 
 from okfpro.core import render as _render
 from okfpro.io.reader import read_bundle
-from tests.helpers import REPO, invoke
+from tests.helpers import REPO, cache_dir, invoke
 
 
 def _bundle(tmp_path: Path) -> Path:
@@ -46,10 +46,14 @@ def _bundle(tmp_path: Path) -> Path:
     return root
 
 
-def _data(document: str) -> dict:
-    m = re.search(r'<script type="application/json" id="okfpro-data">(.*?)</script>', document, re.S)
+def _island(document: str) -> dict:
+    m = re.search(r'<script type="application/json" id="okfpro-layout">(.*?)</script>', document, re.S)
     assert m
     return json.loads(m.group(1))
+
+
+def _sections(document: str) -> list[str]:
+    return re.findall(r'<section class="view" id="([^"]+)">', document)
 
 
 def test_layout_clusters_do_not_overlap_and_hold_their_nodes(tmp_path):
@@ -68,26 +72,34 @@ def test_layout_clusters_do_not_overlap_and_hold_their_nodes(tmp_path):
         assert c["dir"] == n["dir"] and math.hypot(n["x"] - c["x"], n["y"] - c["y"]) <= c["r"]
 
 
-def test_the_page_carries_the_graph_and_the_workspace(tmp_path):
+def test_the_file_is_serves_pages_every_view_and_concept(tmp_path):
+    """render exports serve's pages: a section per view and per concept, Markdown rendered, the
+    board, the log's chart, journal days; concept text only as text; only its own inline code runs."""
     root = _bundle(tmp_path)
-    from okfpro.io.render import workspace_facts
+    (root / "notes" / "n0.md").write_text("---\ntype: Note\ntitle: Note 0\n---\nSee **the** [hub](../hub.md).\n")
+    (root / "journal").mkdir()
+    (root / "journal" / "2026-11-29.md").write_text("---\ntitle: d\n---\n- *did* it\n")
+    from okfpro.io import render
 
-    doc = _render.page("ws", read_bundle(root), workspace_facts(root))
-    data = _data(doc)
-    assert data["graph"]["hubs"][0] == {"id": "hub", "inbound": 6}
-    assert {c["dir"] for c in data["graph"]["clusters"]} == {".", "notes"}
-    ws = data["workspace"]
-    assert {r["section"] for r in ws["board"]} == {"In flight", "Inbox"}
-    assert any("ship" in r["text"] for r in ws["board"])
-    assert [p["day"] for p in ws["snapshots"]] == ["2026-11-28", "2026-11-29"]
-    assert ws["snapshots"][0]["inbox"] == 3 and ws["snapshots"][1]["in flight"] == 1
-    assert ws["projects"] == ["alpha"]  # the closed one is not open
-    # concept text cannot leave the data island, and reaches the DOM only as text
-    island = doc.split('id="okfpro-data">', 1)[1].split("</script>", 1)[0]
+    doc = render.draw(root, read_bundle(root), "ws")
+    ids = _sections(doc)
+    for view in ("index", "catalog", "files", "tags", "types", "stats", "graph", "board", "journal", "log", "lint"):
+        assert view in ids, view
+    assert {"c:hub", "c:notes/evil", "c:notes/n0", "j:2026-11-29"} <= set(ids)
+    n0 = doc.split('id="c:notes/n0">', 1)[1].split("</section>", 1)[0]
+    assert '<strong>the</strong>' in n0 and '<a class="link in" href="#c:hub" data-id="hub">' not in n0
+    assert '<a class="link in" href="#c:hub">hub</a>' in n0
+    evil = doc.split('id="c:notes/evil">', 1)[1].split("</section>", 1)[0]
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in evil and "&lt;img src=x onerror=alert(2)&gt;" in evil
+    assert "ship" in doc.split('id="board">', 1)[1] and "<polyline" in doc.split('id="log">', 1)[1]
+    scripts = re.findall(r"<script([^>]*)>", doc)
+    assert scripts == [' type="application/json" id="okfpro-layout"', ""]  # the island and serve's own script
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', doc).group(1)
+    assert "default-src 'none'" in csp and "script-src 'sha256-" in csp and "unsafe-inline" not in csp
+    island = doc.split('id="okfpro-layout">', 1)[1].split("</script>", 1)[0]
     assert "<" not in island and "\u2028" not in island
-    assert "innerHTML" not in doc and "http://" not in doc.replace("http://www.w3.org/2000/svg", "")
-    assert "https://" not in doc
-    assert _render.page("x", read_bundle(root), None).count("<script type=\"application/json\"") == 1
+    assert {n["id"] for n in _island(doc)["nodes"]} >= {"hub", "notes/evil"}
+    assert not re.search(r'(src|href)="https?://', doc)  # nothing fetched, no link out but the bundle's own
 
 
 def test_cli_writes_the_file_or_stdout_and_refuses_a_directory(tmp_path):
@@ -95,9 +107,9 @@ def test_cli_writes_the_file_or_stdout_and_refuses_a_directory(tmp_path):
     out = tmp_path / "page.html"
     proc = invoke("render", str(root), "-o", str(out))
     assert proc.returncode == 0 and proc.stdout.strip() == f"wrote 8 concepts to {out}"
-    assert _data(out.read_text())["title"] == "ws"
+    assert "<title>ws — okfpro</title>" in out.read_text()
     stdout = invoke("render", str(root), "-t", "Mine")
-    assert stdout.returncode == 0 and _data(stdout.stdout)["title"] == "Mine"
+    assert stdout.returncode == 0 and "<title>Mine — okfpro</title>" in stdout.stdout
     bad = invoke("render", str(root), "-o", str(tmp_path))
     assert bad.returncode == 2 and "is a directory" in bad.stderr
 
@@ -105,6 +117,10 @@ def test_cli_writes_the_file_or_stdout_and_refuses_a_directory(tmp_path):
 # --------------------------------------------------------------------------- a real browser
 
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - the test extra installs it
+    sync_playwright = None
 
 
 def _png_pixels_vary(png: bytes) -> int:
@@ -119,45 +135,52 @@ def _png_pixels_vary(png: bytes) -> int:
     return len(set(zlib.decompress(idat)))
 
 
-def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess:
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-           "--no-first-run", "--disable-extensions", "--disable-sync", "--mute-audio",
-           f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--window-size=1400,900",
-           "--virtual-time-budget=8000", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=240)
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium); .ci/run installs it")
-def test_a_2000_concept_page_in_headless_chromium(tmp_path):
+@pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed (pip install -e .[test])")
+@pytest.mark.parametrize("flags", [[], ["--map", "-l", "https://example.org/x"], ["--layout", "concentric"]])
+def test_a_2000_concept_file_in_headless_chromium(tmp_path, flags):
     sys.path.insert(0, str(REPO / "bench"))
     from gen_bundle import generate
 
-    ws = generate(tmp_path / "big", 2000)
+    ws = generate(tmp_path / "big", 2000 if not flags else 300)
     page = tmp_path / "graph.html"
-    proc = invoke("render", str(ws), "-o", str(page))
+    proc = invoke("render", str(ws), "-o", str(page), *flags)
     assert proc.returncode == 0, proc.stderr
-    url = page.as_uri() + "#selftest"
-
-    shot = tmp_path / "shot.png"
-    dom = _chromium("--dump-dom", f"--screenshot={shot}", url, profile=tmp_path / "profile")  # one launch, both
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    html = dom.stdout
-    body = re.search(r"<body([^>]*)>", html).group(1)
-    assert 'data-selftest="done"' in body, body
-    assert "data-errors" not in body, body
-    clicked = re.search(r'data-clicked="([^"]+)"', body).group(1)
-    assert f'data-shown="{clicked}"' in body  # a real click on the canvas opened that concept
-    assert int(re.search(r'data-searched="(\d+)"', body).group(1)) >= 1
-    for needle in ('id="graph"', 'id="search"', '<li><a>', 'class="sec">', "<polyline", 'id="projects"'):
-        assert needle in html, needle
-    assert "2008 concepts" in html or re.search(r"\d{4} concepts · \d+ links", html)
-    for noise in ("Uncaught", "Refused to", "Content Security Policy", "ERR_"):
-        assert noise not in dom.stderr, [l for l in dom.stderr.splitlines() if noise in l][:3]
-
-    assert shot.is_file(), dom.stderr[-2000:]
-    data = shot.read_bytes()
-    assert len(data) > 20_000 and _png_pixels_vary(data) > 100
+    shots = Path(os.environ.get("OKFPRO_TEST_ARTIFACTS") or cache_dir("artifacts")) / "render"
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            pg = browser.new_page(viewport={"width": 1300, "height": 850})
+            errors: list[str] = []
+            fetched: list[str] = []
+            pg.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
+            pg.on("pageerror", lambda e: errors.append(str(e)))
+            pg.on("request", lambda r: None if r.url.startswith("file:") else fetched.append(r.url))
+            pg.goto(page.as_uri())
+            assert pg.locator("section.view:visible").first.get_attribute("id") == "index"
+            for view in ("Catalog", "Files", "Tags", "Types", "Stats", "Board", "Journal", "Log", "Lint", "Graph"):
+                pg.click(f"header nav a:text-is('{view}')")
+                assert pg.locator("section.view:visible").first.get_attribute("id") == view.lower()
+            pg.wait_for_function("() => document.getElementById('graph-canvas').dataset.drawn > 0", timeout=30000)
+            hub = _island(page.read_text())["nodes"][0]["id"]
+            at = pg.evaluate(f"() => document.getElementById('graph-canvas').centre({json.dumps(hub)})")
+            box = pg.locator("#graph-canvas").bounding_box()
+            pg.mouse.click(box["x"] + at[0], box["y"] + at[1])
+            pg.wait_for_function("() => location.hash.startsWith('#c:')")
+            shown = pg.locator("section.view:visible").first.get_attribute("id")
+            assert shown.startswith("c:") and pg.locator("section.view:visible article[data-id]").count() == 1
+            shot = shots / f"render-{'-'.join(flags) or 'default'}.png".replace("/", "_").replace(":", "")
+            pg.click("header nav a:text-is('Graph')")
+            pg.screenshot(path=str(shot))
+            if "-l" in flags:
+                assert pg.locator("a[href='https://example.org/x']").count() == 1
+            assert not errors, errors[:3]
+            assert not fetched, fetched[:3]
+        finally:
+            browser.close()
+    assert _png_pixels_vary(shot.read_bytes()) > 50
 
 
 def test_the_png_check_can_fail():
@@ -221,37 +244,9 @@ def test_cli_layout_map_and_link_flags(tmp_path):
     root = _bundle(tmp_path)
     proc = invoke("render", str(root), "--layout", "circle", "--map", "-l", "https://example.org/repo")
     assert proc.returncode == 0, proc.stderr
-    data = _data(proc.stdout)
-    assert (data["graph"]["layout"], data["view"], data["link"]) == ("circle", "map", "https://example.org/repo")
-    assert _data(invoke("render", str(root)).stdout)["view"] == "graph"
+    data = _island(proc.stdout)
+    assert "boxes" in data and 'href="https://example.org/repo"' in proc.stdout
+    assert "boxes" not in _island(invoke("render", str(root)).stdout)
     for bad in (["--layout", "spring"], ["-l", "javascript:alert(1)"], ["-l", "file:///etc/passwd"]):
         refused = invoke("render", str(root), *bad)
         assert refused.returncode == 2 and refused.stdout == "", bad
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium); .ci/run installs it")
-@pytest.mark.parametrize("flags", [["--map"], ["--layout", "breadthfirst", "-l", "https://example.org/x"],
-                                   ["--layout", "concentric", "--map"], ["--layout", "grid"], ["--layout", "circle"]])
-def test_layouts_and_the_map_view_in_headless_chromium(tmp_path, flags):
-    sys.path.insert(0, str(REPO / "bench"))
-    from gen_bundle import generate
-
-    ws = generate(tmp_path / "gen", 300)
-    page = tmp_path / "graph.html"
-    assert invoke("render", str(ws), "-o", str(page), *flags).returncode == 0
-    shot = tmp_path / "shot.png"  # taken by the same launch, once the self-test has run
-    dom = _chromium("--dump-dom", f"--screenshot={shot}", page.as_uri() + "#selftest", profile=tmp_path / "profile")
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    body = re.search(r"<body([^>]*)>", dom.stdout).group(1)
-    assert 'data-selftest="done"' in body and "data-errors" not in body, body
-    clicked = re.search(r'data-clicked="([^"]+)"', body).group(1)
-    assert f'data-shown="{clicked}"' in body  # the hit test works in this layout / view
-    started = "map" if "--map" in flags else "graph"
-    assert f'data-started="{started}"' in body
-    assert f'data-toggled="{"graph" if started == "map" else "map"}"' in body  # the button switches views
-    if "-l" in flags:
-        assert 'href="https://example.org/x"' in dom.stdout
-    for noise in ("Uncaught", "Refused to", "Content Security Policy", "ERR_"):
-        assert noise not in dom.stderr, [line for line in dom.stderr.splitlines() if noise in line][:3]
-    assert shot.is_file() and _png_pixels_vary(shot.read_bytes()) > 50, dom.stderr[-2000:]

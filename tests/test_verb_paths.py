@@ -79,6 +79,7 @@ RUNS: dict[str, list[str]] = {
     "memory": ["memory", "remember", "we ship on fridays"],
     "eval": ["eval", "recall", "{gold}"],
     "mcp": ["mcp", "--bundle", "{tmp}/no-such-dir"],
+    "serve": ["serve", "{tmp}/no-such-dir"],
     "merge-file": ["merge-file", "{b}/board.md", "{b}/board.md", "{b}/board.md", "board.md"],
 }
 

@@ -48,7 +48,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "dirs": ("okfpro.cli.views", "dirs_cmd", "Directories: direct count and subtree."),
     "loose": ("okfpro.cli.views", "loose_cmd", "Concepts with no link in or out."),
     "read": ("okfpro.cli.views", "read_cmd", "Print a concept's source (contained to the bundle)."),
-    "render": ("okfpro.cli.render", "render_cmd", "One self-contained HTML page: the graph (dirs as clusters, hubs, search, read), board, Snapshot chart."),
+    "render": ("okfpro.cli.render", "render_cmd", "serve's pages as one self-contained HTML file: every view and concept, Markdown rendered, the graph."),
+    "serve": ("okfpro.cli.serve", "serve_cmd", "The bundle, board, log, journal and your memory as live pages (loopback, read-only)."),
     "registry": ("okfpro.cli.registry", "registry_cmd", "Name bundles once (set SLUG DIR, del, list); then @SLUG wherever a DIR goes."),
     # memory safety
     "secrets": ("okfpro.cli.secrets", "secrets_cmd", "Refuse files holding a detectable secret (pre-commit door)."),

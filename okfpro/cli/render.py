@@ -29,11 +29,11 @@ from okfpro.core.render import LAYOUTS
 @click.option("-l", "--link", metavar="URL", help="A source URL shown in the header (http or https).")
 @click.option("--layout", "layout_name", type=click.Choice(LAYOUTS), default="cose", show_default=True,
               help="The graph's initial layout (the reference's names; cose: directories as clusters).")
-@click.option("--map", "map_view", is_flag=True, help="Open in the Map view: concepts boxed by directory, links on selection.")
+@click.option("--map", "map_view", is_flag=True, help="Draw the graph as the Map view: a box per directory, its concepts inside.")
 def render_cmd(dir_arg: str | None, output: str | None, title: str | None, link: str | None, layout_name: str,
                map_view: bool) -> None:
-    """Write the bundle (and its workspace) as one self-contained HTML page: the graph with
-    directories as clusters, hubs, search, click to read; the board, Snapshot history, open projects."""
+    """Write the bundle (and its workspace) as one self-contained HTML file: serve's views —
+    index, catalog, files, tags, types, stats, graph, board, journal, log, lint, every concept."""
     from okfpro.cli.common import fail, open_bundle
     from okfpro.io import render
 

@@ -61,6 +61,15 @@ def title_of(c: Concept) -> str:
     return c.title if c.title.strip() else c.basename
 
 
+def type_text(c: Concept) -> str:
+    """The ``type`` the row views print: as the reference keeps it — a type that is only spaces stays
+    those spaces (the graph and the type index read it as blank: Untyped)."""
+    raw = c.frontmatter.get("type")
+    if isinstance(raw, str) and not raw.strip():
+        return raw
+    return c.type
+
+
 def tag_list(c: Concept) -> list[str]:
     """Tags as the catalog and the index listing read them: a lone scalar is a one-tag list
     (the graph's tag index, like the reference's, counts only a real list)."""
@@ -155,7 +164,7 @@ def catalog_rows(bundle: Bundle) -> list[dict[str, Any]]:
         rows.append({
             "id": c.id,
             "title": title_of(c),
-            "type": c.type,
+            "type": type_text(c),
             "description": c.description,
             "tags": tag_list(c),
             "generated_at": iso(c.generated_at),
@@ -292,10 +301,10 @@ def directory_index(bundle: Bundle) -> list[dict[str, Any]]:
             "synthesized": entry is None,
             "body": _strip_frontmatter(entry.content) if entry is not None else None,
             "count": len(here),
-            "types": tally(c.type for c in here),
+            "types": tally(type_text(c) for c in here),
             "tags": tally(t for c in here for t in tag_list(c)),
             "subdirs": children.get(d, []),
-            "listing": [{"id": c.id, "title": title_of(c), "description": c.description, "type": c.type,
+            "listing": [{"id": c.id, "title": title_of(c), "description": c.description, "type": type_text(c),
                          "tags": tag_list(c)} for c in here],
         })
     return out
