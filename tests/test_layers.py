@@ -35,8 +35,9 @@ def _module_name(path: Path) -> tuple[str, bool]:
     return ".".join(parts[:-1] if is_package else parts), is_package
 
 
-def imported(path: Path) -> list[tuple[int, str]]:
-    """(line, okfpro module) for every import and every string naming an okfpro module in ``path``."""
+def imported(path: Path, strings: bool = True) -> list[tuple[int, str]]:
+    """(line, okfpro module) for every import in ``path`` (``from a import b`` gives ``a`` and
+    ``a.b``: ``b`` may be a module), and with ``strings`` every string naming an okfpro module."""
     name, is_package = _module_name(path)
     found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -49,15 +50,16 @@ def imported(path: Path) -> list[tuple[int, str]]:
                 here = name.split(".") if is_package else name.split(".")[:-1]
                 here = here[: len(here) - (node.level - 1)]
                 base = ".".join(here + ([node.module] if node.module else []))
-            # `from okfpro import hooks` imports the subpackage: name it
-            targets = [f"{base}.{alias.name}" for alias in node.names] if base == "okfpro" else [base]
+            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        elif not strings:
+            continue
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             m = _NAMED.fullmatch(node.value)
             targets = [node.value] if m else []
         elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
             head = str(node.values[0].value)
             targets = [head.rstrip(".")] if _NAMED.fullmatch(head.rstrip(".")) else []
-        found.extend((node.lineno, t) for t in targets if t == "okfpro" or t.startswith("okfpro."))
+        found.extend((node.lineno, t) for t in dict.fromkeys(targets) if t == "okfpro" or t.startswith("okfpro."))
     return found
 
 
@@ -65,8 +67,10 @@ def upward(root: Path = PACKAGE) -> list[str]:
     offenders = []
     for path in sorted(root.rglob("*.py")):
         own = layer(_module_name(path)[0])
+        seen: set[int] = set()
         for line, target in imported(path):
-            if LAYERS.index(layer(target)) > LAYERS.index(own):
+            if LAYERS.index(layer(target)) > LAYERS.index(own) and line not in seen:
+                seen.add(line)  # one report per line: `from okfpro.hooks import event` names two modules
                 offenders.append(f"{path.relative_to(REPO)}:{line}: {own} imports {target} ({layer(target)})")
     return offenders
 
