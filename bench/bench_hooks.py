@@ -162,7 +162,7 @@ def in_process_cpu(ws: Path, root: Path, runs: int) -> float:
     code = f"""
 import json, os, resource, sys, time, statistics
 from okfpro.hooks.context import Ctx
-from okfpro.hooks.event import parse
+from okfpro.core.event import parse
 from okfpro.hooks import post_edit
 root, ws = {str(root)!r}, {str(ws)!r}
 out = []

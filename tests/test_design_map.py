@@ -38,3 +38,25 @@ def test_every_source_file_is_named_by_exactly_one_design_note() -> None:
     assert not missing, f"source files no design note names (add a line under '## Files' in .okf/design/map-*.md): {missing}"
     assert not twice, f"source files named by more than one note: {twice}"
     assert not gone, f"design notes name files that do not exist: {gone}"
+
+
+PATHS = DESIGN / "map-paths.md"
+PATH_SECTIONS = ("Doors", "Reading", "Gates", "Writers", "Memory", "Sync", "Merge")
+
+
+def test_the_request_path_map_follows_every_verb_through_files_that_exist() -> None:
+    """map-paths.md: the seven request paths in order, every verb of ``COMMANDS`` and every hook
+    event on one, and every file it names present (a renamed or moved module fails here)."""
+    from okfpro.cli import COMMANDS
+
+    text = PATHS.read_text(encoding="utf-8")
+    sections = [line[3:].split(" (")[0] for line in text.splitlines() if line.startswith("## ")]
+    assert tuple(sections) == PATH_SECTIONS, sections
+    named = set(re.findall(r"`(okfpro/[^`]+\.py)`", text))
+    gone = sorted(f for f in named if not (REPO / f).is_file())
+    assert not gone, f"map-paths.md names files that do not exist: {gone}"
+    spans = set(re.findall(r"`([a-z][a-z -]*)`", text))  # `search`, `memory sync`, `merge-file`
+    missing = sorted(v for v in COMMANDS if not any(w == v or w.startswith(v + " ") for w in spans))
+    assert not missing, f"verbs no request path in map-paths.md follows: {missing}"
+    events = ("PreToolUse", "PostToolUse", "Stop", "SessionStart", "UserPromptSubmit")
+    assert all(e in text for e in events)

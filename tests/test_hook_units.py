@@ -9,7 +9,7 @@ import pytest
 from okfpro.hooks import adapters, banner
 from okfpro.hooks.answer import Answer, strongest
 from okfpro.hooks.checks import CHECKS, HOOK_NAMES, for_event
-from okfpro.hooks.event import parse
+from okfpro.core.event import parse
 
 
 @pytest.mark.parametrize(

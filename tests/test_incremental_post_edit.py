@@ -27,7 +27,7 @@ import hookkit  # noqa: E402
 from okfpro.core import delta  # noqa: E402
 from okfpro.hooks import post_edit  # noqa: E402
 from okfpro.hooks.context import Ctx  # noqa: E402
-from okfpro.hooks.event import parse  # noqa: E402
+from okfpro.core.event import parse  # noqa: E402
 from okfpro.io import analysis, cache  # noqa: E402
 
 DIRS = ["", "learnings", "learnings/deep", "projects/alpha", "reference", "glossary", "new room"]

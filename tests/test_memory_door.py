@@ -17,7 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hookkit  # noqa: E402
 
-from okfpro.hooks.event import Event, as_event  # noqa: E402
+from okfpro.core.event import Event, as_event  # noqa: E402
 from okfpro.io.config import workspace_for  # noqa: E402
 from okfpro.memory.door import DoorError, open_door  # noqa: E402
 from tests.helpers import REPO, invoke  # noqa: E402
@@ -123,7 +123,7 @@ def test_one_event_type() -> None:
 
 
 def test_no_door_turns_the_event_back_into_a_dict() -> None:
-    """The event is converted once (hooks/event.as_event); the memory doors and identity read its
+    """The event is converted once (core/event.as_event); the memory doors and identity read its
     properties.  The old doors each unwrapped ``event.raw`` or re-checked ``Mapping`` (4 places)."""
     offenders = []
     for path in sorted((REPO / "okfpro").rglob("*.py")):

@@ -173,7 +173,7 @@ def _incremental_and_full(ws, written, monkeypatch) -> tuple[tuple, tuple]:
 
     from okfpro.hooks import post_edit
     from okfpro.hooks.context import Ctx
-    from okfpro.hooks.event import parse
+    from okfpro.core.event import parse
 
     def answer(full: bool) -> tuple:
         if full:

@@ -6,7 +6,6 @@ module level or inside a function: a lazy import is still a dependency a reader 
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
@@ -38,23 +37,11 @@ def _sources() -> dict[str, Path]:
 
 
 def _edges(mods: dict[str, Path]) -> dict[str, set[str]]:
+    from tests.test_layers import imported
+
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for mod, path in mods.items():
-        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")
-                    anchor = anchor[: len(anchor) - (node.level - 1)]
-                    base = ".".join(anchor + ([base] if base else []))
-                targets = [base] + [f"{base}.{a.name}" for a in node.names]
-            for t in targets:
-                if t in mods and t != mod and t != "okfpro":
-                    graph[mod].add(t)
+        graph[mod] = {t for _line, t in imported(path, strings=False) if t in mods and t != mod and t != "okfpro"}
     return graph
 
 

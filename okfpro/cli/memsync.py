@@ -65,16 +65,16 @@ def _cap(cfg, key: str, default: int) -> int:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The server's pusher map (default: $GIT_DIR/okfpro-server.toml).")
 @click.pass_context
-def server_hook_cmd(ctx: click.Context, config_path: Path | None) -> None:
+def server_hook_cmd(ctx: click.Context, config_path: Path | None) -> int:
     """The pre-receive hook of a bare repository: refuse memory refs the pusher does not own.
 
     Run by Git (stdin: <old> <new> <ref> lines); `install REPO` writes it into a repository.
     """
     if ctx.invoked_subcommand is not None:
-        return
+        return 0
     from okfpro.cli.serverdoor import pre_receive
 
-    ctx.exit(pre_receive(config_path))
+    return pre_receive(config_path)
 
 
 @server_hook_cmd.command("install")
@@ -96,7 +96,7 @@ def install_cmd(repo: Path, config_path: Path | None) -> int:
 @server_hook_cmd.command("http-backend")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The pusher map (default: okfpro-server.toml of the repository the request names).")
-def http_backend_cmd(config_path: Path | None) -> None:
+def http_backend_cmd(config_path: Path | None) -> int:
     """Run `git http-backend` (a CGI program) so that the authenticated user sees only the
     memory refs it may read.
 
@@ -108,7 +108,7 @@ def http_backend_cmd(config_path: Path | None) -> None:
     """
     from okfpro.cli.serverdoor import exec_backend
 
-    exec_backend(config_path)
+    exec_backend(config_path)  # becomes git http-backend: never returns
 
 
 def erased_targets(store, scope, tier: str | None) -> list:

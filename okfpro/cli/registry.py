@@ -63,14 +63,13 @@ def _concepts(path: str) -> int:
 
 @click.group("registry", invoke_without_command=True)
 @click.pass_context
-def registry_cmd(ctx: click.Context) -> None:
+def registry_cmd(ctx: click.Context) -> int:
     """Name bundles once, then use @SLUG wherever a DIR goes; groups and @all in search."""
-    if ctx.invoked_subcommand is None:
-        ctx.invoke(list_cmd)
+    return ctx.invoke(list_cmd) if ctx.invoked_subcommand is None else 0
 
 
 @registry_cmd.command("init")
-def init_cmd() -> None:
+def init_cmd() -> int:
     """Create an empty project-local .okf.json here (the nearest one wins)."""
     here = os.getcwd()
     existing = next((n for n in reg.LOCAL_FILES if os.path.exists(os.path.join(here, n))), None)
@@ -84,13 +83,14 @@ def init_cmd() -> None:
     except reg.RegistryError as exc:
         fail(str(exc))
     click.echo(f"initialized ./{reg.LOCAL_FILE}")
+    return 0
 
 
 @registry_cmd.command("list")
 @click.option("--json", "as_json", is_flag=True, help="One line of JSON (the reference's shape).")
 @click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")
 @_global
-def list_cmd(as_json: bool = False, pretty: bool = False, global_: bool = False) -> None:
+def list_cmd(as_json: bool = False, pretty: bool = False, global_: bool = False) -> int:
     """The registered bundles (* marks the default), groups and links."""
     try:
         r = reg.Registry.open(global_=global_)
@@ -98,13 +98,13 @@ def list_cmd(as_json: bool = False, pretty: bool = False, global_: bool = False)
         fail(str(exc))
     if as_json or pretty:
         click.echo(dumps(r.payload(), pretty))
-        return
+        return 0
     if reg.is_local(r.path) or global_:
         click.echo(f"registry: {r.path}")
     rows, groups, links = r.listing(), r.groups_listing(), r.links_listing()
     if not rows and not groups and not links:
         click.echo("no bundles registered — okfpro registry set DIR")
-        return
+        return 0
     width = max((len(x["slug"]) for x in rows), default=0)
 
     def row(x) -> str:
@@ -133,6 +133,7 @@ def list_cmd(as_json: bool = False, pretty: bool = False, global_: bool = False)
             for g in groups:
                 if g["link"] == lk["slug"] and g["slug"] != lk["slug"]:
                     click.echo(f"    {g['slug']}  {', '.join('@' + m for m in g['members'])}")
+    return 0
 
 
 @registry_cmd.command("set")
@@ -141,7 +142,7 @@ def list_cmd(as_json: bool = False, pretty: bool = False, global_: bool = False)
 @click.option("--as", "as_", metavar="SLUG", help="The slug (default: the directory's name).")
 @click.option("--default", "default", is_flag=True, help="Put it first: the bundle a bare @ names.")
 @_global
-def set_cmd(target: str, legacy_dir: str | None, as_: str | None, default: bool, global_: bool) -> None:
+def set_cmd(target: str, legacy_dir: str | None, as_: str | None, default: bool, global_: bool) -> int:
     """Register DIR (or refresh it: an entry is keyed by its directory); SLUG DIR is DIR --as SLUG."""
     if legacy_dir is not None:
         if as_ is not None:
@@ -160,12 +161,13 @@ def set_cmd(target: str, legacy_dir: str | None, as_: str | None, default: bool,
         fail(str(exc))
     n = _concepts(entry.path)
     click.echo(f"{'updated' if known else 'registered'} {entry.slug} → {entry.path} ({_plural(n, 'concept')})")
+    return 0
 
 
 @registry_cmd.command("del")
 @click.argument("target", metavar="DIR|@slug")
 @_global
-def del_cmd(target: str, global_: bool) -> None:
+def del_cmd(target: str, global_: bool) -> int:
     """Remove a bundle or a group (the directory is not touched; groups drop the name)."""
     try:
         with reg.editing(global_=global_) as r:
@@ -176,12 +178,13 @@ def del_cmd(target: str, global_: bool) -> None:
     except reg.RegistryError as exc:
         fail(str(exc))
     click.echo(f"removed {removed.slug}")
+    return 0
 
 
 @registry_cmd.command("default")
 @click.argument("target", metavar="@slug")
 @_global
-def default_cmd(target: str, global_: bool) -> None:
+def default_cmd(target: str, global_: bool) -> int:
     """Make a bundle the default (moves it to the front)."""
     try:
         with reg.editing(global_=global_) as r:
@@ -189,13 +192,14 @@ def default_cmd(target: str, global_: bool) -> None:
     except reg.RegistryError as exc:
         fail(str(exc))
     click.echo(f"default bundle → {entry.slug} (now first)")
+    return 0
 
 
 @registry_cmd.command("rename")
 @click.argument("old", metavar="@slug")
 @click.argument("new", metavar="NEW")
 @_global
-def rename_cmd(old: str, new: str, global_: bool) -> None:
+def rename_cmd(old: str, new: str, global_: bool) -> int:
     """Give a bundle or a group a new slug (groups naming it follow)."""
     try:
         with reg.editing(global_=global_) as r:
@@ -204,13 +208,14 @@ def rename_cmd(old: str, new: str, global_: bool) -> None:
     except reg.RegistryError as exc:
         fail(str(exc))
     click.echo(f"renamed {asked} → {target.slug}")
+    return 0
 
 
 @registry_cmd.command("group")
 @click.argument("slug")
 @click.argument("members", nargs=-1, required=True, metavar="@member…")
 @_global
-def group_cmd(slug: str, members: tuple[str, ...], global_: bool) -> None:
+def group_cmd(slug: str, members: tuple[str, ...], global_: bool) -> int:
     """Create a group of bundles or groups, or add members (search takes @group)."""
     try:
         with reg.editing(global_=global_) as r:
@@ -219,13 +224,14 @@ def group_cmd(slug: str, members: tuple[str, ...], global_: bool) -> None:
     except reg.RegistryError as exc:
         fail(str(exc))
     click.echo(f"grouped {group.slug} → {', '.join('@' + m for m in group.members)} ({_plural(count, 'bundle')})")
+    return 0
 
 
 @registry_cmd.command("ungroup")
 @click.argument("slug")
 @click.argument("members", nargs=-1, required=True, metavar="@member…")
 @_global
-def ungroup_cmd(slug: str, members: tuple[str, ...], global_: bool) -> None:
+def ungroup_cmd(slug: str, members: tuple[str, ...], global_: bool) -> int:
     """Remove members from a group (emptying it deletes it)."""
     try:
         with reg.editing(global_=global_) as r:
@@ -239,6 +245,7 @@ def ungroup_cmd(slug: str, members: tuple[str, ...], global_: bool) -> None:
         click.echo(f"no members removed from {name} (none of {', '.join(members)} were in it)")
     else:
         click.echo(f"ungrouped {', '.join('@' + m for m in removed)} from {name}")
+    return 0
 
 
 def _links_are_global(r: reg.Registry) -> None:
@@ -250,7 +257,7 @@ def _links_are_global(r: reg.Registry) -> None:
 @click.argument("name")
 @click.argument("file", metavar="FILE")
 @_global
-def link_cmd(name: str, file: str, global_: bool) -> None:
+def link_cmd(name: str, file: str, global_: bool) -> int:
     """Point the global registry at another registry file (its bundles answer here, live)."""
     try:
         with reg.editing(global_=global_) as r:
@@ -260,12 +267,13 @@ def link_cmd(name: str, file: str, global_: bool) -> None:
     except reg.RegistryError as exc:
         fail(str(exc))
     click.echo(f"linked {link.slug} → {link.registry} ({_plural(count, 'bundle')})")
+    return 0
 
 
 @registry_cmd.command("unlink")
 @click.argument("name")
 @_global
-def unlink_cmd(name: str, global_: bool) -> None:
+def unlink_cmd(name: str, global_: bool) -> int:
     """Drop a link and every bundle that arrived through it (the bundles are untouched)."""
     try:
         with reg.editing(global_=global_) as r:
@@ -276,6 +284,7 @@ def unlink_cmd(name: str, global_: bool) -> None:
     except reg.RegistryError as exc:
         fail(str(exc))
     click.echo(f"unlinked {removed.slug}")
+    return 0
 
 
 @registry_cmd.command("import")
@@ -283,7 +292,7 @@ def unlink_cmd(name: str, global_: bool) -> None:
 @click.option("--from", "from_", metavar="FILE", help="The registry to copy from (default: the global one).")
 @click.option("--as", "as_", metavar="SLUG", help="Import the one bundle or group asked for under this slug.")
 @_global
-def import_cmd(asks: tuple[str, ...], from_: str | None, as_: str | None, global_: bool) -> None:
+def import_cmd(asks: tuple[str, ...], from_: str | None, as_: str | None, global_: bool) -> int:
     """Copy bundles and groups (with everything they reach) out of another registry; all or nothing."""
     if as_ and len(asks) > 1:
         fail(f"--as names one bundle or group, and {len(asks)} were asked for")
@@ -298,3 +307,4 @@ def import_cmd(asks: tuple[str, ...], from_: str | None, as_: str | None, global
         click.echo(f"  {e.slug} → {e.path} ({_plural(_concepts(e.path), 'concept')})")
     for g in done["groups"]:
         click.echo(f"  {g.slug} → {', '.join('@' + m for m in g.members)} (group)")
+    return 0

@@ -31,7 +31,7 @@ from okfpro.core.render import LAYOUTS
               help="The graph's initial layout (the reference's names; cose: directories as clusters).")
 @click.option("--map", "map_view", is_flag=True, help="Draw the graph as the Map view: a box per directory, its concepts inside.")
 def render_cmd(dir_arg: str | None, output: str | None, title: str | None, link: str | None, layout_name: str,
-               map_view: bool) -> None:
+               map_view: bool) -> int:
     """Write the bundle (and its workspace) as one self-contained HTML file: serve's views —
     index, catalog, files, tags, types, stats, graph, board, journal, log, lint, every concept."""
     from okfpro.cli.common import fail, open_bundle
@@ -45,13 +45,14 @@ def render_cmd(dir_arg: str | None, output: str | None, title: str | None, link:
                            link=link)
     if not output:
         sys.stdout.write(document)
-        return
+        return 0
     try:
         render.write(Path(output), document)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
     n = len(opened.bundle.concepts)
     click.echo(f"wrote {n} concept{'' if n == 1 else 's'} to {output}")
+    return 0
 
 
 def _label(root: Path) -> str:

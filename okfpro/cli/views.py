@@ -152,7 +152,7 @@ def _search_bar(engine: str):
 @click.option("--engine", type=click.Choice(["scan", "ranked"]), default=None,
               help="scan (default): the reference's AND of literal terms; ranked: BM25 over OR-joined words.")
 def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, type_, dir_, tag, status, trust,
-               limit, regexp, fuzzy, engine) -> None:
+               limit, regexp, fuzzy, engine) -> int:
     """Find concepts: every TERM must hit title, id, tags, type, description, sources or body.
 
     The bundle: a leading DIR (as the reference: a directory holding index.md or .okf/, or a
@@ -235,6 +235,7 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
                 click.echo(f"        {r['snippet']}")
 
     emit(data, as_json, pretty, text)
+    return 0
 
 
 # --------------------------------------------------------------------------- catalog / files
@@ -243,7 +244,7 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
 @click.command("catalog")
 @output_options(list_view=True)
 @filter_options("type", "dir", "tag", "status", "trust")
-def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> None:
+def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> int:
     """Every concept with its metadata, trust, status and link counts (sorted by id)."""
     data = list_view(dir_arg, bundle_opt, fields, exclude, "concepts", _views.CATALOG_ROW,
                      lambda o: _views.catalog(o.bundle, _where(o.bundle, kw))).data
@@ -257,16 +258,18 @@ def catalog_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> 
             click.echo("  ".join(str(b) for b in bits))
 
     emit(data, as_json, pretty, text)
+    return 0
 
 
 @click.command("files")
 @output_options(list_view=True)
 @filter_options("type", "dir", "tag", "status", "trust")
-def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> None:
+def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> int:
     """Concept files: path, id, dir, type, title, description (by id)."""
     data = list_view(dir_arg, bundle_opt, fields, exclude, "files", _views.FILES_ROW,
                      lambda o: _views.files(o.bundle, _where(o.bundle, kw))).data
     emit(data, as_json, pretty, lambda: _each(data["files"], lambda r: f"{r.get('path', '')}  {r.get('title', '')}"))
+    return 0
 
 
 # --------------------------------------------------------------------------- tags / types / dirs / stats
@@ -276,14 +279,14 @@ def files_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> No
 @output_options(list_view=True)
 @click.option("--by", type=click.Choice(["type", "dir"]), help="Group the tag counts by type or by directory.")
 @filter_options("type", "dir", "status", "trust")
-def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by, **kw) -> None:
+def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by, **kw) -> int:
     """Tags with their concepts, by count (optionally within each type or dir)."""
     if by is None:
         data = list_view(dir_arg, bundle_opt, fields, exclude, "tags", ("tag", "count", "concepts"),
                          lambda o: _views.tags(o.bundle, _where(o.bundle, kw))).data
         emit(data, as_json, pretty,
              lambda: _each(data["tags"], lambda r: f"{r.get('count', ''):>6}  {r.get('tag', '')}"))
-        return
+        return 0
     if fields or exclude:
         fail("--fields/--except do not apply to tags --by (the rows are nested in groups)")
     opened = open_bundle(dir_arg, bundle_opt)
@@ -298,17 +301,19 @@ def tags_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, by, **kw) ->
                 click.echo(f"  {cell:>6}  {r['tag']}")
 
     emit(data, as_json, pretty, text)
+    return 0
 
 
 @click.command("types")
 @output_options(list_view=True)
 @filter_options("dir", "tag", "status", "trust")
-def types_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> None:
+def types_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, **kw) -> int:
     """Concept types with their concepts, by count (a blank type counts as Untyped)."""
     data = list_view(dir_arg, bundle_opt, fields, exclude, "types", ("type", "count", "concepts"),
                      lambda o: _views.types(o.bundle, _where(o.bundle, kw))).data
     emit(data, as_json, pretty,
          lambda: _each(data["types"], lambda r: f"{r.get('count', ''):>6}  {r.get('type', '')}"))
+    return 0
 
 
 def _dir_options(func: Callable) -> Callable:
@@ -333,7 +338,7 @@ def _note_unknown_dirs(bundle: Bundle, wanted) -> None:
 @click.command("dirs")
 @output_options(list_view=True)
 @_dir_options
-def dirs_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors) -> None:
+def dirs_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors) -> int:
     """Directories: concepts directly inside (count) and at or below (subtree)."""
     listed = list_view(dir_arg, bundle_opt, fields, exclude, "dirs", _views.DIRS_ROW,
                        lambda o: _views.dirs(o.bundle, list(dirs_) or None, depth, ancestors))
@@ -348,11 +353,12 @@ def dirs_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth
         click.echo(f"{len(rows)} dir(s) · {data['total']} concept(s)")
 
     emit(data, as_json, pretty, text)
+    return 0
 
 
 @click.command("stats")
 @output_options()
-def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> None:
+def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> int:
     """Counts: concepts, dirs, types, cross-links, tags; per type, dir and top dir."""
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
@@ -368,6 +374,7 @@ def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> None:
                 click.echo(f"  {v:>6}  {k}")
 
     emit(data, as_json, pretty, text)
+    return 0
 
 
 # --------------------------------------------------------------------------- graph / loose
@@ -379,7 +386,7 @@ def stats_cmd(dir_arg, bundle_opt, as_json, pretty) -> None:
 @click.option("--minimal", is_flag=True, help="Nodes carry id and title only; adds the type and tag indexes.")
 @click.option("--body/--no-body", default=True, help="Nodes with their body text (default: yes).")
 @click.option("--limit", type=click.IntRange(min=0), metavar="N", help="At most N hubs.")
-def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) -> None:
+def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) -> int:
     """The concept graph: nodes and edges (body links and source resources)."""
     opened = open_bundle(dir_arg, bundle_opt)
     bundle = opened.bundle
@@ -397,7 +404,7 @@ def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) 
                 click.echo(f"{r['inbound']:>7}  {r['id']}  " + ", ".join(f"{k}:{v}" for k, v in r["by_top_dir"].items()))
 
         emit(data, as_json, pretty, hubs_text)
-        return
+        return 0
     payload = _views.graph(bundle, minimal=minimal, body=body)
     data = {**opened.head(), **payload}
 
@@ -407,15 +414,17 @@ def graph_cmd(dir_arg, bundle_opt, as_json, pretty, hubs, minimal, body, limit) 
             click.echo(f"{e['source']} -> {e['target']}")
 
     emit(data, as_json, pretty, text)
+    return 0
 
 
 @click.command("loose")
 @output_options(list_view=True)
-def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> int:
     """Concepts with no link in or out (an index listing is not a link)."""
     data = list_view(dir_arg, bundle_opt, fields, exclude, "loose", _views.LOOSE_ROW,
                      lambda o: _views.loose(o.bundle)).data
     emit(data, as_json, pretty, lambda: _each(data["loose"], lambda r: r.get("id", "")))
+    return 0
 
 
 # --------------------------------------------------------------------------- references
@@ -423,7 +432,7 @@ def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
 
 @click.command("references")
 @output_options(list_view=True)
-def references_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> None:
+def references_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> int:
     """Files under references/ and who cites them; pointers into references/ that resolve to nothing."""
     data = list_view(dir_arg, bundle_opt, fields, exclude, "references", _views.REFERENCE_ROW,
                      lambda o: _views.references(o.bundle, reference_files(o.root))).data
@@ -444,6 +453,7 @@ def references_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> Non
             click.echo(line)
 
     emit(data, as_json, pretty, text)
+    return 0
 
 
 # --------------------------------------------------------------------------- index (the §8 map)
@@ -478,7 +488,7 @@ def render_index(rows: list[dict[str, Any]]) -> str:
 @output_options(list_view=True)
 @_dir_options
 @click.option("--body/--no-body", default=True, help="Include each authored index's prose (default: yes).")
-def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors, body) -> None:
+def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, depth, ancestors, body) -> int:
     """The bundle map (§8): per directory, its index.md or a synthesized listing, types and tags."""
     if not body and fields and "body" in [f.strip().lower() for f in fields.split(",")]:
         projection(fields, exclude, _views.INDEX_ROW)  # an unknown field is named first
@@ -487,6 +497,7 @@ def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, dept
                        lambda o: _views.index(o.bundle, list(dirs_) or None, depth, ancestors, body=body))
     _note_unknown_dirs(listed.opened.bundle, dirs_)
     emit(listed.data, as_json, pretty, lambda: click.echo(render_index(listed.data["directories"])))
+    return 0
 
 
 # --------------------------------------------------------------------------- read
@@ -495,7 +506,7 @@ def index_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty, dirs_, dept
 @click.command("read")
 @click.argument("ident", metavar="ID")
 @output_options(positional=False)
-def read_cmd(ident, bundle_opt, as_json, pretty) -> None:
+def read_cmd(ident, bundle_opt, as_json, pretty) -> int:
     """Print a concept's source file (contained to the bundle)."""
     from okfpro.io import reader
 
@@ -516,3 +527,4 @@ def read_cmd(ident, bundle_opt, as_json, pretty) -> None:
     else:
         sys.stdout.write(content)
         sys.stdout.flush()
+    return 0

@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # typing costs milliseconds on the hook path
     from typing import Any
 
 from okfpro.core import jsonc
-from okfpro.hooks.event import Event
+from okfpro.core.event import Event
 
 DIALECTS = ("claude", "codex", "gemini")
 
@@ -91,10 +91,10 @@ def normalize(event: Event, dialect: str) -> list[Event]:
         if isinstance(tool, str) and tool in GEMINI_TOOLS:
             raw["tool_name"] = GEMINI_TOOLS[tool]
         # Gemini's AfterAgent carries stop_hook_active like Claude's Stop.
-        return [Event(raw=raw, dialect=dialect)]
+        return [Event(raw=raw, dialect=dialect, here=event.here)]
     if raw.get("tool_name") == "apply_patch":
-        return _split_patch(raw, dialect) or [Event(raw=raw, dialect=dialect)]
-    return [Event(raw=raw, dialect=dialect)]
+        return _split_patch(raw, dialect, event.here) or [Event(raw=raw, dialect=dialect, here=event.here)]
+    return [Event(raw=raw, dialect=dialect, here=event.here)]
 
 
 def _patch_text(tool_input: Any) -> str:
@@ -111,7 +111,7 @@ def _patch_text(tool_input: Any) -> str:
     return ""
 
 
-def _split_patch(raw: dict[str, Any], dialect: str) -> list[Event]:
+def _split_patch(raw: dict[str, Any], dialect: str, here: str) -> list[Event]:
     """One Write/Edit event per file the patch writes or deletes, holding the text Codex would leave.
 
     An Update's chunks are applied to the file's current text the way Codex applies them
@@ -129,13 +129,13 @@ def _split_patch(raw: dict[str, Any], dialect: str) -> list[Event]:
     if not ops:
         return []
     given = raw.get("cwd")
-    cwd = given if isinstance(given, str) else os.getcwd()
+    cwd = given if isinstance(given, str) else here
 
     def event(path: str, tool_input: dict[str, Any], tool: str) -> Event:
         sub = dict(raw)
         sub["tool_name"] = tool
         sub["tool_input"] = {"file_path": path if os.path.isabs(path) else os.path.join(cwd, path), **tool_input}
-        return Event(raw=sub, dialect=dialect)
+        return Event(raw=sub, dialect=dialect, here=here)
 
     out = []
     for op in ops:

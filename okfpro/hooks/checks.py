@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from okfpro.hooks.answer import Answer
     from okfpro.hooks.context import Ctx
 
-from okfpro.hooks.event import EDIT_TOOLS, SHELL_TOOLS
+from okfpro.core.event import EDIT_TOOLS, SHELL_TOOLS
 
 GATE, FEEDBACK = "gate", "feedback"
 

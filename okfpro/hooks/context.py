@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # typing costs milliseconds on the hook path
     import datetime as _dt
     from typing import Any
 
-from okfpro.hooks.event import Event
+from okfpro.core.event import Event
 
 
 class Ctx:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 from okfpro.hooks.answer import Answer
 from okfpro.hooks.context import Ctx
-from okfpro.hooks.event import EDIT_TOOLS
+from okfpro.core.event import EDIT_TOOLS
 
 SHOWN = 8  # findings elsewhere listed per section; the rest are counted (a large bundle has thousands)
 # where each section's findings hold their path and check: validate errors, warnings, lint findings

@@ -22,7 +22,12 @@ no pygit2, no PyYAML where avoidable (``python3 -X importtime -m okfpro hook pre
 
 from __future__ import annotations
 
+import os
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from okfpro.core.event import Event
 
 MARKER = "okfpro-enforcer v1"
 OUTPUT_CAP = 9_900  # hosts cap every output string at 10,000 characters
@@ -144,7 +149,6 @@ def _main(args: list[str]) -> int:
     label = check_name or event_name
 
     from okfpro.hooks import adapters
-    from okfpro.hooks.event import read_stdin
 
     event = read_stdin()
     dialect = adapters.detect(event, agent)
@@ -167,6 +171,25 @@ def _main(args: list[str]) -> int:
             answers.append(_run_one(check, ctx))
         notes.extend(ctx.notes)
     return _emit(strongest(answers), event_name, dialect, notes)
+
+
+def read_stdin() -> Event:
+    """Read stdin once (bytes) and parse it; an unreadable stream becomes an error event.  The
+    event's ``cwd``, when the host sends none, is this process's working directory."""
+    from okfpro.core.event import Event, brief, parse
+
+    try:
+        here = os.getcwd()
+    except OSError:
+        here = "/"
+    try:
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            return Event(error="there is no standard input to read", here=here)
+        data = stream.read()
+    except (OSError, ValueError) as exc:
+        return Event(error=f"standard input could not be read ({brief(exc)})", here=here)
+    return parse(data, here)
 
 
 def _run_one(check, ctx):

@@ -42,7 +42,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook and memory verbs' path
     from typing import Any
 
-    from okfpro.hooks.event import Event
+    from okfpro.core.event import Event
 
 ENTRY_POINT_GROUP = "okfpro.identity"
 PARTS = ("tenant", "user", "agent")
@@ -226,7 +226,7 @@ def resolve(
 
     ws = os.fspath(workspace)
     env = os.environ if env is None else env
-    from okfpro.hooks.event import as_event
+    from okfpro.core.event import as_event
 
     event = as_event(event).raw  # the one event type (a test's or the CLI's mapping is wrapped once)
     try:

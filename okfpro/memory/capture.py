@@ -30,7 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing and dataclasses cost milliseconds on the Stop hook's path
     from typing import Any, Callable, Mapping
 
-    from okfpro.hooks.event import Event
+    from okfpro.core.event import Event
     from okfpro.memory.door import MemoryDoor
 
 MAX_SIDE_CHARS = 4000

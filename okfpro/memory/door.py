@@ -2,7 +2,7 @@
 
 ``open_door(start, event)`` decides the workspace by the one rule
 (:func:`okfpro.io.config.workspace_for`), reads ``okfpro.toml`` once, and takes the host's
-event as the one event type (:class:`okfpro.hooks.event.Event`; a mapping is wrapped once,
+event as the one event type (:class:`okfpro.core.event.Event`; a mapping is wrapped once,
 here).  The identity (:func:`okfpro.io.identity.resolve`) and the store
 (:meth:`okfpro.memory.store.MemoryStore.for_workspace`) are resolved from that one
 configuration when first asked for, at most once per door: capture switched off never
@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from functools import cached_property
 
-from okfpro.hooks.event import Event, as_event
+from okfpro.core.event import Event, as_event
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook path

@@ -31,7 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the prompt hook's path
     from typing import Any, Callable, Sequence
 
-    from okfpro.hooks.event import Event
+    from okfpro.core.event import Event
     from okfpro.memory.door import MemoryDoor
 
     KnowledgeSearch = Callable[[str, int], Sequence[Mapping[str, Any]]]
@@ -208,7 +208,7 @@ def recall_for_prompt(
     holding ``start`` (the event's ``cwd``).  Never raises."""
     begun = time.perf_counter()
     try:
-        from okfpro.hooks.event import as_event
+        from okfpro.core.event import as_event
         from okfpro.memory.door import DoorError, open_door
 
         prompt = as_event(event).prompt

@@ -1,4 +1,4 @@
-"""The host's hook event, read once from stdin and normalised.
+"""The host's hook event, normalised: the one event type every layer reads (hooks, memory, identity, audit).
 
 Every field is optional (the hosts' schemas grow every few months); unknown
 fields are kept in ``raw`` and otherwise ignored.  Input bytes are decoded as
@@ -6,11 +6,13 @@ UTF-8 with replacement, so a stray byte or a bare locale can never crash a gate.
 An unreadable event (empty stdin, not JSON, not a JSON object) is not an
 exception: it is an :class:`Event` whose ``error`` says why, and the protocol
 decides what a gate does about it (refuse) and what the banner does (say so).
+Pure: the shell reads stdin (:func:`okfpro.hooks.protocol.read_stdin`) and says which directory
+the process runs in (``here``), the event's ``cwd`` when the host sends none.
 """
 
 from __future__ import annotations
 
-import os
+import posixpath
 
 from okfpro.core import jsonc
 
@@ -24,12 +26,14 @@ _TEXT_KEYS = ("new_string", "new_str", "content")
 
 
 class Event:
-    __slots__ = ("raw", "error", "dialect")
+    __slots__ = ("raw", "error", "dialect", "here")
 
-    def __init__(self, raw: dict[str, Any] | None = None, error: str | None = None, dialect: str = "claude") -> None:
+    def __init__(self, raw: dict[str, Any] | None = None, error: str | None = None, dialect: str = "claude",
+                 here: str = "/") -> None:
         self.raw: dict[str, Any] = raw if raw is not None else {}
         self.error = error
         self.dialect = dialect
+        self.here = here  # the process's working directory, given by the shell that read the event
 
     # -- plain fields --------------------------------------------------
     def _text(self, key: str) -> str:
@@ -47,13 +51,7 @@ class Event:
 
     @property
     def cwd(self) -> str:
-        value = self._text("cwd")
-        if value:
-            return value
-        try:
-            return os.getcwd()
-        except OSError:
-            return "/"
+        return self._text("cwd") or self.here
 
     @property
     def source(self) -> str:
@@ -88,7 +86,7 @@ class Event:
         for key in ("file_path", "path", "filePath"):
             value = ti.get(key)
             if isinstance(value, str) and value:
-                return value if os.path.isabs(value) else os.path.join(self.cwd, value)
+                return value if posixpath.isabs(value) else posixpath.join(self.cwd, value)
         return None
 
     @property
@@ -137,37 +135,24 @@ def as_event(value: Event | dict[str, Any] | Any) -> Event:
     return Event(raw=dict(value)) if isinstance(value, Mapping) else Event()
 
 
-def parse(data: bytes | str) -> Event:
-    """An :class:`Event` from the bytes on stdin (never raises)."""
+def parse(data: bytes | str, here: str = "/") -> Event:
+    """An :class:`Event` from the bytes on stdin (never raises); ``here``: the reader's working directory."""
     if isinstance(data, bytes):
         text = data.decode("utf-8", errors="replace")
     else:
         text = data.encode("utf-8", errors="replace").decode("utf-8", errors="replace")
     if not text.strip():
-        return Event(error="the event on stdin is empty")
+        return Event(error="the event on stdin is empty", here=here)
     try:
         value = jsonc.loads(text)
     except (ValueError, RecursionError) as exc:
-        return Event(error=f"the event on stdin is not JSON ({_short(exc)})")
+        return Event(error=f"the event on stdin is not JSON ({brief(exc)})", here=here)
     if not isinstance(value, dict):
-        return Event(error=f"the event on stdin is a JSON {type(value).__name__}, not an object")
-    return Event(raw=value)
+        return Event(error=f"the event on stdin is a JSON {type(value).__name__}, not an object", here=here)
+    return Event(raw=value, here=here)
 
 
-def read_stdin() -> Event:
-    """Read stdin once (bytes) and parse it; an unreadable stream becomes an error event."""
-    import sys
-
-    try:
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:
-            return Event(error="there is no standard input to read")
-        data = stream.read()
-    except (OSError, ValueError) as exc:
-        return Event(error=f"standard input could not be read ({_short(exc)})")
-    return parse(data)
-
-
-def _short(exc: BaseException) -> str:
+def brief(exc: BaseException) -> str:
+    """The first line of an exception's text (at most 160 characters), for a one-line reason."""
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return text[:160]
