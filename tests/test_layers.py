@@ -17,7 +17,7 @@ from pathlib import Path
 from tests.helpers import REPO
 
 # lowest first; a module may import its own layer and the layers before it
-LAYERS = ("okfpro", "core", "io", "memory", "hooks", "mcp", "cli", "__main__")
+LAYERS = ("okfpro", "core", "io", "memory", "hooks", "mcp", "serve", "cli", "__main__")
 PACKAGE = REPO / "okfpro"
 _NAMED = re.compile(r"okfpro(?:\.\w+)*")
 

@@ -49,17 +49,20 @@ class Memory:
         self.refusal = why_not
         if not allowed:
             return
-        from okfpro.cli.common import memory_scope
         from okfpro.io.config import workspace_for
+        from okfpro.memory.door import DoorError, open_door
 
-        def refuse(reason: str) -> Any:
-            raise BadRequest(reason)
-
-        try:
-            self.store, res, _ = memory_scope(Path(workspace_for(root)), refuse)
-            self.scope = res.scope
-        except BadRequest as exc:
+        try:  # the memory door as the MCP server opens it: never binding a session
+            door = open_door(workspace=Path(workspace_for(root)), bind=False)
+        except DoorError as exc:
             self.refusal = f"memory is not served: {exc}"
+            return
+        if door.identity.scope is None:
+            self.refusal = f"memory is not served: {door.identity.reason or 'no identity resolved'}"
+        elif door.store is None:
+            self.refusal = f"memory is not served: {door.problem or 'memory store unavailable'}"
+        else:
+            self.store, self.scope = door.store, door.identity.scope
 
     @property
     def who(self) -> str:
