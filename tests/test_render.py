@@ -79,7 +79,7 @@ def test_the_file_is_serves_pages_every_view_and_concept(tmp_path):
     (root / "notes" / "n0.md").write_text("---\ntype: Note\ntitle: Note 0\n---\nSee **the** [hub](../hub.md).\n")
     (root / "journal").mkdir()
     (root / "journal" / "2026-11-29.md").write_text("---\ntitle: d\n---\n- *did* it\n")
-    from okfpro.io import render
+    from okfpro.serve import export as render
 
     doc = render.draw(root, read_bundle(root), "ws")
     ids = _sections(doc)

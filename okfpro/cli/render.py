@@ -4,7 +4,7 @@ circle or grid; ``--map`` opens the Map view, concepts boxed by directory, links
 selection — a button switches views).
 
 The page (see :mod:`okfpro.core.render`; the workspace is read and the file written by
-:mod:`okfpro.io.render`) needs no network: open it from disk.  Without
+:mod:`okfpro.serve.export`) needs no network: open it from disk.  Without
 ``-o`` the HTML goes to stdout, as the reference's.  With ``-o FILE`` it is written
 atomically and ``wrote N concepts to FILE`` is printed.  When the bundle has a
 ``board.md`` the page also carries the workspace: the board, the log's Snapshot
@@ -35,7 +35,7 @@ def render_cmd(dir_arg: str | None, output: str | None, title: str | None, link:
     """Write the bundle (and its workspace) as one self-contained HTML file: serve's views —
     index, catalog, files, tags, types, stats, graph, board, journal, log, lint, every concept."""
     from okfpro.cli.common import fail, open_bundle
-    from okfpro.io import render
+    from okfpro.serve import export as render
 
     if link is not None and not link.lower().startswith(("http://", "https://")):
         fail(f"--link takes an http or https URL, not {link!r}")

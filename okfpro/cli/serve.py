@@ -19,7 +19,7 @@ import click
 @click.option("--bind", default="127.0.0.1", show_default=True,
               help="The address to listen on. Beyond loopback, memory is never served.")
 @click.option("--no-memory", is_flag=True, help="Do not serve memory views even on loopback.")
-def serve_cmd(targets: tuple[str, ...], port: int, bind: str, no_memory: bool) -> None:
+def serve_cmd(targets: tuple[str, ...], port: int, bind: str, no_memory: bool) -> int:
     """Serve the bundle (its views, board, log, journal and your own memory) as live pages."""
     from okfpro.cli.common import bundle_for, fail
     from okfpro.serve.http import Hub, Server, loopback, memory_allowed, run
@@ -78,3 +78,4 @@ def serve_cmd(targets: tuple[str, ...], port: int, bind: str, no_memory: bool) -
         run(server, ready)
     except KeyboardInterrupt:
         pass
+    return 0

@@ -67,3 +67,20 @@ def document(root: Path, bundle: Bundle, title: str, *, layout_name: str = "cose
     tail = (f'<script type="application/json" id="okfpro-layout">{island(graph)}</script>\n<script>{js}</script>')
     return pages.document(title, title, site.links, source + "\n".join(sections), view="export", memory=False,
                           head=head, tail=tail)
+
+
+def draw(root: Path, bundle: Bundle, title: str, *, layout_name: str = "cose", map_view: bool = False,
+         link: str | None = None) -> str:
+    """The page of the bundle at ``root``, with its workspace; ``link`` must be an http(s) URL."""
+    if link is not None and not link.lower().startswith(("http://", "https://")):
+        raise ValueError(f"not an http(s) URL: {link!r}")
+    return document(root, bundle, title, layout_name=layout_name, map_view=map_view, link=link)
+
+
+def write(target: Path, document: str) -> None:
+    """The page written atomically to ``target`` (OSError when it cannot be: a directory there included)."""
+    from okfpro.io.atomic import atomic_write
+
+    if target.is_dir():
+        raise IsADirectoryError(21, "it is a directory")
+    atomic_write(target, document)
