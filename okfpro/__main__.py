@@ -75,9 +75,9 @@ def _light(args: list[str]) -> bool:
 def entry() -> None:
     """The process entry point (the ``okfpro`` script and ``python -m okfpro``).
 
-    A light path ends with :func:`exit_now`: tearing the interpreter down (every module's
-    objects freed, a last collection) is ~15 M instructions of a ``remember`` that costs ~170 M,
-    paid after the answer is written.  Other verbs exit the ordinary way."""
+    A light path ends with :func:`exit_now`: its answer is written, so tearing the interpreter
+    down (every module's objects freed, a last collection) would only delay the host waiting for
+    the process to end.  Other verbs exit the ordinary way."""
     args = sys.argv[1:]
     if not _light(args):
         try:

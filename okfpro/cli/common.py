@@ -42,7 +42,7 @@ from okfpro.core.record import Frozen, set_field
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path
     import datetime as _dt
-    from pathlib import Path  # imported where a bundle is located: the memory verbs need none (~18 M)
+    from pathlib import Path  # imported where a bundle is located: the memory verbs need none
     from typing import Any, Callable, Iterable, Literal, Mapping, NoReturn, TypeVar
 
     from okfpro.core.concept import Bundle

@@ -55,8 +55,8 @@ def _tag_regex(lt: str, fmt: str) -> str:
 _TAG_REGEX = _tag_regex(_LT, _FORMAT)
 # The same shape without the non-ASCII spellings, for a text that holds none of them (nearly every
 # text): an alternative or a class member for a character the text does not hold matches nothing,
-# so both find the same tags there.  Compiling the full one was ~10 M instructions (each class with
-# the format characters is a 64K "big charset" built in Python), in every process that answers.
+# so both find the same tags there.  Compiling the full one is slow (each class with the format
+# characters is a 64K "big charset" built in Python), so only a text that needs it pays for it.
 _ASCII_TAG_REGEX = _tag_regex(_LT_ASCII, "")
 _NON_ASCII_SPELLINGS = _LT_OTHER + _FORMAT
 _SEPS_REGEX = r"[_\s-]+"

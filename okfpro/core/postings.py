@@ -7,7 +7,7 @@ count in the title, its count in the body and the document's length in tokens ov
 posting's share of a score depends on its code and the phrase's idf alone, so a phrase's shares
 are computed once per group (a few dozen) and the ranking is one Python loop per posting plus a
 few passes over the documents.  Why Python and not FTS5's ``bm25()``: design note
-``.okf/design/memory-index.md`` (FTS5 spent ~7K instructions a scored row; this, ~1-2K).
+``.okf/design/memory-index.md`` (FTS5's auxiliary-function call per scored row costs more than this loop).
 
 The score is FTS5's (``fts5_aux.c``, ``fts5Bm25Function``), operation for operation::
 
@@ -118,7 +118,7 @@ def term_range(token: str) -> tuple[str, tuple[object, ...]]:
 
 
 SPARSE = 2  # fewer postings than documents / SPARSE: the neighbours are summed per match, else per document
-# (callgrind, 10,000 documents: 1,538 postings 12.5M sparse against 21.8M dense; 7,500 postings 33.9M against 27.4M)
+# (per match is cheaper while postings are few; per document once they approach one a document)
 
 
 def ranked(rows: int, tokens: int, phrases: Sequence[list[tuple[int, Sequence[int]]]], prev: dict[int, int],

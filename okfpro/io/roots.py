@@ -30,8 +30,8 @@ _FENCE = rx.compile(r"\A---[ \t]*\Z")
 _VERSION_LINE = rx.compile(r"\Aokf_version[ \t]*:")
 
 # Paths are strings here (``os.path``): every hook asks this module first, and ``pathlib``
-# (with the ``urllib.parse`` and ``ipaddress`` it imports) is ~16 M instructions of a
-# PreToolUse process that costs ~100 M.  Callers that want a ``Path`` wrap the answer.
+# imports ``urllib.parse`` and ``ipaddress``, which a PreToolUse process has no other use for.
+# Callers that want a ``Path`` wrap the answer.
 
 
 def root_kind(directory: str | os.PathLike) -> str | None:

@@ -1,7 +1,7 @@
 """A short child process on a per-turn path, without importing :mod:`subprocess`.
 
-``import subprocess`` costs a hook process ~17 M instructions (it brings ``signal``'s enums,
-``threading``, ``selectors`` and ``locale``), a twelfth of a capturing Stop, for one ``git status``.
+``import subprocess`` brings ``signal``'s enums, ``threading``, ``selectors`` and ``locale`` into
+a Stop hook process that needs one ``git status`` (what that costs: .okf/design/lean-memory-verbs.md).
 :class:`Child` starts the program with :func:`os.posix_spawnp` (the same ``vfork``+``exec`` that
 ``subprocess`` uses on Linux), stdin from ``/dev/null``, stdout and stderr on pipes, and
 :meth:`Child.communicate` drains both under one deadline with ``poll`` — what

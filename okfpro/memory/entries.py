@@ -34,8 +34,8 @@ _HEADING = rx.compile(rb"^## (\d\d:\d\d:\d\d) UTC$", rx.M)
 # ---------------------------------------------------------------------------- types
 #
 # Plain classes over :class:`okfpro.core.record.Value`, not dataclasses: every memory door
-# imports this module, and making its eleven types with @dataclass cost ~35 M instructions
-# (~3.5 ms) per process (callgrind of the import, .okf/design/lean-memory-verbs.md).
+# imports this module, and @dataclass would generate and compile their methods in every
+# process (.okf/design/lean-memory-verbs.md).
 
 
 class MemoryEntry(Frozen):

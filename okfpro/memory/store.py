@@ -163,9 +163,8 @@ class MemoryStore(Erasure):
     """Scoped memory under ``root``; ``tiers`` = the configured tiers (default all four).
 
     ``base`` is the memory root as an absolute path string, what every write and read path
-    uses; :attr:`root` is the same as a ``Path``, built on first use (``pathlib`` with the
-    ``urllib.parse`` and ``ipaddress`` it imports is ~18 M instructions, a tenth of a
-    capturing Stop: .okf/design/lean-memory-verbs.md)."""
+    uses; :attr:`root` is the same as a ``Path``, built on first use (``pathlib`` imports
+    ``urllib.parse`` and ``ipaddress``, which a capturing Stop has no other use for)."""
 
     def __init__(self, root: str | os.PathLike, tiers: tuple[str, ...] | list[str] = TIERS, history: bool = True) -> None:
         self.base = os.path.abspath(root)
