@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 
-from okfpro.core import plaintoml
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing and dataclasses cost milliseconds on the hook path (a Stop reads this file)
     from typing import Any
@@ -126,12 +124,10 @@ def load(workspace: str | os.PathLike) -> Config:
             text = handle.read()
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
-    raw = plaintoml.load(text)
-    if raw is None:  # not the plain subset: the parser (and the typing it imports) only here
-        import tomllib
+    import tomllib
 
-        try:
-            raw = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
     return Config(workspace=root, data=_merge(DEFAULTS, raw), source=path)
