@@ -19,14 +19,6 @@ def main(argv: list[str] | None = None) -> int:
 
     gc.disable()
     args = list(sys.argv[1:] if argv is None else argv)
-    try:  # a reader's compiled regular expressions, before any module compiles one (okfpro/core/rx.py)
-        from okfpro.io import rxcache
-
-        kind = rxcache.kind_of(args)
-        if kind is not None:  # a gate, a guard or a writer compiles with re (okfpro/io/rxcache.py)
-            rxcache.load(kind)
-    except Exception:  # noqa: BLE001 - a cache: without it every pattern is compiled by re, as before
-        pass
     if args and args[0] == "hook":
         try:
             from okfpro.hooks.protocol import main as hook_main

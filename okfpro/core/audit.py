@@ -8,10 +8,10 @@ audit check is one function of those facts returning a list of messages, registe
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
 from okfpro.core import board as _board
 from okfpro.core import log as _log
-from okfpro.core import rx
 from okfpro.core.record import Value
 
 TYPE_CHECKING = False
@@ -221,7 +221,7 @@ def machine_local_findings(tracked: Iterable[str]) -> list[str]:
 
 # --- records -------------------------------------------------------------------------
 
-JOURNAL_DAY = rx.compile(r"(?:\A|/)journal/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z")
+JOURNAL_DAY = re.compile(r"(?:\A|/)journal/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z")
 _VERB = {"M": "modifies", "D": "deletes", "R": "modifies", "T": "replaces"}
 
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 import unicodedata
 from collections import Counter
 
-from okfpro.core import rx
 from okfpro.core.search import (
     FIELDS,
     SNIPPET_FIELDS,
@@ -52,11 +52,11 @@ if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
 #   with k1 = 1.2, b = 0.75, D = the document's token count over all fields,
 #   avgD = the mean of D, n(p) = documents holding p in a searched field.
 # Query words are OR-joined; a few English stop words are dropped from queries.
-_TOKEN = rx.compile(r"\w+(?:[._\-/:@#+]\w+)*")
-_BACKTICK = rx.compile(r"`([^`\n]+)`")
-_BT_ODD = rx.compile(r"[^\w._\-/:@#+]+")
-_PARTS = rx.compile(r"[^\W_]+")
-_JOINED = rx.compile(r"\w[.\-/:@#+]\w")
+_TOKEN = re.compile(r"\w+(?:[._\-/:@#+]\w+)*")
+_BACKTICK = re.compile(r"`([^`\n]+)`")
+_BT_ODD = re.compile(r"[^\w._\-/:@#+]+")
+_PARTS = re.compile(r"[^\W_]+")
+_JOINED = re.compile(r"\w[.\-/:@#+]\w")
 K1 = 1.2
 B = 0.75
 PREFIX_MIN = 3
@@ -332,7 +332,7 @@ class WordStart:
     __slots__ = ("pattern", "_parts", "_compiled")
 
     def __init__(self, token: str) -> None:
-        self.pattern = r"(?<!\w)" + rx.escape(token).replace("_", "[_\\W]+")
+        self.pattern = r"(?<!\w)" + re.escape(token).replace("_", "[_\\W]+")
         parts = token.lower().split("_")
         self._parts = parts if token.isascii() and all(p and p[0].isalnum() for p in parts) else None
         self._compiled: Any = None
@@ -341,7 +341,7 @@ class WordStart:
         parts = self._parts
         if parts is None or (not text.isascii() and any(ch in text for ch in _FOLDS_TO_ASCII)):
             if self._compiled is None:
-                self._compiled = rx.compile(self.pattern, rx.IGNORECASE, remember=False)
+                self._compiled = re.compile(self.pattern, re.IGNORECASE)
             return self._compiled.search(text)
         low = text.lower()
         first, n = parts[0], len(low)

@@ -20,8 +20,8 @@ reference implementation and must not drift:
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
-from okfpro.core import rx
 from okfpro.core.record import Value
 
 TYPE_CHECKING = False
@@ -35,15 +35,15 @@ DATED_SECTIONS = ("Inbox", "Deadlines")
 # the Unicode space separators (never a newline).
 BLANK = "[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]"
 
-HEADER = rx.compile(r"^\*{0,2}[Ii]n [Ff]light:\*{0,2}[^\S\n]*([0-9]+)[^\S\n]*/[^\S\n]*([0-9]+)", rx.M | rx.A)
-LEADING_DATE = rx.compile(r"\A-\s+([0-9]{4}-[0-9]{2}-[0-9]{2})", rx.A)
-CHASE = rx.compile(r"\bchase\s+([0-9]{4}-[0-9]{2}-[0-9]{2})", rx.A)
-MD_TARGET = rx.compile(r"\]\((/[^)\s]*)")
-BARE_TARGET = rx.compile(r"\[(/[^\]\s]*)\](?!\()")
-COMMENT = rx.compile(r"<!--.*?-->")
-STRAY_BULLET = rx.compile(rf"\A(?:[*+]{BLANK}|{BLANK}+[-*+]{BLANK})")
+HEADER = re.compile(r"^\*{0,2}[Ii]n [Ff]light:\*{0,2}[^\S\n]*([0-9]+)[^\S\n]*/[^\S\n]*([0-9]+)", re.M | re.A)
+LEADING_DATE = re.compile(r"\A-\s+([0-9]{4}-[0-9]{2}-[0-9]{2})", re.A)
+CHASE = re.compile(r"\bchase\s+([0-9]{4}-[0-9]{2}-[0-9]{2})", re.A)
+MD_TARGET = re.compile(r"\]\((/[^)\s]*)")
+BARE_TARGET = re.compile(r"\[(/[^\]\s]*)\](?!\()")
+COMMENT = re.compile(r"<!--.*?-->")
+STRAY_BULLET = re.compile(rf"\A(?:[*+]{BLANK}|{BLANK}+[-*+]{BLANK})")
 CONFLICT_MARK = "Resolve:"
-PROJECT_TARGET = rx.compile(r"\A/projects/([^/#?]+)")
+PROJECT_TARGET = re.compile(r"\A/projects/([^/#?]+)")
 
 
 def chomp(line: str) -> str:

@@ -13,10 +13,10 @@ the line.  No match and more than one match are both refusals.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
 from okfpro.core import board as _board
 from okfpro.core import log as _log
-from okfpro.core import rx
 from okfpro.core.board import HEADER, Row, chomp, split_lines
 from okfpro.core.pairing import MARKER, links_target, marker_ok
 from okfpro.core.record import Value
@@ -35,8 +35,8 @@ JOURNAL_PLACEHOLDER = (
 #: two merged sides may both have replaced: okfpro/core/filemerge.py).
 JOURNAL_DAY_PLACEHOLDER = "<!-- What happened, what it meant, what was decided. Delete this line. -->"
 
-HEADING_LINE = rx.compile(r"\A#{1,6}\s+\S")
-FENCE_LINE = rx.compile(r"\A---[ \t]*\Z")
+HEADING_LINE = re.compile(r"\A#{1,6}\s+\S")
+FENCE_LINE = re.compile(r"\A---[ \t]*\Z")
 
 
 class Edit(Value):
@@ -219,7 +219,7 @@ def demote(board_text: str, selector: str) -> Edit:
 # --- close -------------------------------------------------------------------------
 
 
-SLUG_BAD = rx.compile(r"[/\\]")
+SLUG_BAD = re.compile(r"[/\\]")
 
 
 def close_slug(arg: str) -> str:

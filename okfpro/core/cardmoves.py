@@ -23,10 +23,12 @@ same side is a deletion and a new line: it is not seen as a move.
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 from typing import Any, Callable, Sequence
 
-from okfpro.core import linemerge, rx
+from okfpro.core import linemerge
 from okfpro.core.record import Frozen, Value, set_field
 
 Sections = dict[Any, list[str]]  # section key -> its lines (the heading first)
@@ -55,7 +57,7 @@ def _cards(lines: list[str]) -> Counter[str]:
     return Counter(x for x in lines[1:] if is_card(x))
 
 
-LEAD = rx.compile(r"\A-\s+(?:[0-9]{4}-[0-9]{2}-[0-9]{2}\s*(?:\u2014|-)?\s*)?")
+LEAD = re.compile(r"\A-\s+(?:[0-9]{4}-[0-9]{2}-[0-9]{2}\s*(?:\u2014|-)?\s*)?")
 
 
 def _words(line: str) -> set[str]:

@@ -9,9 +9,9 @@ what follows the closing fence with one leading newline removed.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
 from okfpro.core import links as _links
-from okfpro.core import rx
 from okfpro.core.fence import FRONTMATTER
 from okfpro.core.record import Value
 from okfpro.core.yamlsafe import YamlError, is_blank, load as _yaml_load, to_text
@@ -37,10 +37,10 @@ RESERVED_FILENAMES = ("index.md", "log.md")
 TRUST_TIERS = ("unverified", "machine-confirmed", "human-reviewed")
 STATUS_VOCABULARY = ("draft", "stable", "deprecated")
 KNOWN_SPEC_VERSIONS = ("0.2", "0.1")
-DAY = rx.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
-_SECTION_HEADING = rx.compile(r"\A(#{1,6})\s+(.*?)\s*\Z")
-_URL_ITEM = rx.compile(r"\A(?:[-*+]\s+)?([a-zA-Z][a-zA-Z0-9+.-]*://\S+)\Z")
-_AUTOLINK_ITEM = rx.compile(r"\A(?:[-*+]\s+)?<([a-zA-Z][a-zA-Z0-9+.-]*:[^>\s]+)>\Z")
+DAY = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
+_SECTION_HEADING = re.compile(r"\A(#{1,6})\s+(.*?)\s*\Z")
+_URL_ITEM = re.compile(r"\A(?:[-*+]\s+)?([a-zA-Z][a-zA-Z0-9+.-]*://\S+)\Z")
+_AUTOLINK_ITEM = re.compile(r"\A(?:[-*+]\s+)?<([a-zA-Z][a-zA-Z0-9+.-]*:[^>\s]+)>\Z")
 
 
 class cached_property(_Generic[_T]):  # noqa: N801 - a drop-in for functools.cached_property

@@ -21,19 +21,19 @@ Written by :mod:`okfpro.memory.store`, read back by the store and the memory ind
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
-from okfpro.core import rx
 
 CONCEPT_TYPE = "AgentMemory"
-SECTION_RE = rx.compile(r"^## (\d\d:\d\d:\d\d) UTC$")
-DAY_RE = rx.compile(r"^(\d{4}-\d\d-\d\d)\.md$")
+SECTION_RE = re.compile(r"^## (\d\d:\d\d:\d\d) UTC$")
+DAY_RE = re.compile(r"^(\d{4}-\d\d-\d\d)\.md$")
 # The frontmatter as frontmatter() writes it (any day, time and okfpro version): valid without
 # a YAML parser, so appending to a day file needs none (tests/test_yaml_shortcuts.py).
-_OWN_HEAD = rx.compile(
+_OWN_HEAD = re.compile(
     r"type: AgentMemory\ntitle: Agent memory \d{4}-\d\d-\d\d\n"
     r"description: Scoped memory entries recorded on \d{4}-\d\d-\d\d \(UTC\)\.\n"
     r"generated:\n  by: okfpro/[0-9A-Za-z][0-9A-Za-z.+_\-]*\n  at: '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ'\n",
-    rx.ASCII,
+    re.ASCII,
 )
 
 

@@ -9,12 +9,12 @@ than the window, nothing is asked: new is not dormant.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
-from okfpro.core import rx
 from okfpro.core.board import Board, Row, deadlines_at_risk, project_slugs
 
 DORMANCY_DAYS = 5
-JOURNAL_FILE = rx.compile(r"\A([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z")
+JOURNAL_FILE = re.compile(r"\A([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z")
 
 
 def window_start(today: _dt.date, days: int = DORMANCY_DAYS) -> _dt.date:

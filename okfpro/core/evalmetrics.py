@@ -31,14 +31,14 @@ weights, no prefixes: what a plain BM25 library answers on the same memories.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-from okfpro.core import rx
 from okfpro.core.record import Frozen, Value, set_field
 
 KS = (1, 5, 10)
-_WORD = rx.compile(r"\w+")
+_WORD = re.compile(r"\w+")
 
 
 class GoldError(ValueError):

@@ -6,9 +6,10 @@ without importing the YAML parser (``okfpro.core.concept`` parses what it finds)
 
 from __future__ import annotations
 
-from okfpro.core import rx
+import re
 
-FRONTMATTER = rx.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", rx.S)
+
+FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
 
 
 def block(text: str) -> str | None:

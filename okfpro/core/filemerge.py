@@ -22,9 +22,11 @@ gets LF, a final newline and no BOM.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any, Optional, TypeVar
 
-from okfpro.core import cardmoves, linemerge, rx
+from okfpro.core import cardmoves, linemerge
 from okfpro.core.board import HEADER, SECTIONS, count_rows, parse_day
 from okfpro.core.board_edit import JOURNAL_DAY_PLACEHOLDER, JOURNAL_PLACEHOLDER
 from okfpro.core.log import DAYISH, day_of, is_snapshot_line
@@ -43,10 +45,10 @@ PLACEHOLDERS = frozenset(
     }
 )
 
-DATE = rx.compile(r"(?<![0-9])([0-9]{4}-[0-9]{2}-[0-9]{2})(?![0-9])")
-BULLET = rx.compile(r"\A[*+-][ \t]")
-FENCE = rx.compile(r"\A(```|~~~)")
-MARKER_LINE = rx.compile(r"\A(<{7,}|>{7,})(?: |\Z)")
+DATE = re.compile(r"(?<![0-9])([0-9]{4}-[0-9]{2}-[0-9]{2})(?![0-9])")
+BULLET = re.compile(r"\A[*+-][ \t]")
+FENCE = re.compile(r"\A(```|~~~)")
+MARKER_LINE = re.compile(r"\A(<{7,}|>{7,})(?: |\Z)")
 T = TypeVar("T")
 Key = tuple[str, int]  # a section: (heading line, n-th heading of that text); ("", 0) is the head
 COUNT = "\x00in-flight\x00"  # stands for the header's count while the board merges (NUL is refused in input)

@@ -17,7 +17,8 @@ note stored with ``<system-reminder>`` reaches the model the same way by either 
 
 from __future__ import annotations
 
-from okfpro.core import rx
+import re
+
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ _ASCII_TAG_REGEX = _tag_regex(_LT_ASCII, "")
 _NON_ASCII_SPELLINGS = _LT_OTHER + _FORMAT
 _SEPS_REGEX = r"[_\s-]+"
 _CANDIDATES = "<" + _LT_OTHER + "&\\%"  # the characters one of the spellings starts with
-# compiled on first use (rx.compile keeps each for the process): importing this module compiles nothing
+# compiled on first use (re.compile keeps each for the process): importing this module compiles nothing
 
 
 def _holds_any(text: str, chars: str) -> bool:
@@ -74,7 +75,7 @@ def _holds_any(text: str, chars: str) -> bool:
 def _is_frame(name: str, frames: frozenset[str]) -> bool:
     if _holds_any(name, _FORMAT):
         name = "".join(ch for ch in name if ch not in _FORMAT)
-    parts = rx.compile(_SEPS_REGEX).sub("-", name.lower()).strip("-").split("-")
+    parts = re.compile(_SEPS_REGEX).sub("-", name.lower()).strip("-").split("-")
     return any("-".join(parts[:i]) in frames for i in range(1, len(parts) + 1))
 
 
@@ -96,7 +97,7 @@ def neutralise(text: str, host_only: bool = False) -> str:
         return "&lt;" + m.group("rest") if frame else m.group(0)
 
     full = not text.isascii() and _holds_any(text, _NON_ASCII_SPELLINGS)
-    return rx.compile(_TAG_REGEX if full else _ASCII_TAG_REGEX).sub(one, text)
+    return re.compile(_TAG_REGEX if full else _ASCII_TAG_REGEX).sub(one, text)
 
 
 def neutralise_json(value: Any) -> Any:

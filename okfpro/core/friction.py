@@ -8,9 +8,10 @@ Nothing here touches the disk — ``okfpro.io.friction`` does that.
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 
-from okfpro.core import rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
@@ -20,35 +21,35 @@ if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
 # fire on reads: ``2>/dev/null`` or PowerShell's ``> $null`` (only the real sinks under /dev/ — ``/dev/../x`` is a
 # file), ``-->`` and ``=>`` (arrows), ``>&2`` (fd duplication).  ``>|`` and ``&>`` write.
 _SINK = r"(?:/dev/(?:null|stdout|stderr|tty|fd/[0-9]+)|\$null)(?![^\s|&;)<>])"  # $null: PowerShell's sink
-REDIRECT = rx.compile(r"(?<![-=])(?<![-=]>)>{1,2}\|?[ \t]*(?!" + _SINK + r")[^|&\s>]")
-REDIRECT_TARGET = rx.compile(
+REDIRECT = re.compile(r"(?<![-=])(?<![-=]>)>{1,2}\|?[ \t]*(?!" + _SINK + r")[^|&\s>]")
+REDIRECT_TARGET = re.compile(
     r"(?<![-=])(?<![-=]>)>{1,2}\|?[ \t]*(?!" + _SINK + r")(\"[^\"]*\"|'[^']*'|[^|&\s>;<()]+)"
 )
 # inline code of an interpreter (python -c, perl -e, node -e, ruby -e, a here-doc fed to one ...)
 # writes when it reaches for anything that can write, run or hide a name; reading is left alone
-INTERPRETER = rx.compile(
+INTERPRETER = re.compile(
     r"(?<![\w.-])(?:python[0-9.]*|pypy[0-9.]*|perl|node|nodejs|ruby|php|deno|bun|lua[0-9.]*|Rscript|osascript"
     r"|pwsh|powershell|tclsh|julia)(?![\w-])"
 )
-WRITE_API = rx.compile(
+WRITE_API = re.compile(
     r"write|append|renam|replace|unlink|remove|rmtree|rmdir|move|copy|truncat|symlink|link\(|chmod|mkdir|touch"
     r"|system|exec|eval|spawn|popen|subprocess|child_process|shell|`|\bqx|__import__|getattr|importlib|compile"
     r"|chr\(|\\x|\\u|\\[0-7]{3}|decode|b64|base64|sysopen|\bfs\.(?!read|exists|stat)|FileUtils|\bIO\.(?!read)|\bFile\.(?!read|exist|basename|dirname|join|expand_path|size|file\?|directory\?)|open\s*\([^()]*,"
     r"|>|-[a-zA-Z]*i\b|--in-place",
-    rx.I,
+    re.I,
 )
 MUTATORS = (
     REDIRECT,
-    rx.compile(r"\btee\b"),
-    rx.compile(r"\b(?:sed|perl|ruby|python3?|node|awk)\b[^|;]*-i\b"),
-    rx.compile(r"\b(?:g?sed|perl|ruby)\b[^|;&]*\s(?:-[a-zA-Z]*i|--in-place)"),
-    rx.compile(r"\bg?awk\b[^|;&]*\s-i\s*inplace"),
-    rx.compile(r"\b(?:cp|mv|rm|install|truncate|dd|rsync|ln|touch|unlink|shred|patch|unzip|sponge)\b"),
-    rx.compile(r"\bfind\b[^|;&]*\s-(?:delete|exec|execdir|ok|fprint|fprintf|fls)\b"),
-    rx.compile(r"\bgit\s+(?:checkout|restore|mv|rm|apply|am|stash|reset|clean)\b"),
-    rx.compile(r"\bcurl\b[^|;&]*\s-(?:[a-zA-Z]*[oO]\b|-output\b|-remote-name)|\bwget\b"),
-    rx.compile(r"\btar\b[^|;&]*\s-?[a-zA-Z]*x"),
-    rx.compile(r"\b(?:File\.write|File\.open|open\([^)]*['\"]w)"),
+    re.compile(r"\btee\b"),
+    re.compile(r"\b(?:sed|perl|ruby|python3?|node|awk)\b[^|;]*-i\b"),
+    re.compile(r"\b(?:g?sed|perl|ruby)\b[^|;&]*\s(?:-[a-zA-Z]*i|--in-place)"),
+    re.compile(r"\bg?awk\b[^|;&]*\s-i\s*inplace"),
+    re.compile(r"\b(?:cp|mv|rm|install|truncate|dd|rsync|ln|touch|unlink|shred|patch|unzip|sponge)\b"),
+    re.compile(r"\bfind\b[^|;&]*\s-(?:delete|exec|execdir|ok|fprint|fprintf|fls)\b"),
+    re.compile(r"\bgit\s+(?:checkout|restore|mv|rm|apply|am|stash|reset|clean)\b"),
+    re.compile(r"\bcurl\b[^|;&]*\s-(?:[a-zA-Z]*[oO]\b|-output\b|-remote-name)|\bwget\b"),
+    re.compile(r"\btar\b[^|;&]*\s-?[a-zA-Z]*x"),
+    re.compile(r"\b(?:File\.write|File\.open|open\([^)]*['\"]w)"),
 )
 
 
@@ -76,13 +77,13 @@ def redirect_targets(command: str) -> list[str]:
     return [m.group(1).strip("'\"") for m in REDIRECT_TARGET.finditer(command)]
 
 
-_SEGMENT_SPLIT = rx.compile(r"&&|\|\||;|\n")
-OWN_COMMAND = rx.compile(
+_SEGMENT_SPLIT = re.compile(r"&&|\|\||;|\n")
+OWN_COMMAND = re.compile(
     r"\A\s*(?:[A-Za-z_]\w*=\S*\s+)*"
     r"(?:(?:env|time|nice|nohup|sudo|command|uv\s+run|pipx\s+run)\s+)*"
     r"(?:okfpro|python3?(?:\.\d+)?\s+-m\s+okfpro)\b"
 )
-_JOURNAL_DAY = rx.compile(r"journal/[0-9]{4}-[0-9]{2}-[0-9]{2}\.md")
+_JOURNAL_DAY = re.compile(r"journal/[0-9]{4}-[0-9]{2}-[0-9]{2}\.md")
 
 SHELL_COVER = "Edit or Write — the guards read a tool event, and a shell redirect is none"
 BOARD_COVER = "okfpro capture / promote / demote"

@@ -16,18 +16,18 @@ as "not found".
 from __future__ import annotations
 
 import posixpath
+import re
 
-from okfpro.core import rx
 from okfpro.core.record import Value
 
-_FENCE = rx.compile(r"^(?:```|~~~)")
-_CODE_SPAN = rx.compile(r"(`+).*?\1")
-INLINE = rx.compile(r"(?<!!)\[([^\]]*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-REF_USE = rx.compile(r"(?<!!)\[([^\]]*)\]\[([^\]]*)\]")
-REF_DEF = rx.compile(r"^[ \t]{0,3}\[([^\]]+)\]:[ \t]*(\S+)")
-FOOTNOTE_REF = rx.compile(r"\[\^([^\]]+)\](?!:)")
-FOOTNOTE_DEF = rx.compile(r"^[ \t]{0,3}\[\^([^\]]+)\]:")
-_EXTERNAL = rx.compile(r"\A(?:[a-zA-Z][a-zA-Z0-9+.-]*://|mailto:)", rx.IGNORECASE)
+_FENCE = re.compile(r"^(?:```|~~~)")
+_CODE_SPAN = re.compile(r"(`+).*?\1")
+INLINE = re.compile(r"(?<!!)\[([^\]]*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+REF_USE = re.compile(r"(?<!!)\[([^\]]*)\]\[([^\]]*)\]")
+REF_DEF = re.compile(r"^[ \t]{0,3}\[([^\]]+)\]:[ \t]*(\S+)")
+FOOTNOTE_REF = re.compile(r"\[\^([^\]]+)\](?!:)")
+FOOTNOTE_DEF = re.compile(r"^[ \t]{0,3}\[\^([^\]]+)\]:")
+_EXTERNAL = re.compile(r"\A(?:[a-zA-Z][a-zA-Z0-9+.-]*://|mailto:)", re.IGNORECASE)
 
 
 def is_external(raw: str) -> bool:

@@ -17,10 +17,10 @@ never reported as healthy by omission.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
 from okfpro.core import graph as _graph
 from okfpro.core import links as _links
-from okfpro.core import rx
 from okfpro.core.concept import TRUST_TIERS, Bundle, Concept, Entry, cached_property, citations_text
 from okfpro.core.record import Frozen, Value, set_field
 from okfpro.core.validate import is_attested_computation, log_headings
@@ -34,16 +34,16 @@ if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
     Finding = tuple[Any, ...]  # (path | None, message, metric | None)
 
 # --- actors (§7) -----------------------------------------------------------------
-_AGENT = rx.compile(r"\A\S+/\S+\Z")
-_HUMAN = rx.compile(r"\Ahuman:\S+\Z")
-_PROCESS = rx.compile(r"\Aprocess:\S+\Z")
+_AGENT = re.compile(r"\A\S+/\S+\Z")
+_HUMAN = re.compile(r"\Ahuman:\S+\Z")
+_PROCESS = re.compile(r"\Aprocess:\S+\Z")
 
-_COMPUTATION_HEADING = rx.compile(r"\A#{1,6}\s+Computation\s*\Z", rx.I)
-_ANY_HEADING = rx.compile(r"\A#{1,6}\s")
+_COMPUTATION_HEADING = re.compile(r"\A#{1,6}\s+Computation\s*\Z", re.I)
+_ANY_HEADING = re.compile(r"\A#{1,6}\s")
 _RUBY_SPACE = " \t\n\v\f\r\0"  # what the reference strips from a body before measuring it
-_DAY_SHAPE = rx.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
-_CUTOFF_AGE = rx.compile(r"\A(\d+)([dw])\Z")
-_CUTOFF_MOMENT = rx.compile(r"\A(\d{4})-(\d{2})-(\d{2})(?:T(.+))?\Z")
+_DAY_SHAPE = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
+_CUTOFF_AGE = re.compile(r"\A(\d+)([dw])\Z")
+_CUTOFF_MOMENT = re.compile(r"\A(\d{4})-(\d{2})-(\d{2})(?:T(.+))?\Z")
 
 
 def where(c: Concept) -> str:
@@ -546,7 +546,7 @@ def parse_today(value: _dt.date | str | None) -> _dt.date | None:
     if isinstance(value, _dt.datetime):
         return value.date()
     text = str(value).strip()
-    if not rx.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         raise ValueError(f"{value!r} is not a YYYY-MM-DD date")
     try:
         return _dt.date.fromisoformat(text)
@@ -602,7 +602,7 @@ def _moment_day(value: Any) -> _dt.date | None:
     if isinstance(value, _dt.date):
         return value
     text = to_text(value).strip()
-    m = rx.match(r"\A(\d{4})-(\d{2})-(\d{2})(?:[Tt ]|\Z)", text)
+    m = re.match(r"\A(\d{4})-(\d{2})-(\d{2})(?:[Tt ]|\Z)", text)
     if not m:
         return None
     try:

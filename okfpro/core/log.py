@@ -14,13 +14,14 @@ Pure.  Grammar (shared with the reference):
 
 from __future__ import annotations
 
-from okfpro.core import rx
+import re
+
 from okfpro.core.board import BLANK, chomp, parse_day, split_lines
 from okfpro.core.record import Value
 
-DAY_HEADING = rx.compile(rf"\A## ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})(?:{BLANK}|\r)*\Z")
-DAYISH = rx.compile(rf"\A## {BLANK}*[0-9]")
-SNAPSHOT_LINE = rx.compile(rf"\A{BLANK}*[*+-]{BLANK}+\*{{0,2}}Snapshot\*{{0,2}}{BLANK}*:")
+DAY_HEADING = re.compile(rf"\A## ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})(?:{BLANK}|\r)*\Z")
+DAYISH = re.compile(rf"\A## {BLANK}*[0-9]")
+SNAPSHOT_LINE = re.compile(rf"\A{BLANK}*[*+-]{BLANK}+\*{{0,2}}Snapshot\*{{0,2}}{BLANK}*:")
 
 
 class Block(Value):

@@ -35,9 +35,9 @@ evidence.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 import unicodedata
 
-from okfpro.core import rx
 from okfpro.core.digest import sha256
 from okfpro.core.record import Frozen, replace, set_field
 
@@ -62,8 +62,8 @@ CHANGES = ("archive", "expire", "confirm")
 DECISIONS = ("skip", "create", "merge", "supersede", "conflict", "reject")
 
 RELATED_AT = 0.3  # vocabulary overlap (Jaccard) from which two memories are "about the same thing"
-_ID_RE = rx.compile(r"^m-[0-9a-f]{12}$")
-_TOKEN = rx.compile(r"[^\W_][\w\-.]*[^\W_]|[^\W_]", rx.UNICODE)
+_ID_RE = re.compile(r"^m-[0-9a-f]{12}$")
+_TOKEN = re.compile(r"[^\W_][\w\-.]*[^\W_]|[^\W_]", re.UNICODE)
 STOPWORDS = frozenset(
     """a an and are as at be been but by can could did do does for from had has have how i if in into is it its
     let me my no not of on or our please remember say says should so that the their them then there these they
@@ -170,7 +170,7 @@ class Decision(Frozen):
 def normalise(text: str) -> str:
     """Case-, width- and whitespace-insensitive form used for duplicate detection."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(rx.sub(r"[^\w\s]", " ", folded).split())
+    return " ".join(re.sub(r"[^\w\s]", " ", folded).split())
 
 
 def vocabulary(text: str) -> frozenset[str]:
@@ -264,8 +264,8 @@ def change_record(change: str, target: str, *, source: str = "user", created: _d
                         created=_day(created, "created"))
 
 
-_PLAIN = rx.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
-_QUOTED = rx.compile(r"[0-9]+|[0-9]{4}-[0-9]{2}-[0-9]{2}")  # would read back as a number or a date
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+_QUOTED = re.compile(r"[0-9]+|[0-9]{4}-[0-9]{2}-[0-9]{2}")  # would read back as a number or a date
 _WORDS = frozenset("yes no true false on off null".split())  # YAML 1.1 booleans and null, any case
 
 

@@ -14,7 +14,8 @@ from the first three lines of ``projects/<slug>/index.md``), and
 
 from __future__ import annotations
 
-from okfpro.core import rx
+import re
+
 from okfpro.core.board import Row
 from okfpro.core.record import Value
 
@@ -22,8 +23,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
     from typing import Iterable, Iterator
 
-MARKER = rx.compile(r"\bclosed\b(?!-)[\t \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000*(\u2014\u2013:-]*[0-9]{4}-[0-9]{2}-[0-9]{2}", rx.I | rx.A)
-NEGATED = rx.compile(r"\b(?:not|never|no longer|isn['\u2019]?t|wasn['\u2019]?t|hasn['\u2019]?t)[\W_]*closed\b", rx.I | rx.A)
+MARKER = re.compile(r"\bclosed\b(?!-)[\t \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000*(\u2014\u2013:-]*[0-9]{4}-[0-9]{2}-[0-9]{2}", re.I | re.A)
+NEGATED = re.compile(r"\b(?:not|never|no longer|isn['\u2019]?t|wasn['\u2019]?t|hasn['\u2019]?t)[\W_]*closed\b", re.I | re.A)
 MARKER_LINES = 3
 
 

@@ -22,7 +22,8 @@ relative Markdown, paths resolving into a bundle), on the expanded text.
 
 from __future__ import annotations
 
-from okfpro.core import rx
+import re
+
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ _ALIASES = (  # short words: only in command position
     "|xcopy|robocopy|iex|icm|saps|start|sajb|gcm|get-command"
 )
 _CMD_POS = r"(?:^|[;|&(){}\n]|=[ \t]|\bdo\b|\bthen\b)[ \t]*(?:[&.][ \t]*)?['\"]?"
-WRITES = rx.compile(
+WRITES = re.compile(
     r"(?<![\w-])(?:microsoft\.powershell\.(?:management|utility)\\)?(?:" + _CMDLETS + r")(?![\w-])"
     r"|" + _CMD_POS + r"(?:" + _ALIASES + r")(?![\w-])"
     r"|\[(?:system\.)?io\.(?:file|directory|fileinfo|directoryinfo|streamwriter|filestream)\]\s*::"
@@ -46,26 +47,26 @@ WRITES = rx.compile(
     r"|new-object\b[^;|\n]*\b(?:io\.streamwriter|io\.filestream|net\.webclient|io\.fileinfo)"
     r"|\.(?:writealltext|writealllines|writeallbytes|appendalltext|appendalllines|copyto|moveto"
     r"|downloadfile|createtext|appendtext|openwrite)\s*\(|\.delete\s*\(\s*\)",
-    rx.I | rx.M,
+    re.I | re.M,
 )
 
-_SHELL = rx.compile(r"(?<![\w-])(?:pwsh|powershell|cmd)(?:\.exe)?(?![\w-])", rx.I)
+_SHELL = re.compile(r"(?<![\w-])(?:pwsh|powershell|cmd)(?:\.exe)?(?![\w-])", re.I)
 # compiled on first use: most commands name no PowerShell and hold no base64 (the hook path stays light)
 _PATTERNS = {
-    "encoded": (r"(?:^|\s)(?:--?|/)(?:e|ec|en[a-z]*)\s+['\"]?([^\s'\"]+)['\"]?", rx.I),
-    "args_end": (r"\s(?:--?|/)(?:c|co|com|comm|comma|comman|command|f|fi|fil|file)\s|[;|&\n]", rx.I),
+    "encoded": (r"(?:^|\s)(?:--?|/)(?:e|ec|en[a-z]*)\s+['\"]?([^\s'\"]+)['\"]?", re.I),
+    "args_end": (r"\s(?:--?|/)(?:c|co|com|comm|comma|comman|command|f|fi|fil|file)\s|[;|&\n]", re.I),
     "command": (r"(?:^|\s)(?:--?|/)(?:k|c|co|com|comm|comma|comman|command)\s+(\"(?:[^\"`]|`.)*\"|'(?:[^']|'')*'|.+)",
-                rx.I | rx.S),
-    "from_b64": (r"frombase64string\s*\(\s*['\"]([A-Za-z0-9+/=\s]{4,})['\"]\s*\)", rx.I),
+                re.I | re.S),
+    "from_b64": (r"frombase64string\s*\(\s*['\"]([A-Za-z0-9+/=\s]{4,})['\"]\s*\)", re.I),
 }
 
 
 def _rx(name: str) -> re.Pattern[str]:
-    return rx.compile(*_PATTERNS[name])  # kept for the process by rx
+    return re.compile(*_PATTERNS[name])  # re's own cache keeps it for the process
 
 
-_CONCAT = rx.compile(r"(['\"])\s*\+\s*(['\"])")
-_BACKTICK = rx.compile(r"`(?=[^\n])")
+_CONCAT = re.compile(r"(['\"])\s*\+\s*(['\"])")
+_BACKTICK = re.compile(r"`(?=[^\n])")
 DEPTH = 3
 LIMIT = 256 * 1024
 
@@ -75,7 +76,7 @@ def _decode(data: str) -> str | None:
     import binascii
 
     try:
-        raw = base64.b64decode(rx.sub(r"\s", "", data) + "===", validate=False)
+        raw = base64.b64decode(re.sub(r"\s", "", data) + "===", validate=False)
     except (binascii.Error, ValueError):
         return None
     for codec in ("utf-16-le", "utf-8"):

@@ -12,7 +12,7 @@ is left as it is: it names no one span of days.  Measured on the conversation se
 
 from __future__ import annotations
 
-from okfpro.core import rx
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing stays off the prompt hook's path
@@ -28,9 +28,9 @@ MONTHS = {
     )
     for name in names
 }
-_MONTH_YEAR = rx.compile(
+_MONTH_YEAR = re.compile(
     r"(?<![\w-])(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?\s+(?:of\s+)?((?:19|20|21)\d\d)(?![\w-])",
-    rx.IGNORECASE,
+    re.IGNORECASE,
 )
 
 

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from collections import Counter
 
-from okfpro.core import rx, textview
+from okfpro.core import textview
 from okfpro.core.digest import sha256
 from okfpro.core.record import Frozen, Value, set_field
 
@@ -55,7 +56,7 @@ ALLOW_MARKER = "okfpro:allow-secret"
 PLACEHOLDER_PREFIX = "[REDACTED:"
 
 
-# Patterns compile on first use (rx.compile keeps each for the process): a hook process only pays
+# Patterns compile on first use (re.compile keeps each for the process): a hook process only pays
 # for the rules its text can hit.
 
 
@@ -77,7 +78,7 @@ class Rule(Frozen):
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        return rx.compile(self.regex)
+        return re.compile(self.regex)
 
     def may_match(self, text: str, lowered: str) -> bool:
         """Cheap literal pre-filter (like gitleaks' keywords): False = cannot match."""
@@ -318,12 +319,12 @@ def _keyword_assignments(text: str, lowered: str) -> Iterator[tuple[str, str, in
     if not any(h in lowered for h in _KEYWORD_HINTS):
         return
     if len(lowered) != len(text):  # lower() changed lengths (rare Unicode): the one-step regex
-        for m in rx.compile(_KEYWORD_ASSIGN_RE).finditer(text):
+        for m in re.compile(_KEYWORD_ASSIGN_RE).finditer(text):
             yield m.group("kw"), m.group("value"), m.start("value")
         return
-    tail = rx.compile(_TAIL_RE)
-    prefix = rx.compile(_KEY_PREFIX_RE)
-    for root in rx.compile(_ROOT_RE).finditer(lowered):
+    tail = re.compile(_TAIL_RE)
+    prefix = re.compile(_KEY_PREFIX_RE)
+    for root in re.compile(_ROOT_RE).finditer(lowered):
         kw = root.group()
         if kw == "key":
             before = prefix.search(lowered, max(0, root.start() - 12), root.start())
@@ -336,7 +337,7 @@ def _keyword_assignments(text: str, lowered: str) -> Iterator[tuple[str, str, in
         elif kw.startswith("pass"):
             # "the password hunter2-XYZ": a password word followed by a bare value, accepted only  okfpro:allow-secret
             # when the value mixes letters and digits ("password reset", "password manager" are prose)
-            bare = rx.compile(_BARE_PASSWORD_RE).match(text, root.end())
+            bare = re.compile(_BARE_PASSWORD_RE).match(text, root.end())
             if bare is not None:
                 value = bare.group("value")
                 if any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value):
@@ -378,7 +379,7 @@ def _looks_like_template_or_word(value: str) -> bool:
         return True  # $VAR, ${X}, %(x)s, {{x}}, <x>, [REDACTED…], (…), paths, refs
     if "(" in value or "://" in value or value.startswith("os.") or value.startswith("env."):
         return True  # a call, a URL (the url rule handles credentials), an indirection
-    if rx.fullmatch(r"[A-Za-z]+(?:[_\-.][A-Za-z]+)*", value) and _classes(value) <= 2 and not any(
+    if re.fullmatch(r"[A-Za-z]+(?:[_\-.][A-Za-z]+)*", value) and _classes(value) <= 2 and not any(
         ch.isdigit() for ch in value
     ):
         # plain words / identifiers (``required``, ``env.DB_PASSWORD`` handled above, ``get_token``)
@@ -410,10 +411,10 @@ def tier_b_accepts(keyword: str, value: str) -> bool:
         return False
     if _looks_like_template_or_word(value) or _is_sequential(value):
         return False
-    if rx.compile(_UUID).match(value):
+    if re.compile(_UUID).match(value):
         return False
     kw = keyword.lower()
-    if rx.fullmatch(PASSWORD_WORDS, kw):
+    if re.fullmatch(PASSWORD_WORDS, kw):
         # people choose passwords: low entropy, but a mixed shape
         if len(value) < 6:
             return False
@@ -423,7 +424,7 @@ def tier_b_accepts(keyword: str, value: str) -> bool:
     # tokens, keys, secrets: machine-made, long and random-looking
     if len(value) < 16:
         return False
-    if rx.fullmatch(r"[0-9]+", value):
+    if re.fullmatch(r"[0-9]+", value):
         return False
     if not (any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value)):
         return False
@@ -534,7 +535,7 @@ def _raw_hits(text: str, lowered: str, keywords: bool = True) -> list[_Hit]:
         value = value.rstrip(_TRAILING)
         if not tier_b_accepts(kw, value):
             continue
-        rule_id = "generic-password" if rx.fullmatch(PASSWORD_WORDS, kw.lower()) else "generic-secret"
+        rule_id = "generic-password" if re.fullmatch(PASSWORD_WORDS, kw.lower()) else "generic-secret"
         raw.append(_Hit(start, start + len(value), rule_id, value, order, "B"))
     order += 1
     raw.extend(_bare_aws_secrets(text, lowered, raw, order))
@@ -574,7 +575,7 @@ def _wrapped_tail(text: str, start: int) -> bool:
     if line_start == 0 or text[line_start:start].strip(" \t>#*"):
         return False
     before = text.rfind("\n", 0, line_start - 1) + 1
-    return rx.compile(_B64_LINE).fullmatch(text[before:line_start - 1].strip(" \t>#*\r")) is not None
+    return re.compile(_B64_LINE).fullmatch(text[before:line_start - 1].strip(" \t>#*\r")) is not None
 
 
 def _bare_aws_secrets(text: str, lowered: str, found: list[_Hit], order: int) -> list[_Hit]:
@@ -582,12 +583,12 @@ def _bare_aws_secrets(text: str, lowered: str, found: list[_Hit], order: int) ->
         return []
     anchors: list[int] = []
     if "aws" in lowered or any(h.rule == "aws-access-key-id" for h in found):
-        anchors = [m.start() for m in rx.compile(_AWS_CONTEXT).finditer(lowered if "aws" in lowered else text)]
+        anchors = [m.start() for m in re.compile(_AWS_CONTEXT).finditer(lowered if "aws" in lowered else text)]
         if "aws" in lowered:
-            anchors += [m.start() for m in rx.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}").finditer(text)]
+            anchors += [m.start() for m in re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}").finditer(text)]
         anchors.sort()
     out = []
-    for m in rx.compile(_AWS_SECRET_SHAPE).finditer(text):
+    for m in re.compile(_AWS_SECRET_SHAPE).finditer(text):
         value = m.group()
         if not (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)):
             continue
@@ -604,7 +605,7 @@ def _decoded_hits(text: str, depth: int = 2) -> list[tuple[int, int, str]]:
     """(start, end, rule) of encoded runs in ``text`` whose decoded text holds a secret."""
     out = []
     for pattern in (textview.HEX_RUN, textview.B64_RUN):
-        for m in rx.compile(pattern).finditer(text):
+        for m in re.compile(pattern).finditer(text):
             decoded = textview.decoded(m.group())
             if decoded is None:
                 continue
@@ -650,9 +651,9 @@ def _split_value(text: str, start: int, end: int) -> bool:
     lines?  ``budget_tokens = 2000`` followed by ``knowledge_share = 0.6`` joins into a long
     mixed "value" (a false positive measured on our own README): a value whose continuation
     is followed by an assignment, or none of whose pieces mixes letters and digits, is not."""
-    if rx.compile(_NEXT_ASSIGNMENT).match(text, end):
+    if re.compile(_NEXT_ASSIGNMENT).match(text, end):
         return False
-    pieces = [p for p in rx.split(r"[\s\\#>*]+", text[start:end]) if p]
+    pieces = [p for p in re.split(r"[\s\\#>*]+", text[start:end]) if p]
     return any(any(c.isdigit() for c in p) and any(c.isalpha() for c in p) for p in pieces)
 
 
@@ -686,7 +687,7 @@ def _hits(text: str) -> list[_Hit]:
     return out
 
 
-_PLACEHOLDER_RE = rx.compile(r"\[REDACTED:[a-z0-9\-]+:[0-9a-f]{8}\]")
+_PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z0-9\-]+:[0-9a-f]{8}\]")
 
 
 def _line_starts(text: str) -> list[int]:
@@ -728,18 +729,18 @@ def scan(text: str) -> list[Finding]:
 
 
 # compiled on first use: only a text holding our framing needs them
-_RECALL_SPAN = rx.escape(RECALL_BEGIN) + r"[\s\S]*?(?:" + rx.escape(RECALL_END) + r"|\Z)"
-_BLOCK_SPAN = rx.escape(BLOCK_OPEN) + r"\b[^>\n]*>[\s\S]*?(?:" + rx.escape(BLOCK_CLOSE) + r"|\Z)"
+_RECALL_SPAN = re.escape(RECALL_BEGIN) + r"[\s\S]*?(?:" + re.escape(RECALL_END) + r"|\Z)"
+_BLOCK_SPAN = re.escape(BLOCK_OPEN) + r"\b[^>\n]*>[\s\S]*?(?:" + re.escape(BLOCK_CLOSE) + r"|\Z)"
 
 
 def strip_recall(text: str) -> str:
     """Remove our injected recall (whole framed answer, or stray context blocks)."""
     if RECALL_BEGIN not in text and BLOCK_OPEN not in text and RECALL_END not in text:
         return text
-    out = rx.compile(_RECALL_SPAN).sub("", text)
-    out = rx.compile(_BLOCK_SPAN).sub("", out)
+    out = re.compile(_RECALL_SPAN).sub("", text)
+    out = re.compile(_BLOCK_SPAN).sub("", out)
     out = out.replace(RECALL_END, "")
-    return rx.sub(r"\n{3,}", "\n\n", out).strip("\n")
+    return re.sub(r"\n{3,}", "\n\n", out).strip("\n")
 
 
 RULE_IDS: tuple[str, ...] = tuple(sorted({r.id for r in TIER_A} | {"generic-password", "generic-secret"}))

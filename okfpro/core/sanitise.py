@@ -7,23 +7,24 @@ environment dump, a long ``ls -l`` listing), and redact the secrets of the rest
 
 from __future__ import annotations
 
-from okfpro.core import rx
+import re
+
 from okfpro.core.record import Value
 from okfpro.core.redact import PASSWORD_WORDS, SECRET_WORDS, redact, strip_recall
 
-_ENV_LINE = rx.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # Patterns needed only after a cheaper one matched are compiled then (re caches them): a capture
 # that holds no such file pays for none of them.
 _SECRETISH_NAME = r"(?i)(" + PASSWORD_WORDS + "|" + SECRET_WORDS + r"|dsn|database_url|auth)"
-_AWS_SECTION = rx.compile(r"(?m)^\s*\[[^\]\n]+\]\s*$")
+_AWS_SECTION = re.compile(r"(?m)^\s*\[[^\]\n]+\]\s*$")
 _AWS_KEYS = r"(?mi)^\s*(aws_access_key_id|aws_secret_access_key|aws_session_token)\s*="
 _NETRC = r"(?m)^\s*(?:machine\s+\S+|default)\b.*\bpassword\s+\S+|^\s*password\s+\S+\s*$"
-_NETRC_MACHINE = rx.compile(r"(?m)^\s*machine\s+\S+")
-_PGPASS = rx.compile(r"(?m)^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:\S+$")
+_NETRC_MACHINE = re.compile(r"(?m)^\s*machine\s+\S+")
+_PGPASS = re.compile(r"(?m)^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:\S+$")
 _KUBECONFIG = r"(?m)^\s*(client-key-data|client-certificate-data|token|password):\s*\S+"
 # any terminal control sequence: ESC (CSI, OSC, DCS, a lone ESC-letter) or its one-byte C1 form
-_ANSI = rx.compile(r"[\x1b\x90\x9b\x9d\x9e\x9f]")
-_LS_LONG = rx.compile(r"(?m)^[dlcbps\-][rwxsStT\-]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+\d+\s")
+_ANSI = re.compile(r"[\x1b\x90\x9b\x9d\x9e\x9f]")
+_LS_LONG = re.compile(r"(?m)^[dlcbps\-][rwxsStT\-]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+\d+\s")
 _ENV_DUMP_NAMES = {"PATH", "HOME", "SHELL", "USER", "PWD", "LANG", "TERM", "HOSTNAME", "LOGNAME", "SHLVL", "OLDPWD"}
 
 
@@ -34,23 +35,23 @@ def refusal(text: str) -> str | None:
     """
     if not text:
         return None
-    if rx.search(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY", text):
+    if re.search(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY", text):
         return "credential-file:private-key"
-    if _AWS_SECTION.search(text) and len(rx.findall(_AWS_KEYS, text)) >= 1 and rx.search(
+    if _AWS_SECTION.search(text) and len(re.findall(_AWS_KEYS, text)) >= 1 and re.search(
         r"(?mi)^\s*aws_(secret_access_key|session_token)\s*=", text
     ):
         return "credential-file:aws-credentials"
-    if _NETRC_MACHINE.search(text) and rx.search(_NETRC, text):
+    if _NETRC_MACHINE.search(text) and re.search(_NETRC, text):
         return "credential-file:netrc"
     if len(_PGPASS.findall(text)) >= 1 and all(
         _PGPASS.match(line) or not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
     ):
         return "credential-file:pgpass"
-    if rx.search(r"(?m)^kind:\s*Config\s*$", text) and rx.search(r"(?m)^(clusters|users):", text) and rx.search(
+    if re.search(r"(?m)^kind:\s*Config\s*$", text) and re.search(r"(?m)^(clusters|users):", text) and re.search(
         _KUBECONFIG, text
     ):
         return "credential-file:kubeconfig"
-    if rx.search(r"\"auths\"\s*:\s*\{", text) and rx.search(r"\"auth\"\s*:\s*\"[A-Za-z0-9+/=]{8,}\"", text):
+    if re.search(r"\"auths\"\s*:\s*\{", text) and re.search(r"\"auth\"\s*:\s*\"[A-Za-z0-9+/=]{8,}\"", text):
         return "credential-file:docker-config"
     if _ANSI.search(text):
         return "shell-output:ansi-escapes"
@@ -60,7 +61,7 @@ def refusal(text: str) -> str | None:
         names = {m.group(1) for m in env_lines}
         if len(names & _ENV_DUMP_NAMES) >= 3:
             return "shell-output:env-dump"
-        if any(rx.search(_SECRETISH_NAME, name) and m.group(2).strip() for name, m in ((m.group(1), m) for m in env_lines)):
+        if any(re.search(_SECRETISH_NAME, name) and m.group(2).strip() for name, m in ((m.group(1), m) for m in env_lines)):
             return "credential-file:dotenv"
     if len(_LS_LONG.findall(text)) >= 5:
         return "shell-output:directory-listing"

@@ -31,15 +31,15 @@ Pure: built from parsed concepts, kept on the Bundle object (one reading of the 
 from __future__ import annotations
 
 import bisect
+import re
 
-from okfpro.core import rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
     from typing import Any, Callable, Sequence
 
-WORD = rx.compile(r"[a-z0-9_]+")
-_NON_ASCII = rx.compile(r"[^\x00-\x7f]")
+WORD = re.compile(r"[a-z0-9_]+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # the non-ASCII characters that re.IGNORECASE matches to an ASCII word character
 SPECIAL = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
 _SPECIAL = str.maketrans(SPECIAL)

@@ -18,14 +18,15 @@ Pure: no file system, no Git.
 
 from __future__ import annotations
 
-from okfpro.core import rx
+import re
+
 from okfpro.core.digest import sha256
 from okfpro.core.record import Frozen, set_field
 
 LOCAL = "_local"
 """The sentinel rendered for an absent segment.  Reserved: never a valid segment."""
 
-SEGMENT_RE = rx.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+SEGMENT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 MAX_SEGMENT = 128
 """Longest accepted segment.  Encoded it becomes ``len + 17`` bytes, well under the
 255-byte file-name limit of common file systems."""
@@ -64,7 +65,7 @@ def segment_problem(value: object) -> str | None:
     if "\x00" in value:
         return "contains a NUL character"
     if not SEGMENT_RE.fullmatch(value):
-        bad = sorted({ch for ch in value if not rx.fullmatch(r"[A-Za-z0-9_.-]", ch)})
+        bad = sorted({ch for ch in value if not re.fullmatch(r"[A-Za-z0-9_.-]", ch)})
         if bad:
             shown = ", ".join(repr(ch) for ch in bad)
             return f"contains a character outside [A-Za-z0-9_.-] ({shown})"

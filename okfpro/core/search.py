@@ -21,9 +21,9 @@ objects or :class:`Doc` records (any id + field texts).
 
 from __future__ import annotations
 
+import re
 import time
 
-from okfpro.core import rx
 from okfpro.core.record import Value
 
 TYPE_CHECKING = False
@@ -58,7 +58,7 @@ SNIPPET_FIELDS: tuple[str, ...] = ("description", "body", "sources")
 SNIPPET_RADIUS = 44
 ELLIPSIS = "\u2026"
 # Ruby's \s: ASCII whitespace only (a no-break space is not collapsed).
-_WS = rx.compile(r"[ \t\r\n\f\v]+")
+_WS = re.compile(r"[ \t\r\n\f\v]+")
 
 
 class SearchError(ValueError):
@@ -352,7 +352,7 @@ def compile_terms(terms: Sequence[str], regexp: bool = False, budget: float | No
     searches together finish within ``budget`` seconds (default :data:`REGEXP_BUDGET_S`) or
     raise :class:`SearchTimeout`."""
     if not regexp:
-        return [rx.compile(rx.escape(term), rx.IGNORECASE, remember=False) for term in terms]
+        return [re.compile(re.escape(term), re.IGNORECASE) for term in terms]
     import re
 
     import regex
@@ -393,7 +393,7 @@ def _hits(pattern: re.Pattern[str], value: Any) -> bool:
     return pattern.search(value if isinstance(value, str) else str(value)) is not None
 
 
-_NON_RUBY_WS = rx.compile(r"[\x1c-\x1f]")
+_NON_RUBY_WS = re.compile(r"[\x1c-\x1f]")
 
 
 def collapse(text: str) -> str:
@@ -404,7 +404,7 @@ def collapse(text: str) -> str:
 
 
 _PREFIX_CHUNK = 1024
-_HAS_WS = rx.compile(r"\s|\\[ \t\n\r\f\v]")
+_HAS_WS = re.compile(r"\s|\\[ \t\n\r\f\v]")
 
 
 def _first_hit(flat: str, patterns: Sequence[Searcher]) -> Hit | None:

@@ -10,9 +10,9 @@ code path would agree trivially.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
 from okfpro.core import board as _board
-from okfpro.core import rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,18 +37,18 @@ KEYS: tuple[str, ...] = (
 )
 
 PATTERNS: dict[str, re.Pattern[str]] = {
-    "inbox": rx.compile(r"inbox ([0-9]+)"),
-    "oldest": rx.compile(r"oldest (-?[0-9]+)d"),
-    "in flight": rx.compile(r"in flight ([0-9]+)/[0-9]+"),
-    "cap": rx.compile(r"in flight [0-9]+/([0-9]+)"),
-    "waiting": rx.compile(r"waiting ([0-9]+)"),
-    "past chase": rx.compile(r"\(([0-9]+) past chase\)"),
-    "backlog": rx.compile(r"backlog ([0-9]+)"),
-    "to read": rx.compile(r"to read ([0-9]+)"),
-    "unverified briefings": rx.compile(r"unverified briefings ([0-9]+)"),
-    "conflicts open": rx.compile(r"conflicts open ([0-9]+)"),
-    "deadlines within 7d not in flight": rx.compile(r"deadlines within 7d not in flight ([0-9]+)"),
-    "projects with 0 concepts": rx.compile(r"projects with 0 concepts ([0-9]+)"),
+    "inbox": re.compile(r"inbox ([0-9]+)"),
+    "oldest": re.compile(r"oldest (-?[0-9]+)d"),
+    "in flight": re.compile(r"in flight ([0-9]+)/[0-9]+"),
+    "cap": re.compile(r"in flight [0-9]+/([0-9]+)"),
+    "waiting": re.compile(r"waiting ([0-9]+)"),
+    "past chase": re.compile(r"\(([0-9]+) past chase\)"),
+    "backlog": re.compile(r"backlog ([0-9]+)"),
+    "to read": re.compile(r"to read ([0-9]+)"),
+    "unverified briefings": re.compile(r"unverified briefings ([0-9]+)"),
+    "conflicts open": re.compile(r"conflicts open ([0-9]+)"),
+    "deadlines within 7d not in flight": re.compile(r"deadlines within 7d not in flight ([0-9]+)"),
+    "projects with 0 concepts": re.compile(r"projects with 0 concepts ([0-9]+)"),
 }
 
 

@@ -14,14 +14,14 @@ Every view carries, for each of its characters, the index of the original charac
 it came from, so a match maps back to the exact original span.
 
 Pure; the redaction rules (:mod:`okfpro.core.redact`) run over each view.  Patterns compile on
-first use (:mod:`okfpro.core.rx`'s cache): a hook pays only for the views its text needs.
+first use (:mod:`re`'s cache keeps them): a hook pays only for the views its text needs.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-from okfpro.core import rx
 
 _CONFUSABLES = str.maketrans({
     # Latin extensions and IPA
@@ -65,7 +65,7 @@ def normalise(text: str) -> tuple[str, list[int]] | None:
     origin: list[int] = []
     pos = 0
     changed = False
-    for m in rx.finditer(r"[^\x00-\x7f]", text):
+    for m in re.finditer(r"[^\x00-\x7f]", text):
         i = m.start()
         if i > pos:
             parts.append(text[pos:i])
@@ -93,7 +93,7 @@ def join(text: str, origin: list[int] | None) -> tuple[str, list[int]] | None:
     """Line-broken tokens joined (view + origin map), or None when nothing joins."""
     if "\n" not in text:
         return None
-    cuts = [m.span() for m in rx.finditer(_LINE_JOIN, text)]
+    cuts = [m.span() for m in re.finditer(_LINE_JOIN, text)]
     if not cuts:
         return None
     base = origin if origin is not None else range(len(text))

@@ -23,10 +23,10 @@ unparseable files.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
 from okfpro.core import graph as _graph
 from okfpro.core import links as _links
-from okfpro.core import rx
 from okfpro.core.concept import (
     KNOWN_SPEC_VERSIONS,
     STATUS_VOCABULARY,
@@ -88,18 +88,18 @@ WARNING_CHECKS = (
 )
 
 ATTESTED_COMPUTATION = "Attested Computation"
-_INDEX_FENCE = rx.compile(r"\A---[ \t]*\n")
-_STRICT_DAY = rx.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
+_INDEX_FENCE = re.compile(r"\A---[ \t]*\n")
+_STRICT_DAY = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
 # A moment: ISO date with an optional ``T`` time and zone (surrounding blanks tolerated).
-_MOMENT = rx.compile(
+_MOMENT = re.compile(
     r"\A\s*(-?\d{4,})-(\d\d)-(\d\d)"
     r"(?:[Tt](\d\d):(\d\d)(?::(\d\d)(?:[.,]\d+)?)?)?"
     r"(?:[Zz]|[-+]\d\d(?::?\d\d)?)?\s*\Z"
 )
 # Other ISO 8601 calendar spellings a strict ISO date parser accepts.
-_BASIC_DAY = rx.compile(r"\A\s*(\d{4})(\d\d)(\d\d)(?:[Tt]\d\d(?:\d\d(?:\d\d)?)?(?:[Zz]|[-+]\d\d(?:\d\d)?)?)?\s*\Z")
-_ORDINAL_DAY = rx.compile(r"\A\s*(\d{4})-?(\d{3})\s*\Z")
-_WEEK_DAY = rx.compile(r"\A\s*(\d{4})-?[Ww](\d\d)-?(\d)\s*\Z")
+_BASIC_DAY = re.compile(r"\A\s*(\d{4})(\d\d)(\d\d)(?:[Tt]\d\d(?:\d\d(?:\d\d)?)?(?:[Zz]|[-+]\d\d(?:\d\d)?)?)?\s*\Z")
+_ORDINAL_DAY = re.compile(r"\A\s*(\d{4})-?(\d{3})\s*\Z")
+_WEEK_DAY = re.compile(r"\A\s*(\d{4})-?[Ww](\d\d)-?(\d)\s*\Z")
 
 
 def is_day(value: Any) -> bool:

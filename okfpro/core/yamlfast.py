@@ -13,8 +13,8 @@ this path with the full loader on every frontmatter in the conformance corpus.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
-from okfpro.core import rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
@@ -25,10 +25,10 @@ if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
 _RESOLVERS: dict[str, list[tuple[str, Any]]] = {}
 _BOOLS: dict[str, bool] = {}
 
-_KEY_LINE = rx.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?\Z")
-_INT = rx.compile(r"[-+]?(?:0|[1-9][0-9_]*)\Z")
-_FLOAT = rx.compile(r"[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+][0-9]+)?\Z")
-_DATE = rx.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?\Z")
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)\Z")
+_FLOAT = re.compile(r"[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+][0-9]+)?\Z")
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
 _BAD_FIRST = set("\0\t\r\n\x85\u2028\u2029-?:,[]{}#&*!|>'\"%@`")
 _FLOW_BAD = set(",[]{}")
 

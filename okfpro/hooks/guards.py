@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
 
-from okfpro.core import rx
 from okfpro.hooks.answer import Answer, strongest
 from okfpro.hooks.context import Ctx
 from okfpro.io.roots import within
 
-JOURNAL_DAY = rx.compile(r"\Ajournal/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z", rx.I)
-OKF_WORD = rx.compile(r"\.okf\b")
+JOURNAL_DAY = re.compile(r"\Ajournal/([0-9]{4}-[0-9]{2}-[0-9]{2})\.md\Z", re.I)
+OKF_WORD = re.compile(r"\.okf\b")
 # an added text the guard cannot apply (an unknown tool shape) is asked about when it could spell the key
-KEY_HINT = rx.compile(r"verif|\\|^[ \t]*\?", rx.I | rx.M)
+KEY_HINT = re.compile(r"verif|\\|^[ \t]*\?", re.I | re.M)
 CURRENT_LIMIT = 8 * 1024 * 1024 + 1  # the reader's per-file limit (okfpro.core.concept.MAX_FILE_BYTES), plus one
 
 VERIFIED_ASK = (
@@ -117,8 +117,8 @@ def _journal_answer(ctx: Ctx, root: str, rel: str) -> Answer:
     )
 
 
-PATH_TOKEN = rx.compile(r"\"([^\"]+)\"|'([^']+)'|([^\s'\"`|;&()<>=,]+)")
-OPAQUE = rx.compile(r"[$`*?\[{~]")  # a name the shell computes: the target is not knowable here
+PATH_TOKEN = re.compile(r"\"([^\"]+)\"|'([^']+)'|([^\s'\"`|;&()<>=,]+)")
+OPAQUE = re.compile(r"[$`*?\[{~]")  # a name the shell computes: the target is not knowable here
 TOKEN_LIMIT = 64
 
 

@@ -23,11 +23,11 @@ named ``.okf`` is *anchored*.
 from __future__ import annotations
 
 import os
+import re
 
-from okfpro.core import rx
 
-_FENCE = rx.compile(r"\A---[ \t]*\Z")
-_VERSION_LINE = rx.compile(r"\Aokf_version[ \t]*:")
+_FENCE = re.compile(r"\A---[ \t]*\Z")
+_VERSION_LINE = re.compile(r"\Aokf_version[ \t]*:")
 
 # Paths are strings here (``os.path``): every hook asks this module first, and ``pathlib``
 # imports ``urllib.parse`` and ``ipaddress``, which a PreToolUse process has no other use for.

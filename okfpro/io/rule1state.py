@@ -23,8 +23,8 @@ and scanned by the engine itself.
 from __future__ import annotations
 
 import heapq
+import re
 
-from okfpro.core import rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
@@ -47,7 +47,7 @@ IRREGULAR_MAX = 400  # concepts with non-ASCII text or a LONG_WORD, scanned by t
 MAX_WORDS = 64  # a term inside more vocabulary words than this is ranked by SQL over the texts
 # A word's suffixes cost its length squared: a concept holding a word this long is irregular (a
 # 17,000-digit integer alone was ~150 MB of suffixes and seconds of every state build)
-LONG_WORD = rx.compile(r"[a-z0-9_]{256}")
+LONG_WORD = re.compile(r"[a-z0-9_]{256}")
 
 
 def _postings(short: dict[str, str], body: str) -> tuple[dict[str, int], set[str]]:

@@ -15,10 +15,10 @@ none of them.
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 from okfpro.core import mempolicy as _mempolicy
-from okfpro.core import rx
 from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, split_concept, title
 from okfpro.core.record import Frozen, Value, set_field
 from okfpro.core.scope import Scope, memory_path
@@ -28,7 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
     from typing import Any, Iterable
 
-_HEADING = rx.compile(rb"^## (\d\d:\d\d:\d\d) UTC$", rx.M)
+_HEADING = re.compile(rb"^## (\d\d:\d\d:\d\d) UTC$", re.M)
 
 
 # ---------------------------------------------------------------------------- types

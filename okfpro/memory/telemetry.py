@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections import Counter, defaultdict
 
-from okfpro.core import jsonc, rx
+from okfpro.core import jsonc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
@@ -28,7 +29,7 @@ AUDIT_FILE = "events.jsonl"
 EVENT_TYPES = ("extraction", "write", "recall", "merge", "conflict", "expire", "delete", "purge")
 OUTCOMES = ("ok", "empty", "skipped", "refused", "error")
 
-_ID = rx.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
+_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
 _INT_FIELDS = (
     "candidate_count",
     "accepted_count",
