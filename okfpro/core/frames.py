@@ -22,7 +22,6 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
     from typing import Any
 
 OWN_FRAMES = ("okfpro-recall", "okf-context")

@@ -25,10 +25,6 @@ from __future__ import annotations
 import re
 
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import re
-
 _CMDLETS = (  # unambiguous anywhere
     "set-content|add-content|clear-content|out-file|new-item|copy-item|move-item|remove-item|rename-item|set-item"
     "|tee-object|new-itemproperty|set-itemproperty|clear-item|export-[a-z]+|invoke-webrequest|invoke-restmethod"

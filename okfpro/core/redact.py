@@ -41,7 +41,6 @@ from okfpro.core.record import Frozen, Value, set_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the capture's path
-    import re
     from typing import Iterator
 
 # --------------------------------------------------------------------------------------

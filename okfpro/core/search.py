@@ -28,7 +28,6 @@ from okfpro.core.record import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook and memory paths
-    import re
     from typing import Any, Iterable, Protocol, Sequence
 
     from okfpro.core.concept import Concept
@@ -353,8 +352,6 @@ def compile_terms(terms: Sequence[str], regexp: bool = False, budget: float | No
     raise :class:`SearchTimeout`."""
     if not regexp:
         return [re.compile(re.escape(term), re.IGNORECASE) for term in terms]
-    import re
-
     import regex
 
     budget = REGEXP_BUDGET_S if budget is None else budget

@@ -14,9 +14,6 @@ import re
 
 from okfpro.core import board as _board
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import re
 
 # The writer that appends the computed line (``okfpro log-snapshot``): every refusal names it.
 WRITER = "okfpro log-snapshot"
