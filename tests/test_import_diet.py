@@ -20,9 +20,6 @@ import pytest
 from tests.helpers import memory_workspace, scoped_env
 
 NEVER_ON_A_LIGHT_PATH = {"click", "ruamel", "mcp", "regex", "jsonschema"}
-# json compiles regular expressions when it loads (re, enum: ~31 M instructions, callgrind); the
-# light paths decode and encode through okfpro.core.jsonc (the C accelerator _json) instead
-JSON = {"json", "json.decoder", "json.scanner", "json.encoder"}
 
 
 def imported(cwd: Path, env: dict[str, str], *args: str, stdin: bytes | None = None) -> tuple[set[str], subprocess.CompletedProcess]:
@@ -73,7 +70,6 @@ def test_remember_and_recall_import_neither_click_nor_yaml_where_they_need_none(
     assert proc.returncode == 0, proc.stderr[-500:]
     assert not tops(names) & NEVER_ON_A_LIGHT_PATH, sorted(tops(names) & NEVER_ON_A_LIGHT_PATH)
     assert "okfpro.cli.app" not in names  # the click application: only for the other verbs
-    assert not names & JSON, sorted(names & JSON)
 
     names, proc = imported(ws, env, "memory", "recall", "staging", "database")
     assert proc.returncode == 0 and b"db-7" in proc.stdout, proc.stderr[-500:]
@@ -82,11 +78,10 @@ def test_remember_and_recall_import_neither_click_nor_yaml_where_they_need_none(
     # the erasure, import, sync and history code is not loaded to answer a recall
     assert not names & {"okfpro.memory.history", "okfpro.memory.importer", "okfpro.memory.sync",
                         "okfpro.memory.policy", "okfpro.core.yamlsafe", "okfpro.cli.memory"}
-    assert not names & JSON, sorted(names & JSON)
 
     names, proc = imported(ws, env, "memory", "recall", "staging", "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout)["passages"]
-    assert "click" not in tops(names) and not names & JSON, sorted(names & JSON)
+    assert "click" not in tops(names), sorted(tops(names))
 
 
 def test_help_and_the_other_memory_verbs_still_go_through_click(ws):
@@ -130,7 +125,6 @@ def test_the_prompt_hook_with_memory_imports_no_click(ws):
     names, proc = imported(ws, env, "hook", "user-prompt-submit", stdin=json.dumps(event).encode())
     assert proc.returncode == 0 and b"db-7" in proc.stdout, proc.stderr[-500:]
     assert not tops(names) & NEVER_ON_A_LIGHT_PATH, sorted(tops(names) & NEVER_ON_A_LIGHT_PATH)
-    assert not names & JSON, sorted(names & JSON)  # the event read, the answer written: okfpro.core.jsonc
 
 
 def test_a_remember_into_an_existing_history_loads_no_pygit2_nor_yaml(ws):
@@ -218,7 +212,7 @@ def test_no_fresh_path_makes_dataclasses(tmp_path):
             subprocess.run([sys.executable, "-m", "okfpro", *args], cwd=ws, env=env, input=stdin, capture_output=True)
         names, proc = imported(ws, env, *args, stdin=stdin)
         assert proc.returncode in (0, 2), (args, proc.stderr[-500:])
-        heavy = names & ({"dataclasses", "inspect", "_hashlib"} | JSON)
+        heavy = names & {"dataclasses", "inspect", "_hashlib"}
         assert not heavy, (args, sorted(heavy))
         if args[:2] in (("hook", "pre-tool-use"), ("hook", "session-start"), ("hook", "stop"), ("memory", "remember"),
                         ("memory", "recall"), ("hook", "user-prompt-submit")):  # roots, friction, the config, the
@@ -229,7 +223,7 @@ def test_no_fresh_path_makes_dataclasses(tmp_path):
             assert "subprocess" not in names and "git status" not in proc.stderr.decode(), proc.stderr[-500:]
     recall = subprocess.run([sys.executable, "-m", "okfpro", "memory", "recall", "friday"], cwd=ws, env=env,
                             capture_output=True, check=True)
-    assert b"ship it friday" in recall.stdout, recall.stdout  # the Stop captured: it read the transcript (jsonc)
+    assert b"ship it friday" in recall.stdout, recall.stdout  # the Stop captured: it read the transcript
 
 
 def test_each_digest_loads_its_own_module_alone(tmp_path):

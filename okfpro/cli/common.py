@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 
-from okfpro.core.jsonc import jsonable  # noqa: F401  (the JSON default; tests import it from here)
+from okfpro.core.jsonable import jsonable  # noqa: F401  (the JSON default; tests import it from here)
 from okfpro.core.record import Frozen, set_field
 
 TYPE_CHECKING = False
@@ -88,11 +88,11 @@ def json_options(func: F) -> F:
 
 def dumps(data: Any, pretty: bool = False) -> str:
     """The one JSON spelling: compact on one line, or indented by two; UTF-8 kept as is."""
-    from okfpro.core import jsonc
+    import json
 
     if pretty:
-        return jsonc.dumps(data, ensure_ascii=False, indent=2, default=jsonable)  # json's own (indent)
-    return jsonc.dumps(data, ensure_ascii=False, separators=(",", ":"), default=jsonable)
+        return json.dumps(data, ensure_ascii=False, indent=2, default=jsonable)  # json's own (indent)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=jsonable)
 
 
 def emit(data: Any, as_json: bool, pretty: bool, text: Callable[[], object] | None = None) -> int:

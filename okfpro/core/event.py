@@ -12,9 +12,9 @@ the process runs in (``here``), the event's ``cwd`` when the host sends none.
 
 from __future__ import annotations
 
+import json
 import posixpath
 
-from okfpro.core import jsonc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook path
@@ -144,7 +144,7 @@ def parse(data: bytes | str, here: str = "/") -> Event:
     if not text.strip():
         return Event(error="the event on stdin is empty", here=here)
     try:
-        value = jsonc.loads(text)
+        value = json.loads(text)
     except (ValueError, RecursionError) as exc:
         return Event(error=f"the event on stdin is not JSON ({brief(exc)})", here=here)
     if not isinstance(value, dict):

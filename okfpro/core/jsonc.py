@@ -116,15 +116,6 @@ def _iterencode(o: object, *args: Any) -> Any:
                          allow_nan)(o, 0)
 
 
-def jsonable(value: Any) -> Any:
-    """The ``default`` every okfpro JSON answer uses (the CLI's ``--json``, the MCP server): dates as
-    ISO text, sets and tuples as lists, anything else as its ``str``."""
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)
-
 
 # --- JSON with comments, as Gemini CLI reads its settings --------------------------------------------
 

@@ -32,12 +32,12 @@ otherwise claude.
 
 from __future__ import annotations
 
+import json
 import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook path
     from typing import Any
 
-from okfpro.core import jsonc
 from okfpro.core.event import Event
 
 DIALECTS = ("claude", "codex", "gemini")
@@ -171,7 +171,7 @@ CODEX_REFUSAL = (
 
 
 def _compact(payload: dict[str, Any]) -> str:
-    return jsonc.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
 def ask_output(dialect: str, reason: str) -> tuple[str, str, int]:

@@ -9,9 +9,9 @@ hook processes lose nothing.
 
 from __future__ import annotations
 
+import json
 import os
 
-from okfpro.core import jsonc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook paths
@@ -38,7 +38,7 @@ def record(bundle_root: str | os.PathLike, event: dict[str, Any]) -> bool:
 
         if not os.path.isdir(os.path.dirname(log)):
             os.makedirs(os.path.dirname(log), exist_ok=True)
-        append_line(log, jsonc.dumps(event, ensure_ascii=False, sort_keys=True))
+        append_line(log, json.dumps(event, ensure_ascii=False, sort_keys=True))
         return True
     except Exception:  # noqa: BLE001 - telemetry must never break a hook
         _mark(bundle_root, event)
@@ -83,7 +83,7 @@ def report(bundle_root: str | os.PathLike) -> dict[str, Any]:
         if not raw.strip():
             continue
         try:
-            value = jsonc.loads(raw.decode("utf-8"))
+            value = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             unreadable += 1
             continue

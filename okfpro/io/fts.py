@@ -407,14 +407,14 @@ def _tie_order(rows: dict[str, tuple[str, int]]) -> str:
     ``[rowid, rowid of the first concept declaring its id]`` where those differ (a shared declared
     id is dated as the first, by path: ``Bundle.by_id``), so the prompt hook need not read every
     (rowid, id, path) row of the index."""
-    from okfpro.core import jsonc
+    import json
 
     order = sorted(rows, key=lambda p: (rows[p][0], p))
     first: dict[str, str] = {}
     for p in sorted(rows):
         first.setdefault(rows[p][0], p)
     shared = [[rid, rows[first[ident]][1]] for p, (ident, rid) in sorted(rows.items()) if first[ident] != p]
-    return jsonc.dumps([[rows[p][1] for p in order], shared], separators=(",", ":"))
+    return json.dumps([[rows[p][1] for p in order], shared], separators=(",", ":"))
 
 
 def _vouched(bundle: Bundle, stamps: dict[str, Any] | None) -> str | None:
@@ -514,14 +514,14 @@ _META = ("title", "type", "dir", "top_dir", "tags")
 def _answer(view: Any) -> str:
     """What the rows of prompt recall show of a concept (JSON): the searched fields, the row's
     attributes, and the concept's date and trust (:func:`okfpro.core.concept.concept_day`)."""
-    from okfpro.core import jsonc
+    import json
 
     from okfpro.core.concept import concept_day
 
     fields = {name: view.field(name) for name in _COLS}
     meta = {name: view.attr(name) for name in _META}
     meta["tags"] = list(meta["tags"] or [])
-    return jsonc.dumps([fields, meta, concept_day(view.obj), view.obj.trust])
+    return json.dumps([fields, meta, concept_day(view.obj), view.obj.trust])
 
 
 def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[str, Any]] | None:
@@ -530,7 +530,7 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
     them — from the persistent index alone; None when it cannot vouch for them (no index, another
     schema, code or root, a file added, removed, edited or a symlink since it was synced, a row
     missing), and the caller reads the bundle.  Opens the index read-only; never raises for a bad one."""
-    from okfpro.core import jsonc
+    import json
     import sqlite3
 
     from okfpro.io.bundle import cache_enabled
@@ -552,7 +552,7 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
         digest, _, ties = meta["listing"].partition("\n")
         if _on_disk(root_real, path + "-walk") != digest:
             return None
-        ordered, shared = jsonc.loads(ties)  # written by _tie_order in the sync that wrote the digest
+        ordered, shared = json.loads(ties)  # written by _tie_order in the sync that wrote the digest
         rank = dict(zip(ordered, range(len(ordered))))  # rowid -> place in the engine's tie order (id, then path)
         firsts = dict(shared)
         if not tokens or not rank:
@@ -593,9 +593,9 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
 
 def _unpack(data: str) -> list[Any]:
     """An :func:`_answer` read back; ValueError when it is not one (a torn or hand-edited row)."""
-    from okfpro.core import jsonc
+    import json
 
-    value = jsonc.loads(data)
+    value = json.loads(data)
     if not (isinstance(value, list) and len(value) == 4 and isinstance(value[0], dict) and isinstance(value[1], dict)
             and value[0].keys() == set(_COLS) and value[1].keys() == set(_META)
             and all(isinstance(v, str) for k, v in value[0].items() if k != "tags")

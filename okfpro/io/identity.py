@@ -29,10 +29,10 @@ resolver, which is the host's own code).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 
-from okfpro.core import jsonc
 from okfpro.core.digest import sha256
 from okfpro.core.record import Value
 from okfpro.core.scope import LOCAL, Scope, ScopeError, encode_segment, segment_problem
@@ -201,7 +201,7 @@ def _binding_path(workspace: str, session_id: str) -> str:
 def _read_binding(path: str) -> dict[str, Any] | None:
     try:
         with open(path, encoding="utf-8") as handle:
-            data = jsonc.loads(handle.read())
+            data = json.loads(handle.read())
     except (FileNotFoundError, NotADirectoryError):  # .tmp/ missing or not a directory: no binding was ever kept
         return None
     except (OSError, ValueError):
@@ -384,7 +384,7 @@ def _write_binding(path: str, parts: Mapping[str, str | None], prov: Mapping[str
                 bound_at=utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
                 poisoned=False,
             )
-            atomic_write(path, jsonc.dumps(data, sort_keys=True) + "\n", mode=0o600)
+            atomic_write(path, json.dumps(data, sort_keys=True) + "\n", mode=0o600)
     except OSError:
         pass  # an unwritable .tmp/ costs change detection for this session, not the answer
 
@@ -397,7 +397,7 @@ def _poison(path: str, binding: Mapping[str, Any]) -> None:
             data = dict(binding)
             data["poisoned"] = True
             data["poisoned_at"] = utcnow().strftime("%Y-%m-%dT%H:%M:%SZ")
-            atomic_write(path, jsonc.dumps(data, sort_keys=True) + "\n", mode=0o600)
+            atomic_write(path, json.dumps(data, sort_keys=True) + "\n", mode=0o600)
     except OSError:
         pass
 

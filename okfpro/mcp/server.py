@@ -33,7 +33,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from okfpro import __version__
-from okfpro.core.jsonc import jsonable  # the CLI's JSON default: dates as ISO text
+from okfpro.core.jsonable import jsonable  # the CLI's JSON default: dates as ISO text
 from okfpro.core.frames import neutralise, neutralise_json
 from okfpro.core.record import replace
 from okfpro.mcp import tools as _tools

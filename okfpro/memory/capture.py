@@ -21,11 +21,11 @@ identity changed, capture switched off: nothing is written, and the result says 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
 
-from okfpro.core import jsonc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing and dataclasses cost milliseconds on the Stop hook's path
@@ -120,7 +120,7 @@ def read_turn(transcript_path: str | os.PathLike | None) -> tuple[str | None, st
         if user is not None:
             break
         try:
-            obj = jsonc.loads(line)
+            obj = json.loads(line)
         except ValueError:
             continue
         if not isinstance(obj, dict) or obj.get("isMeta") or obj.get("isCompactSummary"):

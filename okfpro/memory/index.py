@@ -31,12 +31,12 @@ it is handed one (``store.root``, ``scope_dir``, ``_scope_lock``, ``_link_proble
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import sqlite3
 import stat
 
-from okfpro.core import jsonc
 from okfpro.core import bm25
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, title
@@ -354,7 +354,7 @@ class ScopeIndex:
         assert con is not None
         for mid in {rec.id for rec in added}:
             # as record_json spells it: a twin carries it as its own "id", a later record names it
-            quoted = jsonc.dumps(mid, ensure_ascii=False)
+            quoted = json.dumps(mid, ensure_ascii=False)
             if con.execute("SELECT 1 FROM entries WHERE scope = ? AND instr(rec, ?) LIMIT 1",
                            (self.key, quoted)).fetchone():
                 return False

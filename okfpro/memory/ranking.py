@@ -21,7 +21,8 @@ use.
 from __future__ import annotations
 
 
-from okfpro.core import jsonc
+import json
+
 from okfpro.core import bm25
 from okfpro.core import facets as _facets
 from okfpro.core import querytime as _querytime
@@ -83,7 +84,7 @@ _RECORD_FIELDS = _mempolicy.MemoryRecord._fields
 
 
 def record_json(rec: _mempolicy.MemoryRecord) -> str:
-    return jsonc.dumps({name: getattr(rec, name) for name in _RECORD_FIELDS}, ensure_ascii=False,
+    return json.dumps({name: getattr(rec, name) for name in _RECORD_FIELDS}, ensure_ascii=False,
                        separators=(",", ":"))
 
 
@@ -91,7 +92,7 @@ _TUPLES = tuple(name for name, kind in _mempolicy.MemoryRecord.__annotations__.i
 
 
 def record_of(raw: str) -> _mempolicy.MemoryRecord:
-    data = jsonc.loads(raw)
+    data = json.loads(raw)
     for name in _TUPLES:
         data[name] = tuple(data.get(name) or ())
     return _mempolicy.MemoryRecord(**data)

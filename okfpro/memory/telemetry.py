@@ -13,12 +13,12 @@ Events are appended under a lock (:func:`okfpro.io.atomic.append_line`) to
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
 from collections import Counter, defaultdict
 
-from okfpro.core import jsonc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the fresh-process paths
@@ -88,7 +88,7 @@ def record(memory_root: str | os.PathLike, event_type: str, **fields: Any) -> bo
     from okfpro.memory.layout import link_problem
 
     try:
-        line = jsonc.dumps(event(event_type, **fields), sort_keys=True, separators=(",", ":"))
+        line = json.dumps(event(event_type, **fields), sort_keys=True, separators=(",", ":"))
         root = os.path.abspath(memory_root)
         path = audit_path(root)
         if link_problem(root, path):  # .audit/ or the file leads outside the memory root
@@ -119,7 +119,7 @@ def read_events(path: str | os.PathLike) -> tuple[list[dict[str, Any]], int]:
             if not line.strip():
                 continue
             try:
-                data = jsonc.loads(line)
+                data = json.loads(line)
             except ValueError:
                 bad += 1
                 continue
