@@ -212,7 +212,7 @@ def test_no_fresh_path_makes_dataclasses(tmp_path):
             subprocess.run([sys.executable, "-m", "okfpro", *args], cwd=ws, env=env, input=stdin, capture_output=True)
         names, proc = imported(ws, env, *args, stdin=stdin)
         assert proc.returncode in (0, 2), (args, proc.stderr[-500:])
-        heavy = names & {"dataclasses", "inspect", "_hashlib"}
+        heavy = names & {"dataclasses", "inspect"}
         assert not heavy, (args, sorted(heavy))
         if args[:2] in (("hook", "pre-tool-use"), ("hook", "session-start"), ("hook", "stop"), ("memory", "remember"),
                         ("memory", "recall"), ("hook", "user-prompt-submit")):  # roots, friction, the config, the
@@ -224,21 +224,3 @@ def test_no_fresh_path_makes_dataclasses(tmp_path):
     recall = subprocess.run([sys.executable, "-m", "okfpro", "memory", "recall", "friday"], cwd=ws, env=env,
                             capture_output=True, check=True)
     assert b"ship it friday" in recall.stdout, recall.stdout  # the Stop captured: it read the transcript
-
-
-def test_each_digest_loads_its_own_module_alone(tmp_path):
-    """``okfpro.core.digest`` loads a hash module on first use: a process that needs BLAKE2b alone
-    (the pattern recipes' seal, okfpro/io/rxcache.py) loads that one alone (each is a shared library: ~1 M instructions for the
-    three); the digests are hashlib's."""
-    code = ("import sys\n"
-            "from okfpro.core import digest\n"
-            "from okfpro.core.digest import blake2b\n"
-            "key = blake2b(b'x', digest_size=8).hexdigest()\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('_sha', '_blake2', '_hashlib', 'hashlib'))))\n"
-            "import hashlib\n"
-            "assert key == hashlib.blake2b(b'x', digest_size=8).hexdigest()\n"
-            "assert digest.sha1(b'y').hexdigest() == hashlib.sha1(b'y').hexdigest()\n"
-            "assert digest.sha256(b'z').hexdigest() == hashlib.sha256(b'z').hexdigest()\n")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "['_blake2']"

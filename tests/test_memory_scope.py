@@ -161,7 +161,7 @@ def test_history_refs_are_valid_git_ref_names():
 
 def test_scope_module_is_pure():
     source = Path(scope_mod.__file__).read_text(encoding="utf-8")
-    allowed = {"__future__", "re", "okfpro.core.digest", "okfpro.core.record"}
+    allowed = {"__future__", "re", "hashlib", "okfpro.core.record"}
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             names = [a.name.split(".")[0] for a in node.names]

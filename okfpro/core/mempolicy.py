@@ -38,7 +38,7 @@ import datetime as _dt
 import re
 import unicodedata
 
-from okfpro.core.digest import sha256
+from hashlib import sha256
 from okfpro.core.record import Frozen, replace, set_field
 
 TYPE_CHECKING = False

@@ -36,7 +36,7 @@ import re
 from collections import Counter
 
 from okfpro.core import textview
-from okfpro.core.digest import sha256
+from hashlib import sha256
 from okfpro.core.record import Frozen, Value, set_field
 
 TYPE_CHECKING = False

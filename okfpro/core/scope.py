@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from okfpro.core.digest import sha256
+from hashlib import sha256
 from okfpro.core.record import Frozen, set_field
 
 LOCAL = "_local"

@@ -409,7 +409,7 @@ def scan_fingerprint(root: str | os.PathLike, bundle: Bundle) -> str | None:
         if key is None:
             return None
         lines.append(f"{path}\0{key[0]}\0{key[1]}\0{key[2]}\0{key[3]}\n")
-    import hashlib  # megabytes at 50,000 files: OpenSSL's SHA-256 (okfpro/core/digest.py is for short inputs)
+    import hashlib  # megabytes at 50,000 files
 
     return hashlib.sha256("".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from okfpro.core.digest import sha256
+from hashlib import sha256
 
 
 def cache_dir(bundle_root: str | os.PathLike) -> str:

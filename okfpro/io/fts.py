@@ -30,7 +30,7 @@ from operator import methodcaller
 
 from okfpro.core import bm25
 from okfpro.core import search as _search
-from okfpro.core.digest import blake2b
+from hashlib import blake2b
 from okfpro.io import ftsquery
 
 TYPE_CHECKING = False

@@ -33,7 +33,7 @@ import json
 import os
 from collections.abc import Mapping
 
-from okfpro.core.digest import sha256
+from hashlib import sha256
 from okfpro.core.record import Value
 from okfpro.core.scope import LOCAL, Scope, ScopeError, encode_segment, segment_problem
 from okfpro.io.clock import utcnow

@@ -36,14 +36,14 @@ _DIGEST = 16  # bytes of BLAKE2b (the interpreter's own, already loaded: zlib's 
 
 def seal(payload: bytes) -> bytes:
     """The file's bytes for ``payload``: the header, its digest, the payload."""
-    from okfpro.core.digest import blake2b
+    from hashlib import blake2b
 
     return _HEADER + blake2b(payload, digest_size=_DIGEST).digest() + payload
 
 
 def unseal(data: bytes) -> bytes | None:
     """The payload of a whole file of this format, or None."""
-    from okfpro.core.digest import blake2b
+    from hashlib import blake2b
 
     head = len(_HEADER) + _DIGEST
     if data[:len(_HEADER)] != _HEADER or len(data) < head:
@@ -77,7 +77,7 @@ def kind_of(args: list[str]) -> str | None:
 
 
 def path(kind: str = "cli") -> str:
-    from okfpro.core.digest import sha256
+    from hashlib import sha256
     from okfpro.io.cachedir import user_cache_dir
 
     tag = sha256(_build().encode()).hexdigest()[:16]

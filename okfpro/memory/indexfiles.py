@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from okfpro.core.digest import sha256
+from hashlib import sha256
 from okfpro.core.scope import Scope, scope_key
 from okfpro.io import dbfiles
 from okfpro.memory.layout import link_problem

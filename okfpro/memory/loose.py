@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import zlib
 
-from okfpro.core.digest import sha1
+from hashlib import sha1
 from okfpro.io.atomic import fsync_dir
 
 OBJECT_MODE = 0o444  # git's and libgit2's mode for loose object files

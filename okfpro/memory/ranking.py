@@ -26,7 +26,7 @@ import json
 from okfpro.core import bm25
 from okfpro.core import facets as _facets
 from okfpro.core import querytime as _querytime
-from okfpro.core.digest import blake2b
+from hashlib import blake2b
 from okfpro.core import mempolicy as _mempolicy
 from okfpro.core import search as _search
 from okfpro.core.record import Frozen, set_field

@@ -26,7 +26,7 @@ import contextlib
 import datetime as _dt
 import os
 import stat
-from okfpro.core.digest import sha256
+from hashlib import sha256
 from okfpro.core.scope import (
     TIERS,
     Scope,
