@@ -23,8 +23,6 @@ ALLOWED = {
     "regex", "time",
     # the interpreter's own hash implementations (okfpro/core/digest.py): pure computation
     "_sha2", "_sha256", "_sha1", "_blake2",
-    # the stdlib's regular-expression engine itself, without re's Python layer (okfpro/core/rx.py)
-    "_sre",
     # the C accelerator of json (okfpro/core/jsonc.py): pure computation, without json's import of re
     "_json",
 }

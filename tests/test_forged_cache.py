@@ -2,21 +2,19 @@
 
 okfpro keeps caches where the agent can write them: ``<workspace>/.tmp/okfpro-cache/`` (the parse
 cache, the scan word index, the FTS5 index, the incremental post-edit state) and the user's cache
-directory (the compiled patterns' recipes; the caches of bundles outside a workspace).  A gate —
+directory (the caches of bundles outside a workspace).  A gate —
 PreToolUse's deny and ask, the Stop gate on a dirty tree, ``audit``, ``records``, and the
 pre-commit door's ``validate`` and ``lint`` — must answer from the files and Git alone.  So: every
 gate's answer with no cache at all is the baseline; then every cache file the gates themselves
 wrote is replaced by forged content — a forged "clean" answer where the resident server kept one,
-a parse cache claiming other concepts under the files' own identity keys, recipes of patterns
-that match nothing, random bytes, a truncated file, a symlink to elsewhere — and every gate must
-answer exactly as with no cache.  Real processes, a real Git repository.
+a parse cache claiming other concepts under the files' own identity keys, random bytes, a
+truncated file, a symlink to elsewhere — and every gate must answer exactly as with no cache.  Real processes, a real Git repository.
 """
 
 from __future__ import annotations
 
 import glob
 import json
-import marshal
 import os
 import shutil
 import subprocess
@@ -26,7 +24,6 @@ from pathlib import Path
 import pytest
 
 from tests import hookkit
-from tests.test_rx import never_matching, plant_recipes
 
 BROKEN = "learnings/broken.md"  # a concept without its description: a finding for audit and lint
 EDITED = "learnings/search-ranking.md"  # edited and left uncommitted: the tree is dirty
@@ -107,33 +104,6 @@ def dirty(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ws
 
 
-# every command path that kept recipes before gates stopped reading them (okfpro/io/rxcache.py)
-RX_KINDS = ("hook-pre-tool-use", "hook-stop", "hook-post-tool-use", "hook-session-start", "hook-user-prompt-submit",
-            "hook-session-end", "hook-check", "memory-remember", "memory-recall", "cli")
-
-
-def _forge_rx(home: Path, files: list[Path]) -> None:
-    """A sealed recipe file for every command path, each holding, for every pattern okfpro's
-    modules compile (and every pattern a reader kept), a recipe that matches nothing (same groups)."""
-    import importlib
-
-    from okfpro.core import rx
-    from okfpro.io import rxcache
-
-    for module in ("hooks.guards", "hooks.stop", "hooks.post_edit", "hooks.memory_checks", "core.redact", "core.lint",
-                   "core.validate", "core.audit", "core.edits", "core.friction", "core.pwsh", "core.log", "core.board",
-                   "core.snapshot", "core.links", "core.concept", "core.filemerge"):
-        importlib.import_module(f"okfpro.{module}")
-    keys = {key: None for key in rx.used()}
-    for path in files:
-        if path.name.startswith("rx-"):
-            payload = rxcache.unseal(path.read_bytes())
-            keys.update(dict.fromkeys(marshal.loads(payload)[1]) if payload is not None else {})
-    forged = never_matching(keys)
-    assert len(forged) > 50, len(forged)
-    plant_recipes(home, forged, RX_KINDS)
-
-
 def _forge_parse_cache(path: Path, ws: Path) -> None:
     """Every entry keeps its file's identity key and claims the parse of a healthy concept."""
     from okfpro.io import cache
@@ -177,7 +147,6 @@ def _forge(mode: str, files: list[Path], ws: Path, home: Path, elsewhere: Path) 
         elif mode == "forged" and path.name.startswith("bundle-") and path.name.endswith(".bin"):
             _forge_parse_cache(path, ws)
     if mode == "forged":
-        _forge_rx(home, files)
         _forge_kept_answers(ws)
 
 
@@ -223,7 +192,7 @@ def test_a_forged_cache_changes_no_gate(dirty, tmp_path, mode):
             assert _run(dirty, home, argv, data) == baseline[label], label
     files = _caches(dirty, home)
     names = {p.name.split("-", 1)[0] for p in files}
-    assert {"rx", "bundle", "fts", "analysis"} <= names, files  # forged below (a small bundle keeps no scan index)
+    assert {"bundle", "fts", "analysis"} <= names, files  # forged below (a small bundle keeps no scan index)
     _forge(mode, files, dirty, home, elsewhere)
     changed = {label: got for label, (argv, data) in gates.items()
                if (got := _run(dirty, home, argv, data)) != baseline[label]}

@@ -193,7 +193,7 @@ def test_no_fresh_path_makes_dataclasses(tmp_path):
     subprocess.run([sys.executable, "-m", "okfpro", "memory", "remember", "the build runs on ci-3"], cwd=ws, env=env,
                    check=True, capture_output=True)  # the first write makes the history (pygit2) and the day file
     subprocess.run([sys.executable, "-m", "okfpro", "memory", "recall", "ci"], cwd=ws, env=env, check=True,
-                   capture_output=True)  # the first of each path keeps its patterns' recipes (core/rx)
+                   capture_output=True)
     time.sleep(2.2)  # the bundle's files older than the parse cache's racy window (io/cache.RACY_NS)
     runs = [
         (("memory", "remember", "the staging database is db-7"), None),
