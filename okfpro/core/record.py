@@ -1,11 +1,10 @@
 """Value classes for the fresh-process paths, without the ``dataclasses`` module.
 
 A hook or a memory verb is a new interpreter per event, and what it imports is most of what it
-costs.  ``import dataclasses`` brings ``inspect`` (and with it ``ast``, ``dis``, ``tokenize``):
-~46 M instructions on top of the modules the memory path needs anyway, and each ``@dataclass``
-then generates and compiles its methods in every process (~3.4 M instructions a class, callgrind;
-16 classes on the way of a ``remember``, more on a hook's).  The measured account is in
-``.okf/design/lean-memory-verbs.md``.
+costs.  ``import dataclasses`` brings ``inspect`` (and with it ``ast``, ``dis``, ``tokenize``), and
+each ``@dataclass`` then generates and compiles its methods in every process.  Measured against
+dataclasses on the hook and memory paths in ``.okf/design/stand-ins.md`` (kept: it saves more
+than the 5 ms bar on most of them).
 
 So the types on those paths are plain classes over :class:`Value` (or :class:`Frozen`, for the
 ones a ``@dataclass(frozen=True)`` was): a hand-written ``__init__`` (compiled once into the
