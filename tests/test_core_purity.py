@@ -57,7 +57,7 @@ def test_core_calls_no_io_builtins() -> None:
     offenders = []
     for path in _core_files():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        own = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}  # rx.compile is not the builtin
+        own = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}  # re.compile is not the builtin
         for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FORBIDDEN_CALLS
                     and node.func.id not in own):

@@ -129,11 +129,11 @@ def _policy_head(text: str) -> tuple[str, str]:
     if end < 0 or end > 2000:
         return "", text
     lines = text[4:end].split("\n")
-    from okfpro.core import rx
+    import re
 
     pattern = _head_line()
     for line in lines:
-        if not rx.fullmatch(pattern, line):
+        if not re.fullmatch(pattern, line):
             return "", text
     return text[:end + 5], text[end + 5:]
 
