@@ -205,7 +205,7 @@ def no_bundle(start: str) -> str:
 
 # Files that belong to one machine or one run, never to the repository: the interpreter pin (a path on
 # this machine), init's staged and backed-up copies, and the scratch directory's contents.
-MACHINE_LOCAL = rx.compile(
+MACHINE_LOCAL = re.compile(
     r"\A(?:\.claude/hooks/okfpro-python|\.tmp/(?!\.gitkeep\Z).+|(?:.*/)?[^/]*\.okfpro-(?:new|backup(?:\.[0-9]+)?))\Z")
 
 

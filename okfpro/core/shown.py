@@ -11,7 +11,8 @@ JSON that passes through it still decodes to the exact same values.  Pure.
 
 from __future__ import annotations
 
-from okfpro.core import rx
+import re
+
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path
@@ -20,7 +21,7 @@ if TYPE_CHECKING:  # typing costs milliseconds on the memory verbs' path
 # C0 but tab, newline and the carriage return of a CRLF line ending; DEL and C1; the bidi controls
 # (ALM, LRM, RLM, embeddings/overrides, isolates); the line and paragraph separators (a line break a
 # terminal does not show as one).
-_CONTROL = rx.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]|\r(?!\n)")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]|\r(?!\n)")
 
 
 def _spell(m: re.Match[str]) -> str:
