@@ -19,6 +19,7 @@ first use (:mod:`re`'s cache keeps them): a hook pays only for the views its tex
 
 from __future__ import annotations
 
+import base64
 import re
 import unicodedata
 
@@ -109,21 +110,6 @@ def join(text: str, origin: list[int] | None) -> tuple[str, list[int]] | None:
     return "".join(parts), out
 
 
-_URLSAFE = bytes.maketrans(b"-_", b"+/")
-
-
-def b64decode(text: str, urlsafe: bool) -> bytes:
-    """``base64.urlsafe_b64decode(text)`` or ``base64.b64decode(text, validate=True)``, and their
-    errors (``binascii.Error``, ``ValueError``), from ``binascii`` itself: ``import base64``
-    imports ``re`` (tests/test_textview_decode.py compares the two)."""
-    import binascii
-
-    raw = text.encode("ascii")  # a UnicodeEncodeError is a ValueError, as base64's
-    if urlsafe:
-        return binascii.a2b_base64(raw.translate(_URLSAFE))
-    return binascii.a2b_base64(raw, strict_mode=True)
-
-
 def decoded(run: str) -> str | None:
     """The text a base64/base64url/hex run encodes, when it is text; else None."""
     import binascii
@@ -140,7 +126,8 @@ def decoded(run: str) -> str | None:
             return None
         padded = body + "=" * (-len(body) % 4)
         try:
-            data = b64decode(padded, urlsafe="-" in body or "_" in body)
+            data = (base64.urlsafe_b64decode(padded) if "-" in body or "_" in body
+                    else base64.b64decode(padded, validate=True))
         except (binascii.Error, ValueError):
             return None
     if len(data) < 12:
