@@ -291,76 +291,21 @@ class RankedIndex:
         return ranked_snippet(self.texts[i], names, toks)
 
 
-class _Span:
-    __slots__ = ("_start", "_end")
-
-    def __init__(self, start: int, end: int) -> None:
-        self._start, self._end = start, end
-
-    def start(self) -> int:
-        return self._start
-
-    def end(self) -> int:
-        return self._end
-
-    def span(self) -> tuple[int, int]:
-        return self._start, self._end
-
-
-# The only characters outside ASCII that re's IGNORECASE matches to an ASCII letter or digit
-# (İ ı ſ K; tests/test_snippet_words.py derives the set from re itself).  U+0130 is also the one
-# character whose lower case is longer than itself.
-_FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
-
-
 class WordStart:
     """A snippet token's pattern: ``(?<!\\w)`` + the token, case-insensitive, each ``_`` in it
-    matching a run of ``[_\\W]`` (the blanks and punctuation a backtick span had).
+    matching a run of ``[_\\W]`` (the blanks and punctuation a backtick span had); compiled on
+    the first ``search``."""
 
-    Tokens are the query's words: the regular expression is built per query, so it would import
-    and run :mod:`re`'s compiler in every prompt hook.  For an ASCII token whose parts (split at
-    ``_``) each start with a letter or digit, ``search`` finds the same span with string methods
-    in any text without the four characters of :data:`_FOLDS_TO_ASCII`: there only ASCII
-    characters match the token's case-insensitively (``str.lower`` keeps every position), ``\\w``
-    is ``str.isalnum`` or ``_``, each part matches literally, and the run of separators before a
-    part must stop exactly at that part's first character (a letter or digit, which ``[_\\W]``
-    never matches), so each start has at most one match and the leftmost start is the
-    expression's.  Any other token or text uses the expression (tests/test_snippet_words.py
-    compares the two).
-    """
-
-    __slots__ = ("pattern", "_parts", "_compiled")
+    __slots__ = ("pattern", "_compiled")
 
     def __init__(self, token: str) -> None:
         self.pattern = r"(?<!\w)" + re.escape(token).replace("_", "[_\\W]+")
-        parts = token.lower().split("_")
-        self._parts = parts if token.isascii() and all(p and p[0].isalnum() for p in parts) else None
         self._compiled: Any = None
 
     def search(self, text: str) -> Any:
-        parts = self._parts
-        if parts is None or (not text.isascii() and any(ch in text for ch in _FOLDS_TO_ASCII)):
-            if self._compiled is None:
-                self._compiled = re.compile(self.pattern, re.IGNORECASE)
-            return self._compiled.search(text)
-        low = text.lower()
-        first, n = parts[0], len(low)
-        at = low.find(first)
-        while at >= 0:
-            before = text[at - 1] if at else ""
-            if not (before.isalnum() or before == "_"):
-                end = at + len(first)
-                for part in parts[1:]:
-                    run = end
-                    while run < n and not text[run].isalnum():
-                        run += 1
-                    if run == end or not low.startswith(part, run):
-                        break
-                    end = run + len(part)
-                else:
-                    return _Span(at, end)
-            at = low.find(first, at + 1)
-        return None
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, re.IGNORECASE)
+        return self._compiled.search(text)
 
 
 def ranked_snippet(values: dict[str, Any], names: Sequence[str], toks: Iterable[str]) -> str:
