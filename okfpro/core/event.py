@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import posixpath
 
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the hook path
     from typing import Any
