@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from okfpro.io.across import Source
     from okfpro.io.registry import Entry
 
-__all__ = ["ROW", "Query", "SearchError", "many", "names_a_bundle", "one", "sources"]
+__all__ = ["ROW", "Query", "SearchError", "many", "names_a_bundle", "one", "sources", "unread"]
 
 
 class Query(Frozen):
@@ -72,6 +72,18 @@ def one(root: Path, bundle: Bundle, q: Query) -> list[dict[str, Any]]:
         attach_scan(root, bundle)
     return _search.scan(bundle, q.terms, regexp=q.regexp, fields=q.fields, where=q.where(), limit=q.limit,
                         budget=q.budget)
+
+
+def unread(root: Path, q: Query) -> tuple[list[dict[str, Any]], int] | None:
+    """The rows of a ranked ``q`` over every field with no filter, and how many files of the
+    bundle could not be used, answered by its persistent index without reading the bundle
+    (:func:`okfpro.io.fts.answer_read`); None for any other query, or when the index cannot
+    vouch for the bundle on disk (then :func:`one` over the bundle read)."""
+    if q.engine != "ranked" or q.fuzzy or q.fields is not None or q.where().active():
+        return None
+    from okfpro.io.fts import answer_read
+
+    return answer_read(root, q.terms, q.limit)
 
 
 def sources(refs: list[str], note: Callable[[str], Any], load: Callable[[Path], Bundle], *,
