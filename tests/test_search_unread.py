@@ -7,6 +7,7 @@ file does not earn removes the index, and the bundle is read and ranked again.""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import sqlite3
 import time
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.io import cache, fts
+from okfpro.io import cache, fts, reader, search
 from tests.helpers import run_okfpro
 from tests.test_fts_fresh import QUERIES
 from tests.test_fts_fresh import tree as tree  # noqa: F401 - the fixture: 40 notes, a shared id, an unparseable file
@@ -158,3 +159,54 @@ def test_the_cli_answers_unread_and_a_forged_index_changes_nothing(tmp_path):
     forged = run_okfpro(*argv, cwd=tmp_path, env=env)
     assert forged.stdout == pure_out.stdout
     assert json.loads(forged.stdout)["matches"][0]["id"] != "n00"
+
+
+# --------------------------------------------------------------------------- the scan word index
+def scan_query(*terms: str, **kw) -> search.Query:
+    return search.Query(list(terms), **kw)
+
+
+def stored_scan(root: Path) -> None:
+    """The scan word index stored as a reading of 2,000 concepts or more stores it."""
+    cache.attach_scan(root, cache.load_bundle(root), persist_at=1)
+
+
+def scanned(root: Path, q: search.Query) -> list[dict]:
+    return search.one(root, reader.read_bundle(root), q)
+
+
+SCANS = [scan_query("alpha"), scan_query("bravo", "body"), scan_query("zulu"), scan_query("note", limit=3),
+         scan_query("golf", filters={"type": "note"}), scan_query("delta", fields="title,body"),
+         scan_query("customer_id"), scan_query("Bravo")]
+
+
+def test_the_scan_index_answers_unread_with_the_rows_of_a_reading(tree):
+    assert search.scan_unread(tree, scan_query("alpha")) is None  # nothing stored yet
+    stored_scan(tree)
+    for q in SCANS:
+        assert search.scan_unread(tree, q) == (scanned(tree, q), 1), q.terms
+    for q in (scan_query("okf-pro"), scan_query("al", regexp=True), scan_query("école")):
+        assert search.scan_unread(tree, q) is None  # not words: the bundle is read
+    (tree / "n05.md").write_text("---\ntitle: Changed\n---\n\nalpha\n")
+    assert search.scan_unread(tree, scan_query("alpha")) is None  # a file changed since
+
+
+def test_a_forged_scan_index_changes_no_answer(tree):
+    stored_scan(tree)
+    path = cache.scan_store_path(tree)
+    body = cache.read_framed(path, cache.SCAN_MAGIC)
+    state = marshal.loads(body)
+    n02 = state["paths"].index("n02.md")  # charlie, golf: no bravo
+    row = state["post"]["body"]["bravo"]
+    if isinstance(row, bytes):
+        ids = array("I")
+        ids.frombytes(row)
+        ids.append(n02)
+        state["post"]["body"]["bravo"] = array("I", sorted(ids)).tobytes()
+    else:
+        state["post"]["body"]["bravo"] = row | 1 << n02
+    cache.write_framed(path, cache.SCAN_MAGIC, marshal.dumps(state))
+    q = scan_query("bravo")
+    assert search.scan_unread(tree, q) is None
+    assert not path.exists()  # removed: the next reading builds it again
+    assert search.one(tree, cache.load_bundle(tree), q) == scanned(tree, q)

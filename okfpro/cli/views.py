@@ -207,7 +207,10 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
         head = " ".join(f"@{e.slug}" for e in entries)
     else:
         at = locate(dir_arg, bundle_opt)
-        early = search.unread(at.root, q)  # the ranked index answers without reading the bundle
+        try:
+            early = search.unread(at.root, q)  # a stored index answers without reading the bundle
+        except search.SearchError as exc:
+            fail(str(exc))
         if early is not None:
             note_skipped(early[1])
             ranked_or_scanned = early[0]
