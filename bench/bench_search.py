@@ -176,12 +176,15 @@ def main() -> None:
                 subprocess.run(okfpro(*argv), cwd=str(ws), env={**os.environ, **ENV}, stdout=subprocess.DEVNULL)
             word = ["search", args.word, "--json"]
             cases = [(f"{n:>6}: search {args.word} warm (cache)", word, {}, None, 1), cases[2], cases[1], cases[5]]
-            ref = Run([REFERENCE, "search", args.rare, "--json"], cwd=str(ws / ".okf"), label=f"{n:>6}: reference search {args.rare}")
+            ref = Run([REFERENCE, "search", ".okf", args.rare, "--json"], cwd=str(ws), expect=(0,),
+                      label=f"{n:>6}: reference search {args.rare}")
             timings = interleaved([Run(okfpro(*argv), cwd=str(ws), env={**ENV, **env}, label=label, expect=(0,))
                                    for label, argv, env, _b, _w in cases] + [ref], runs=r, warmup=1, paired=True)
             print(f"\n== {n} concepts warm (interleaved: each row after python3 -c pass, rows in turn) ==")
             for t in timings:
-                print(row(t) + f"   CPU {1000 * (t.cpu or 0):7.1f} ms   {t.p50 / timings[-1].p50:5.2f} x reference")
+                ref_t = timings[-1]
+                print(row(t) + f"   CPU {1000 * (t.cpu or 0):7.1f} ms   reference x {t.p50 / ref_t.p50:5.2f} wall, "
+                      f"{(t.cpu or 0) / (ref_t.cpu or 1):5.2f} CPU")
             sys.stdout.flush()
             continue
         print(f"\n== {n} concepts (generated in {gen:.1f} s; each row interleaved with python3 -c pass) ==")

@@ -269,7 +269,8 @@ def rank_indexed(
                 con = _connect(path)
                 _ensure(con, root_real)
                 stamps = bundle.__dict__.get("_okfpro_stat")
-                rowmap = _sync(con, views, paths, stamps, lambda i: _answer(views[i]), _vouched(bundle, stamps))
+                with _collector_paused():
+                    rowmap = _sync(con, views, paths, stamps, lambda i: _answer(views[i]), _vouched(bundle, stamps))
                 bundle.__dict__["_okfpro_fts"] = (path, views, rowmap)
                 break
             except Exception:
@@ -283,7 +284,8 @@ def rank_indexed(
     if con is None:
         con = _connect(None)
         _ensure(con, root_real)
-        rowmap = _sync(con, views, paths)
+        with _collector_paused():
+            rowmap = _sync(con, views, paths)
     use_filter = where is not None and where.active()
     top = limit if limit is not None and not use_filter else None  # rows wanted, when no filter follows
     import sqlite3
@@ -323,6 +325,25 @@ def rank_indexed(
         if limit is not None and len(rows) >= limit:
             break
     return rows
+
+
+class _collector_paused:
+    """The cyclic garbage collector paused while a sync runs: a first build allocates millions of
+    acyclic objects (terms, postings lists), and each full collection walks all of them — at 50,000
+    concepts 8 full passes cost 8 of 31 s of CPU, the part of the build that grew faster than the
+    bundle (``.okf/design/fast-reads.md``).  ``io/cache.load_bundle`` pauses it the same way."""
+
+    def __enter__(self) -> None:
+        import gc
+
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        import gc
+
+        if self.was:
+            gc.enable()
 
 
 def _id_order(bundle: Bundle, views: list[Any], rowmap: dict[int, int]) -> dict[int, int]:
