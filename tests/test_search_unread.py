@@ -35,8 +35,8 @@ def pure(root: Path, query: str, limit: int | None, monkeypatch: pytest.MonkeyPa
 def test_the_index_answers_unread_with_the_rows_of_a_reading(tree):
     assert fts.answer_read(tree, "alpha", 8) is None  # no index yet
     assert not os.path.exists(fts.db_path(tree))
-    for q in QUERIES:
-        for limit in (1, 3, 8, 50, None):
+    for q in (*QUERIES, "the and of"):  # (the last: stop words only, no term)
+        for limit in (0, 1, 3, 8, 50, None):
             want = reading(tree, q, limit)
             got = fts.answer_read(tree, q, limit)
             assert got == (want, 1), (q, limit)  # bad.md: one file the reading could not use
