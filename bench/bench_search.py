@@ -40,6 +40,7 @@ sys.path.insert(0, str(HERE))
 from harness import PYTHON, Run, Timing, baseline, interleaved, measure, okfpro, report  # noqa: E402,F401
 
 ENV = {"PYTHONPATH": str(REPO)}
+REFERENCE = "/work/shared/reference-impl/run-okf"  # the reference (Ruby): its scan search, beside ours
 
 
 def generate(work: Path, n: int) -> Path:
@@ -134,6 +135,10 @@ def main() -> None:
     ap.add_argument("--term", default="ridership", help="a common word (the generator's vocabulary is small)")
     ap.add_argument("--rare", default="cache-tenant", help="a selective term (a slug fragment)")
     ap.add_argument("--quick", action="store_true", help="3 runs, no 50k")
+    ap.add_argument("--warm-only", action="store_true",
+                    help="only the warm rows (caches and indexes built first, untimed), a selective word and "
+                         "the reference's scan beside them")
+    ap.add_argument("--word", default="4821", help="a selective word (--warm-only; a number of the generator)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     runs = args.runs
@@ -166,6 +171,22 @@ def main() -> None:
             (f"{n:>6}: search --engine ranked cold (no cache/index)", ranked, {}, drop_cache, 0),
             (f"{n:>6}: search --engine ranked warm", ranked, {}, None, 1),
         ]
+        if args.warm_only:
+            for argv in (q, ranked):  # the caches and indexes, built untimed
+                subprocess.run(okfpro(*argv), cwd=str(ws), env={**os.environ, **ENV}, stdout=subprocess.DEVNULL)
+            word = ["search", args.word, "--json"]
+            cases = [(f"{n:>6}: search {args.word} warm (cache)", word, {}, None, 1), cases[2], cases[1], cases[5]]
+            ref = Run([REFERENCE, "search", ".okf", args.rare, "--json"], cwd=str(ws), expect=(0,),
+                      label=f"{n:>6}: reference search {args.rare}")
+            timings = interleaved([Run(okfpro(*argv), cwd=str(ws), env={**ENV, **env}, label=label, expect=(0,))
+                                   for label, argv, env, _b, _w in cases] + [ref], runs=r, warmup=1, paired=True)
+            print(f"\n== {n} concepts warm (interleaved: each row after python3 -c pass, rows in turn) ==")
+            for t in timings:
+                ref_t = timings[-1]
+                print(row(t) + f"   CPU {1000 * (t.cpu or 0):7.1f} ms   reference x {t.p50 / ref_t.p50:5.2f} wall, "
+                      f"{(t.cpu or 0) / (ref_t.cpu or 1):5.2f} CPU")
+            sys.stdout.flush()
+            continue
         print(f"\n== {n} concepts (generated in {gen:.1f} s; each row interleaved with python3 -c pass) ==")
         for label, argv, env, before, warm in cases:
             t, = interleaved([Run(okfpro(*argv), cwd=str(ws), env={**ENV, **env}, label=label, before=before,
@@ -175,6 +196,8 @@ def main() -> None:
         if n <= 10000:
             for line in backends(ws):
                 print(f"{n:>6}: {line}")
+    if args.warm_only:
+        return
     print("\n== ranked-engine quality (bench/gold_search.py) ==")
     for line in quality(work):
         print(line)

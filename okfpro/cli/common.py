@@ -222,9 +222,10 @@ def load(root: Path, cache: bool = True) -> Bundle:
         fail(f"{root}: cannot read the bundle: {exc.strerror or exc}")
 
 
-def note_skipped(bundle: Bundle) -> None:
-    """The reference's stderr note when files could not be used (stdout stays clean JSON)."""
-    n = len(bundle.unparseable)
+def note_skipped(bundle: Bundle | int) -> None:
+    """The reference's stderr note when files could not be used (stdout stays clean JSON);
+    ``bundle``: the bundle read, or how many of its files could not be used."""
+    n = bundle if isinstance(bundle, int) else len(bundle.unparseable)
     if n:
         import click
 
@@ -239,11 +240,17 @@ class Opened:
         self.head = at.head
 
 
-def open_bundle(dir_arg: str | None, bundle_opt: str | None) -> Opened:
-    """The bundle named by ``[DIR]`` / ``--bundle DIR`` / ``@slug`` (default: the enclosing one), read."""
+def locate(dir_arg: str | None, bundle_opt: str | None) -> Located:
+    """Where the bundle named by ``[DIR]`` / ``--bundle DIR`` / ``@slug`` (default: the enclosing one) is."""
     if dir_arg and bundle_opt and dir_arg != bundle_opt:
         fail(f"two bundles named: {dir_arg} and --bundle {bundle_opt} (give one)")
-    at = bundle_for(dir_arg or bundle_opt, named_is_bundle=True)
+    return bundle_for(dir_arg or bundle_opt, named_is_bundle=True)
+
+
+def open_bundle(dir_arg: str | None, bundle_opt: str | None, at: Located | None = None) -> Opened:
+    """The bundle named by ``[DIR]`` / ``--bundle DIR`` / ``@slug`` (default: the enclosing one), read
+    (``at``: where :func:`locate` found it)."""
+    at = at or locate(dir_arg, bundle_opt)
     bundle = load(at.root)
     note_skipped(bundle)
     return Opened(at, bundle)

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import click
 
-from okfpro.cli.common import Opened, emit, fail, json_options, load, note_skipped, open_bundle, projection
+from okfpro.cli.common import Opened, emit, fail, json_options, load, locate, note_skipped, open_bundle, projection
 from okfpro.core import views as _views
 from okfpro.core.concept import Bundle
 from okfpro.io.reader import reference_files
@@ -206,17 +206,26 @@ def search_cmd(terms, bundle_opt, fields, exclude, as_json, pretty, in_fields, t
                                 "count": len(rows), "matches": rows}
         head = " ".join(f"@{e.slug}" for e in entries)
     else:
-        with _search_bar(engine):
-            opened = open_bundle(dir_arg, bundle_opt)
-            try:
-                ranked_or_scanned = search.one(opened.root, opened.bundle, q)
-            except search.SearchError as exc:
-                fail(str(exc))
+        at = locate(dir_arg, bundle_opt)
+        try:
+            early = search.unread(at.root, q)  # a stored index answers without reading the bundle
+        except search.SearchError as exc:
+            fail(str(exc))
+        if early is not None:
+            note_skipped(early[1])
+            ranked_or_scanned = early[0]
+        else:
+            with _search_bar(engine):
+                opened = open_bundle(dir_arg, bundle_opt, at)
+                try:
+                    ranked_or_scanned = search.one(opened.root, opened.bundle, q)
+                except search.SearchError as exc:
+                    fail(str(exc))
         try:
             rows = [project(r) for r in ranked_or_scanned]
         except search.SearchError as exc:
             fail(str(exc))
-        data = {**opened.head(), "query": args, "count": len(rows), "matches": rows}
+        data = {**at.head(), "query": args, "count": len(rows), "matches": rows}
         head = ""
 
     def text() -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from heapq import nlargest
 
-from okfpro.core.bm25 import B, lucene_idf, phrase_score
+from okfpro.core.bm25 import B, PREFIX_MIN, lucene_idf, phrase_score
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the prompt hook's path
@@ -74,6 +74,28 @@ def scores(phrases: Iterable[tuple[int, Iterable[tuple[int, int]]]], rows: int, 
                 x = shares[c] = phrase_score(idf, float(c >> LEN_BITS), c & LEN_MASK, avg, b)
             acc[rid] = get(rid, 0.0) + x
     return acc
+
+
+def token_codes(codes: dict[str, int], length: int, tokens: Sequence[str]) -> list[int]:
+    """One concept's code for each query token (0: it holds no term the token matches), from its
+    own terms' ``codes`` (:func:`document`; their counts only: ``length`` is the concept's) as the
+    index's postings give it: the token itself, or
+    (from :data:`okfpro.core.bm25.PREFIX_MIN` characters on) every term it begins, counts added."""
+    out = []
+    for tok in tokens:
+        if len(tok) < PREFIX_MIN:
+            f = codes.get(tok, 0) >> LEN_BITS
+        else:
+            f = sum(c >> LEN_BITS for term, c in codes.items() if term.startswith(tok))
+        out.append(f << LEN_BITS | length if f else 0)
+    return out
+
+
+def score_of(codes: Sequence[int], held: Sequence[int], rows: int, tokens: int) -> float | None:
+    """The score :func:`scores` gives one concept holding ``codes`` (:func:`token_codes`), each
+    phrase held by ``held`` concepts: the same operations in the same order, so the same bits;
+    None when it holds no phrase."""
+    return scores([(h, [(0, c)] if c else ()) for h, c in zip(held, codes)], rows, tokens).get(0)
 
 
 def first(found: dict[int, float], limit: int | None, rank: dict[int, int]) -> list[tuple[int, float]]:

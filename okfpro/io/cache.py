@@ -388,7 +388,7 @@ def clear(root: str | os.PathLike) -> bool:
 
 # --------------------------------------------------------------------------- the scan word index store
 SCAN_MAGIC = b"okfpro-scan-index\n"
-SCAN_VERSION = 1
+SCAN_VERSION = 2  # 2: the listing of the reading it was built from (okfpro.io.search.scan_unread)
 SCAN_PERSIST_AT = 2000
 _SCAN_CODE = ("core/scanindex.py", "core/search.py", "io/cache.py")
 
@@ -414,7 +414,9 @@ def scan_fingerprint(root: str | os.PathLike, bundle: Bundle) -> str | None:
     return hashlib.sha256("".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _read_scan(path: Path, fp: str) -> dict[str, Any] | None:
+def _read_scan(path: Path, fp: str | None) -> dict[str, Any] | None:
+    """The stored state when it is whole and its fingerprint is ``fp`` (None: any; the caller checks
+    its ``listing`` against the disk instead)."""
     body = read_framed(path, SCAN_MAGIC)
     if body is None:
         return None
@@ -427,7 +429,7 @@ def _read_scan(path: Path, fp: str) -> dict[str, Any] | None:
     finally:
         if was:
             gc.enable()
-    if not isinstance(state, dict) or state.get("fp") != fp or not isinstance(state.get("paths"), list) \
+    if not isinstance(state, dict) or (fp is not None and state.get("fp") != fp) or not isinstance(state.get("paths"), list) \
             or not isinstance(state.get("post"), dict) or not isinstance(state.get("vocab"), list):
         return None
     return state
@@ -459,7 +461,10 @@ def attach_scan(root: str | os.PathLike, bundle: Bundle, *, persist_at: int = SC
     state["post"] = {f: {w: row if row.__class__ is int else array("I", row).tobytes() for w, row in table.items()}
                      for f, table in state["post"].items()}
     try:
-        payload = marshal.dumps({"fp": fp, "paths": [d.path for d in index.docs], **state})
+        from okfpro.io.fts import _vouched
+
+        listing = _vouched(bundle, bundle.__dict__.get("_okfpro_stat"))
+        payload = marshal.dumps({"fp": fp, "paths": [d.path for d in index.docs], "listing": listing, **state})
     except ValueError:
         return index
     write_framed(path, SCAN_MAGIC, payload)

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import os
 import sys
+from hashlib import blake2b
 from operator import methodcaller
 
-from okfpro.core import bm25
+from okfpro.core import bm25, bundlepostings
 from okfpro.core import search as _search
-from hashlib import blake2b
 from okfpro.io import ftsquery
 
 TYPE_CHECKING = False
@@ -269,7 +269,8 @@ def rank_indexed(
                 con = _connect(path)
                 _ensure(con, root_real)
                 stamps = bundle.__dict__.get("_okfpro_stat")
-                rowmap = _sync(con, views, paths, stamps, lambda i: _answer(views[i]), _vouched(bundle, stamps))
+                with _collector_paused():
+                    rowmap = _sync(con, views, paths, stamps, lambda i: _answer(views[i]), _vouched(bundle, stamps))
                 bundle.__dict__["_okfpro_fts"] = (path, views, rowmap)
                 break
             except Exception:
@@ -283,7 +284,8 @@ def rank_indexed(
     if con is None:
         con = _connect(None)
         _ensure(con, root_real)
-        rowmap = _sync(con, views, paths)
+        with _collector_paused():
+            rowmap = _sync(con, views, paths)
     use_filter = where is not None and where.active()
     top = limit if limit is not None and not use_filter else None  # rows wanted, when no filter follows
     import sqlite3
@@ -291,7 +293,8 @@ def rank_indexed(
     try:
         order = _id_order(bundle, views, rowmap)
         con.execute("BEGIN")  # one snapshot: a writer's sync is seen whole or not at all
-        found = ftsquery.ranked(con, tokens, searched, top, order)
+        stats: list[Any] = []
+        found = ftsquery.ranked(con, tokens, searched, top, order, stats)
         con.execute("COMMIT")
     except (sqlite3.Error, ValueError):  # a torn posting row (edited by hand, a bad disk): rebuilt next time
         if not persist:
@@ -310,11 +313,37 @@ def rank_indexed(
         view = views[i]
         if use_filter and not where(view):  # type: ignore[misc]  # use_filter is True only when where is set
             continue
-        names, hits = _matched(view, tokens, searched)
+        columns = dict(zip(_COLS, _columns(view)))
+        if persist and not vouches(columns, tokens, stats, score, searched):  # the stored index is not this bundle's
+            from okfpro.io import dbfiles
+
+            bundle.__dict__.pop("_okfpro_fts", None)
+            dbfiles.remove(path)
+            return bm25.rank_docs(bundle, query, limit, fields=fields, where=where)
+        names, hits = _matched(view, tokens, searched, columns.__getitem__)
         rows.append(_search.row_for(view, names, score, _snippet(view, names, hits)))
         if limit is not None and len(rows) >= limit:
             break
     return rows
+
+
+class _collector_paused:
+    """The cyclic garbage collector paused while a sync runs: a first build allocates millions of
+    acyclic objects (terms, postings lists), and each full collection walks all of them — at 50,000
+    concepts 8 full passes cost 8 of 31 s of CPU, the part of the build that grew faster than the
+    bundle (``.okf/design/fast-reads.md``).  ``io/cache.load_bundle`` pauses it the same way."""
+
+    def __enter__(self) -> None:
+        import gc
+
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        import gc
+
+        if self.was:
+            gc.enable()
 
 
 def _id_order(bundle: Bundle, views: list[Any], rowmap: dict[int, int]) -> dict[int, int]:
@@ -419,11 +448,13 @@ def _tie_order(rows: dict[str, tuple[str, int]]) -> str:
 
 def _vouched(bundle: Bundle, stamps: dict[str, Any] | None) -> str | None:
     """:func:`_listing` of this reading when the parse cache vouched for every file it read (none
-    written in the last two seconds, no symlink), else None: the index then never answers alone."""
+    written in the last two seconds, no symlink), else None: the index then never answers alone.
+    After it, a space and the number of files the reading could not use (``okfpro search`` says so)."""
     if not stamps or stamps.keys() != bundle.all_paths:
         return None
     rels = sorted(stamps)
-    return _listing(rels, [n for rel in rels for n in stamps[rel][:3]], [stamps[rel][3] for rel in rels])
+    digest = _listing(rels, [n for rel in rels for n in stamps[rel][:3]], [stamps[rel][3] for rel in rels])
+    return None if digest is None else f"{digest} {len(bundle.unparseable)}"
 
 
 # The walk remembered (_walked): a directory's entries change only with its mtime and ctime, so while
@@ -524,12 +555,14 @@ def _answer(view: Any) -> str:
     return json.dumps([fields, meta, concept_day(view.obj), view.obj.trust])
 
 
-def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[str, Any]] | None:
-    """The ranked rows of ``query`` over the bundle at ``root`` with each concept's ``date`` and
-    ``trust`` — what :func:`rank_bundle` answers over a fresh reading, dated as prompt recall dates
-    them — from the persistent index alone; None when it cannot vouch for them (no index, another
-    schema, code or root, a file added, removed, edited or a symlink since it was synced, a row
-    missing), and the caller reads the bundle.  Opens the index read-only; never raises for a bad one."""
+def _fresh_ranked(root: str | os.PathLike, tokens: Sequence[str], limit: int | None, fetch: Any,
+                  stats: list[Any] | None = None) -> tuple[list[tuple[int, float]], dict[int, int], Any] | None:
+    """The first ``limit`` (rowid, score) of ``tokens`` from the persistent index alone, the
+    shared-id map of :func:`_tie_order` and ``fetch(con, scored, firsts, meta)`` — all read in one
+    snapshot — or None when the index cannot vouch for the bundle on disk now (no index, another
+    schema, code or root, no listing, a file added, removed, edited or a symlink since it was
+    synced: one ``lstat`` a file, :func:`_on_disk`).  Opens the index read-only; never raises for
+    a bad one.  ``stats``: as :func:`okfpro.io.ftsquery.ranked` fills it."""
     import json
     import sqlite3
 
@@ -537,9 +570,10 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
 
     if os.environ.get("OKFPRO_RANKED") == "pure" or not cache_enabled():
         return None  # (no FTS5: the MATCH below fails and the answer is None, without asking available())
-    tokens = bm25.bundle_query(query)
     root_real = os.path.realpath(os.fspath(root))
     path = db_path(root)
+    if not os.path.exists(path):
+        return None  # read-only opening of a missing file: no index yet
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10, isolation_level=None)
     except sqlite3.Error:
@@ -550,14 +584,31 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
         if meta.get("schema") != _schema() or meta.get("root") != root_real or not meta.get("listing"):
             return None
         digest, _, ties = meta["listing"].partition("\n")
-        if _on_disk(root_real, path + "-walk") != digest:
+        if _on_disk(root_real, path + "-walk") != digest.partition(" ")[0]:
             return None
         ordered, shared = json.loads(ties)  # written by _tie_order in the sync that wrote the digest
         rank = dict(zip(ordered, range(len(ordered))))  # rowid -> place in the engine's tie order (id, then path)
         firsts = dict(shared)
-        if not tokens or not rank:
-            return []
-        scored = ftsquery.ranked(con, tokens, _COLS, limit, rank)
+        scored = ftsquery.ranked(con, tokens, _COLS, limit, rank, stats) if tokens and rank else []
+        fetched = fetch(con, scored, firsts, meta)
+        con.execute("COMMIT")
+    except (sqlite3.Error, ValueError, TypeError):  # TypeError: a tie order that is not one (edited by hand)
+        return None
+    finally:
+        con.close()
+    return scored, firsts, fetched
+
+
+def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[str, Any]] | None:
+    """The ranked rows of ``query`` over the bundle at ``root`` with each concept's ``date`` and
+    ``trust`` — what :func:`rank_bundle` answers over a fresh reading, dated as prompt recall dates
+    them — from the persistent index alone (:func:`_fresh_ranked`); None when it cannot vouch for
+    them (or a row is missing), and the caller reads the bundle."""
+    tokens = bm25.bundle_query(query)
+
+    def fetch(con: Any, scored: list[tuple[int, float]], firsts: dict[int, int], _meta: Any) -> tuple[dict, dict]:
+        if not scored:
+            return {}, {}
         wanted = {rid for rid, _ in scored} | {firsts.get(rid, rid) for rid, _ in scored}
         marks = ",".join("?" * len(wanted))
         # each shown row's answer, and only where the index pairs it with the same file as the listing did
@@ -568,11 +619,15 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
         texts = {row[0]: row[1:] for row in con.execute(
             f"SELECT rowid, {', '.join(_COLS)} FROM docs WHERE rowid IN ({','.join('?' * len(scored))})",
             tuple(rid for rid, _ in scored))}
-        con.execute("COMMIT")
-    except (sqlite3.Error, ValueError, TypeError):  # TypeError: a tie order that is not one (edited by hand)
+        return data, texts
+
+    got = _fresh_ranked(root, tokens, limit, fetch)
+    if got is None:
         return None
-    finally:
-        con.close()
+    scored, firsts, fetched = got
+    if not scored:
+        return []
+    data, texts = fetched
     rows: list[dict[str, Any]] = []
     try:
         unpacked = {rid: _unpack(text) for rid, (_ident, text) in data.items()}
@@ -589,6 +644,62 @@ def answer_fresh(root: str | os.PathLike, query: str, limit: int) -> list[dict[s
     except (KeyError, ValueError, TypeError, AttributeError):  # a row torn or edited by hand
         return None
     return rows
+
+
+def vouches(columns: dict[str, list[str]], tokens: Sequence[str], stats: list[Any], score: float,
+            searched: Sequence[str] = _COLS) -> bool:
+    """Does a concept whose fields' terms are ``columns`` (from its own text: :func:`_columns`)
+    earn ``score``, the index's score for it over the ``searched`` fields, with the index's
+    ``stats`` (:func:`okfpro.io.ftsquery.ranked`)?  Its terms are counted again
+    (:func:`okfpro.core.bundlepostings.token_codes`) and scored the engine's way: an index whose
+    postings say otherwise about a row it shows is not used."""
+    length = sum(map(len, columns.values()))
+    _n, codes = ftsquery.document([columns[name] if name in searched else [] for name in _COLS])
+    rows, total, held = stats
+    return bundlepostings.score_of(bundlepostings.token_codes(codes, length, tokens), held, rows, total) == score
+
+
+def answer_read(root: str | os.PathLike, query: str | Sequence[str], limit: int | None
+                ) -> tuple[list[dict[str, Any]], int] | None:
+    """``okfpro search --engine ranked`` over every field, no filter, without reading the bundle:
+    the rows and the number of unusable files it had, or None (the caller reads the bundle and
+    ranks it: :func:`rank_bundle`).  The index answers only while it vouches for every file on
+    disk (:func:`_fresh_ranked`); each row it ranks is then read from its own file (the row's text is
+    the file's) and scored again from that text (:func:`vouches`).  A row whose file does not
+    earn the index's score means the index is not the bundle's (edited by hand, forged, or a file
+    changed in between): the index is removed and None returned, so the caller rebuilds it."""
+    from okfpro.core.concept import Concept
+    from okfpro.io import reader
+
+    tokens = bm25.bundle_query(query)
+    stats: list[Any] = []
+
+    def fetch(con: Any, scored: list[tuple[int, float]], _firsts: Any, meta: dict[str, str]) -> tuple[dict, int]:
+        marks = ",".join("?" * len(scored))
+        paths = dict(con.execute(f"SELECT rid, path FROM files WHERE rid IN ({marks})", tuple(r for r, _ in scored)))
+        return paths, int(meta["listing"].partition("\n")[0].partition(" ")[2])  # ValueError: none recorded
+
+    got = _fresh_ranked(root, tokens, limit, fetch, stats)
+    if got is None:
+        return None
+    path = db_path(root)
+    scored, _firsts, (paths, skipped) = got
+    root_real = os.path.realpath(os.fspath(root))
+    rows: list[dict[str, Any]] = []
+    for rid, score in scored:
+        concept = reader.load_entry(root_real, paths[rid]) if rid in paths else None
+        if not isinstance(concept, Concept) or concept.path != paths[rid]:
+            concept = None  # a row the index holds for a file that is no concept: the index is not this bundle's
+        view = _search._View(concept) if concept is not None else None
+        columns = dict(zip(_COLS, _columns(view))) if view is not None else {}
+        if view is None or not vouches(columns, tokens, stats, score):
+            from okfpro.io import dbfiles
+
+            dbfiles.remove(path)
+            return None
+        names, hits = _matched(view, tokens, _COLS, columns.__getitem__)
+        rows.append(_search.row_for(view, names, score, _snippet(view, names, hits)))
+    return rows, skipped
 
 
 def _unpack(data: str) -> list[Any]:

@@ -142,16 +142,20 @@ def rebuild(con: Any) -> None:
     update(con, {}, added, fresh=True)
 
 
-def ranked(con: Any, tokens: Sequence[str], searched: Sequence[str], limit: int | None, rank: dict[int, int]
-           ) -> list[tuple[int, float]]:
+def ranked(con: Any, tokens: Sequence[str], searched: Sequence[str], limit: int | None, rank: dict[int, int],
+           stats: list[Any] | None = None) -> list[tuple[int, float]]:
     """The first ``limit`` (rid, score) of the query ``tokens`` over the ``searched`` fields of the
     index behind ``con`` (in a read transaction: one snapshot), among the rows ``rank`` orders (rid
-    -> place in the engine's tie order), in the engine's order."""
+    -> place in the engine's tie order), in the engine's order.  ``stats`` (a list, given): gets
+    what the scores were computed from besides each row's own codes — the rows indexed, their
+    lengths summed, and each token's number of rows holding it (:func:`okfpro.io.fts.vouch`)."""
     rows, total = con.execute("SELECT count(*), coalesce(sum(len), 0) FROM files").fetchone()
     if tuple(searched) == _COLS:
-        phrases: Iterable[tuple[int, Iterable[tuple[int, int]]]] = map(lambda tok: _phrase(con, tok), tokens)
+        phrases: list[tuple[int, Iterable[tuple[int, int]]]] = [_phrase(con, tok) for tok in tokens]
     else:
         phrases = _in_fields(con, tokens, searched)
+    if stats is not None:
+        stats[:] = [rows, total, [held for held, _postings in phrases]]
     return bundlepostings.first(bundlepostings.scores(phrases, rows, total), limit, rank)
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from okfpro.io.across import Source
     from okfpro.io.registry import Entry
 
-__all__ = ["ROW", "Query", "SearchError", "many", "names_a_bundle", "one", "sources"]
+__all__ = ["ROW", "Query", "SearchError", "many", "names_a_bundle", "one", "sources", "unread"]
 
 
 class Query(Frozen):
@@ -72,6 +72,89 @@ def one(root: Path, bundle: Bundle, q: Query) -> list[dict[str, Any]]:
         attach_scan(root, bundle)
     return _search.scan(bundle, q.terms, regexp=q.regexp, fields=q.fields, where=q.where(), limit=q.limit,
                         budget=q.budget)
+
+
+def unread(root: Path, q: Query) -> tuple[list[dict[str, Any]], int] | None:
+    """The rows of ``q`` and how many files of the bundle could not be used, answered by a stored
+    index without reading the bundle: ranked over every field with no filter through the ranked
+    index (:func:`okfpro.io.fts.answer_read`), a scan of ASCII literals through the scan word
+    index (:func:`scan_unread`); None for any other query, or when the index cannot vouch for
+    the bundle on disk (then :func:`one` over the bundle read)."""
+    if q.engine == "ranked":
+        if q.fuzzy or q.fields is not None or q.where().active():
+            return None
+        from okfpro.io.fts import answer_read
+
+        return answer_read(root, q.terms, q.limit)
+    return scan_unread(root, q)
+
+
+MOST_READ = 2000  # a scan hitting more concepts reads the bundle through the parse cache instead
+
+
+def _nothing(_doc: Any) -> dict[str, Any]:
+    """No field values: a search of words alone never reads them (only the rows' snippets would)."""
+    return {}
+
+
+def scan_unread(root: Path, q: Query) -> tuple[list[dict[str, Any]], int] | None:
+    """A literal scan for ASCII words answered by the stored scan word index
+    (:func:`okfpro.io.cache.attach_scan`) while the listing it recorded is the bundle's on disk
+    (one ``lstat`` a file: :func:`okfpro.io.fts._on_disk`), reading only the concepts it finds
+    (at most :data:`MOST_READ`).  Those are then scanned again one by one by the engine's own
+    per-document scan: rows, scores and snippets are the files', and an index that names a
+    concept the scan does not find there, or finds with another score, is removed (None: the
+    caller reads the bundle, and the index is built again).  A term that is not one word
+    (``cache-tenant``) is confirmed against each candidate's text: the bundle is read instead."""
+    from okfpro.core.scanindex import WORD, ScanIndex
+
+    terms = q.terms
+    if q.regexp or not terms or not all(t.isascii() and WORD.fullmatch(t.lower()) for t in terms):
+        return None
+    from okfpro.io import cache, fts, reader
+    from okfpro.io.bundle import cache_enabled
+
+    if not cache_enabled():
+        return None
+    store = cache.scan_store_path(root)
+    state = cache._read_scan(store, None)
+    listing = state.get("listing") if state is not None else None
+    if state is None or not isinstance(listing, str):
+        return None
+    digest, _, skipped = listing.partition(" ")
+    root_real = os.path.realpath(os.fspath(root))
+    if not skipped.isdigit() or fts._on_disk(root_real, fts.db_path(root) + "-walk") != digest:
+        return None
+    from okfpro.core.concept import Concept
+
+    class Named:  # a document known by its path only: the index's hits name the files to read
+        __slots__ = ("id",)
+
+        def __init__(self, path: str) -> None:
+            self.id = path
+
+    searched = _search.parse_fields(q.fields)
+    try:
+        index = ScanIndex(state["paths"], _search.FIELDS, state["post"], Named, _nothing, vocab=state["vocab"])
+        hits = index.search([t.lower() for t in terms], _search.compile_terms(terms), searched, _search.WEIGHTS)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):  # not an index's state (edited by hand)
+        hits = None
+    if hits is not None and len(hits) > MOST_READ:
+        return None
+    found: list[Concept] = []
+    for neg, path, _named, matched, _values in hits or ():
+        item = reader.load_entry(root_real, path)
+        got = _search.scan([item], terms, fields=q.fields) if isinstance(item, Concept) and item.path == path else []
+        if not isinstance(item, Concept) or [(r["score"], r["matched"]) for r in got] != [(_search._score(-neg), matched)]:
+            hits = None  # the index holds a hit the file does not: it is not this bundle's
+            break
+        found.append(item)
+    if hits is None:
+        from okfpro.io import dbfiles
+
+        dbfiles.remove(store)
+        return None
+    return _search.scan(found, terms, fields=q.fields, where=q.where(), limit=q.limit), int(skipped)
 
 
 def sources(refs: list[str], note: Callable[[str], Any], load: Callable[[Path], Bundle], *,
