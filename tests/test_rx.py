@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okfpro.core import redact, rx
+from okfpro.core import redact, rx, secretshapes
 from okfpro.io import rxcache
 from tests.helpers import memory_workspace, scoped_env
 
@@ -50,7 +50,7 @@ def test_a_recipe_rebuilds_the_stdlibs_pattern(pattern, flags):
 
 
 def test_every_redaction_rule_rebuilds_from_its_recipe():
-    for rule in redact.TIER_A:
+    for rule in secretshapes.TIER_A:
         args = rx.recipe(rule.regex, 0)
         assert args is not None, rule.id
         assert _sre.compile(rule.regex, *args) == re.compile(rule.regex), rule.id
@@ -165,7 +165,7 @@ def test_a_forged_recipe_file_changes_no_redaction(tmp_path):
     the redaction rules' included — matches nothing, under every path's name: ``remember`` still
     redacts the secret, because a writer builds no pattern from the file."""
     ws, cache = memory_workspace(tmp_path), tmp_path / "cache"
-    for rule in redact.TIER_A:
+    for rule in secretshapes.TIER_A:
         assert rule.pattern is not None  # compiled here: its key is in rx.used()
     redact.redact(f"the deploy token is {SECRET}\npassword = hunter2-Xy9\n")
     forged = never_matching(rx.used())
