@@ -494,11 +494,11 @@ def _bundles(host: Host, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _write(host: Host, verb: str, do: Callable[[], Any]) -> Any:
-    from okfpro.io import workstate as ws
+    from okfpro.io import workwriters as ww
 
     try:
         return do()
-    except ws.Refused as exc:
+    except ww.Refused as exc:
         path = getattr(exc, "path", None)
         raise ToolFailure(f"{verb} refused, and {path + ' is untouched' if path else 'nothing was touched'}: {exc}") from None
     finally:
@@ -506,17 +506,17 @@ def _write(host: Host, verb: str, do: Callable[[], Any]) -> Any:
 
 
 def _capture(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.io import workstate as ws
+    from okfpro.io import workwriters as ww
 
-    line = _write(host, "capture", lambda: ws.do_capture(host.root, _today(), args["text"]))
+    line = _write(host, "capture", lambda: ww.do_capture(host.root, _today(), args["text"]))
     return {"written": True, "section": "Inbox", "line": line}
 
 
 def _move(verb: str) -> Callable[[Host, dict[str, Any]], dict[str, Any]]:
     def run(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-        from okfpro.io import workstate as ws
+        from okfpro.io import workwriters as ww
 
-        edit, b = _write(host, verb, lambda: ws.do_move(host.root, verb, args["selector"]))
+        edit, b = _write(host, verb, lambda: ww.do_move(host.root, verb, args["selector"]))
         header = b.lines[b.header_index] if b.header_index is not None else None
         return {"written": True, "moved_to": "In flight" if verb == "promote" else "Backlog",
                 "line": edit.note.rstrip(), "header": header}
@@ -525,17 +525,17 @@ def _move(verb: str) -> Callable[[Host, dict[str, Any]], dict[str, Any]]:
 
 
 def _journal_open(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.io import workstate as ws
+    from okfpro.io import workwriters as ww
 
-    res = _write(host, "journal open", lambda: ws.do_journal_open(host.root, _today()))
+    res = _write(host, "journal open", lambda: ww.do_journal_open(host.root, _today()))
     return {"written": res.created_entry or res.linked, "entry": f"journal/{res.day}.md",
             "created_entry": res.created_entry, "linked": res.linked}
 
 
 def _close(host: Host, args: dict[str, Any]) -> dict[str, Any]:
-    from okfpro.io import workstate as ws
+    from okfpro.io import workwriters as ww
 
-    res = _write(host, "close", lambda: ws.do_close(host.root, _today(), args["slug"]))
+    res = _write(host, "close", lambda: ww.do_close(host.root, _today(), args["slug"]))
     return {"written": True, "project": f"projects/{res.slug}", "marked": res.marked, "board_lines_removed": res.removed,
             "header": res.header, "log_line": res.log_line, "owes_snapshot": res.owes_snapshot}
 
