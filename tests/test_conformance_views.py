@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.cli.views import reference_files
+from okfpro.io.reader import reference_files
 from okfpro.core import views as _views
 from okfpro.io.reader import read_bundle
 from tests.helpers import invoke, shared_dir

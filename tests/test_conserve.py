@@ -13,7 +13,7 @@ import pytest
 
 from okfpro.core import board_edit as _board_edit
 from okfpro.core import conserve as _conserve
-from okfpro.io import workstate as ws
+from okfpro.io import workwriters as ww
 from tests.helpers import REPO
 
 TODAY = dt.date(2026, 11, 30)
@@ -102,8 +102,8 @@ def test_faulty_transform_is_refused_and_file_untouched(tmp_path, monkeypatch, f
         return edit
 
     monkeypatch.setattr(_board_edit, "capture", faulty)
-    with pytest.raises(ws.Refused) as info:
-        ws.do_capture(root, TODAY, "a new line")
+    with pytest.raises(ww.Refused) as info:
+        ww.do_capture(root, TODAY, "a new line")
     assert info.value.path == "board.md"
     assert (root / "board.md").read_bytes() == before
     assert sorted(p.name for p in root.iterdir()) == ["board.md", "index.md", "log.md"]  # no temp litter

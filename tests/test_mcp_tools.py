@@ -36,7 +36,7 @@ def _generated(tmp_path: Path, n: int) -> Path:
 
 
 def test_every_default_answer_is_sized_and_matches_its_output_schema(tmp_path: Path) -> None:
-    from okfpro.mcp.tools import DEFAULT_ANSWER_CHARS
+    from okfpro.mcp.toolkit import DEFAULT_ANSWER_CHARS
 
     okf = _generated(tmp_path, 1000)
     sizes: dict[str, int] = {}
@@ -140,7 +140,7 @@ def test_the_mcp_package_does_not_import_the_cli() -> None:
     """The layer below (core/, io/) serves both; okfpro.mcp never reaches up into okfpro.cli (#36.4)."""
     import subprocess
 
-    code = ("import sys, okfpro.mcp.tools, okfpro.mcp.server, okfpro.mcp.app, okfpro.mcp.tokens; "
+    code = ("import sys, okfpro.mcp.toolkit, okfpro.mcp.tools, okfpro.mcp.server, okfpro.mcp.app, okfpro.mcp.tokens; "
             "from okfpro.mcp import tools; [t for t in tools.TOOLS]; "
             "bad = sorted(m for m in sys.modules if m == 'okfpro.cli' or m.startswith('okfpro.cli.')); "
             "print(bad); sys.exit(1 if bad else 0)")
@@ -148,3 +148,19 @@ def test_the_mcp_package_does_not_import_the_cli() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for path in (REPO / "okfpro" / "mcp").glob("*.py"):
         assert "okfpro.cli" not in path.read_text(encoding="utf-8"), path
+
+
+def test_paging_by_next_offset_walks_every_row_once() -> None:
+    """Following next_offset from offset 0 shows each row exactly once, and the last page says so."""
+    from okfpro.mcp.toolkit import page
+
+    rows, seen, args = list(range(23)), [], {"offset": 0, "limit": 5}
+    while True:
+        shown, marks = page(rows, args)
+        seen += shown
+        assert marks["total"] == 23 and marks["offset"] == args["offset"]
+        if not marks["truncated"]:
+            assert "next_offset" not in marks
+            break
+        args = {"offset": marks["next_offset"], "limit": 5}
+    assert seen == rows

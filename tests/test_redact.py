@@ -16,6 +16,7 @@ import uuid
 import pytest
 
 from okfpro.core import redact as _redact
+from okfpro.core import secretshapes as _shapes
 from okfpro.core import sanitise as _sanitise
 
 RNG = random.Random(20261130)
@@ -96,7 +97,7 @@ CORPUS = corpus()
 def test_corpus_covers_at_least_20_provider_formats():
     providers = {rule for rule, _, _ in CORPUS if not rule.startswith("generic-")}
     assert len(providers) >= 20, providers
-    assert providers <= set(_redact.RULE_IDS)
+    assert providers <= set(_shapes.RULE_IDS)
 
 
 @pytest.mark.parametrize("rule,secret,template", CORPUS, ids=[f"{i}-{r[0]}" for i, r in enumerate(CORPUS)])
@@ -289,9 +290,9 @@ def test_ordinary_text_is_not_refused():
 
 
 def test_entropy():
-    assert _redact.shannon_entropy("") == 0.0
-    assert _redact.shannon_entropy("aaaa") == 0.0
-    assert abs(_redact.shannon_entropy("abcd") - 2.0) < 1e-9
+    assert _shapes.shannon_entropy("") == 0.0
+    assert _shapes.shannon_entropy("aaaa") == 0.0
+    assert abs(_shapes.shannon_entropy("abcd") - 2.0) < 1e-9
 
 
 # ---------------------------------------------------------------------------------------
@@ -347,15 +348,15 @@ def test_secrets_cli_outside_a_repository_is_a_usage_error(tmp_path):
 def test_two_step_keyword_scan_agrees_with_the_one_step_regex():
     import re as _re
 
-    one = _re.compile(_redact._KEYWORD_ASSIGN_RE)
+    one = _re.compile(_shapes._KEYWORD_ASSIGN_RE)
 
     def cls(kw):
-        return "password" if _re.fullmatch(_redact.PASSWORD_WORDS, kw.lower()) else "secret"
+        return "password" if _re.fullmatch(_shapes.PASSWORD_WORDS, kw.lower()) else "secret"
 
     texts = prose_lines() + [t.format(s=s) for _, s, t in CORPUS] + [
         "Api-Key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "cache_key = 1234", "PASSWORD is Tr0ub4dor&3"]  # okfpro:allow-secret
     for text in texts:
-        fast = {(cls(kw), v, i) for kw, v, i in _redact._keyword_assignments(text, text.lower())}
+        fast = {(cls(kw), v, i) for kw, v, i in _shapes.keyword_assignments(text, text.lower())}
         slow = {(cls(m.group("kw")), m.group("value"), m.start("value")) for m in one.finditer(text)}
         assert fast == slow, text
 
@@ -685,28 +686,28 @@ def test_the_seven_shapes_never_reach_disk_or_git_through_memory_remember(tmp_pa
 
 
 # ---------------------------------------------------------------------------------------
-# The rule pre-filter for every rule at once (_candidates) lets through exactly the rules whose own
+# The rule pre-filter for every rule at once (candidates) lets through exactly the rules whose own
 # may_match is true: the hint table is only a faster spelling of it.
 
-_HINT_BITS = sorted({h for hints in _redact._HINTS.values() for h in hints} | {"Aws", "AWS", "Bearer", "AccountKey"})
+_HINT_BITS = sorted({h for hints in _shapes._HINTS.values() for h in hints} | {"Aws", "AWS", "Bearer", "AccountKey"})
 
 
 def _one_by_one(text: str) -> list[int]:
     lowered = text.lower()
-    return [i for i, rule in enumerate(_redact.TIER_A) if rule.may_match(text, lowered)]
+    return [i for i, rule in enumerate(_shapes.TIER_A) if rule.may_match(text, lowered)]
 
 
 def test_candidates_are_the_rules_may_match_lets_through_on_the_corpus():
     texts = PROSE + [t.format(s=s) for _, s, t in CORPUS] + ["", "plain words only", *_HINT_BITS]
     for text in texts:
-        assert _redact._candidates(text, text.lower()) == _one_by_one(text), text
+        assert _shapes.candidates(text, text.lower()) == _one_by_one(text), text
 
 
 @settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(_HINT_BITS), st.text(max_size=6)), max_size=8))
 def test_candidates_are_the_rules_may_match_lets_through(parts):
     text = "".join(parts)
-    assert _redact._candidates(text, text.lower()) == _one_by_one(text)
+    assert _shapes.candidates(text, text.lower()) == _one_by_one(text)
 
 
 def _raw_hits_rule_by_rule(text: str) -> list[tuple]:
@@ -714,15 +715,15 @@ def _raw_hits_rule_by_rule(text: str) -> list[tuple]:
     is its rule's place (overlaps are resolved by it)."""
     lowered = text.lower()
     out = []
-    for order, rule in enumerate(_redact.TIER_A):
+    for order, rule in enumerate(_shapes.TIER_A):
         if not rule.may_match(text, lowered):
             continue
         for m in rule.pattern.finditer(text):
             start, end = m.span(rule.group)
             secret = m.group(rule.group)
-            if start < 0 or end <= start or secret.startswith(_redact.PLACEHOLDER_PREFIX):
+            if start < 0 or end <= start or secret.startswith(_shapes.PLACEHOLDER_PREFIX):
                 continue
-            if rule.id == "url-credentials" and _redact._url_placeholder(secret):
+            if rule.id == "url-credentials" and _shapes.url_placeholder(secret):
                 continue
             out.append((start, end, rule.id, secret, order, "A"))
     return out
@@ -730,10 +731,19 @@ def _raw_hits_rule_by_rule(text: str) -> list[tuple]:
 
 def _tier_a(text: str) -> list[tuple]:
     return [(h.start, h.end, h.rule, h.secret, h.order, h.tier) for h in _redact._raw_hits(text, text.lower())
-            if h.tier == "A" and h.order < len(_redact.TIER_A)]
+            if h.tier == "A" and h.order < len(_shapes.TIER_A)]
 
 
 def test_raw_hits_find_what_every_rule_asked_in_turn_finds():
     doc = "\n".join(t.format(s=s) for _, s, t in CORPUS)
     for text in [doc, *PROSE, *(t.format(s=s) for _, s, t in CORPUS)]:
         assert _tier_a(text) == _raw_hits_rule_by_rule(text), text[:80]
+
+
+def test_a_bare_aws_secret_beside_a_key_id_is_redacted_without_the_word_aws():
+    """The key id found by tier A anchors the bare secret: an orderly 40-character run (too few
+    class switches to pass as random on its own) is taken next to ``AKIA...``, and kept without it."""
+    key_id, secret = "AKIAIOSFODNN7EXAMPLQ", "ABCDEFGHIJKLMNOPQRSTabcdefghijklmnop1234"  # okfpro:allow-secret
+    out = _redact.redact(f"id {key_id}\nvalue {secret}\n")
+    assert secret not in out.text and ("aws-secret-access-key", 1) in out.findings, out
+    assert secret in _redact.redact(f"value {secret}\n").text

@@ -10,7 +10,7 @@ import click
 import pytest
 
 from okfpro.cli.common import projection
-from okfpro.cli.views import reference_files
+from okfpro.io.reader import reference_files
 from okfpro.core import views as _views
 from okfpro.io import reader
 from okfpro.io.reader import read_bundle

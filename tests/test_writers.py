@@ -406,10 +406,10 @@ def test_concurrent_captures_lose_nothing(tmp_path):
 _WORKER = r"""
 import datetime, sys
 from pathlib import Path
-from okfpro.io import workstate
+from okfpro.io import workwriters
 root, name, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 for i in range(count):
-    workstate.do_capture(root, datetime.date(2026, 11, 30), f"ack {name}-{i}")
+    workwriters.do_capture(root, datetime.date(2026, 11, 30), f"ack {name}-{i}")
     print(f"{name}-{i}", flush=True)   # the acknowledgement: printed only after the write returned
 """
 

@@ -233,11 +233,19 @@ def note_skipped(bundle: Bundle | int) -> None:
 
 
 class Opened:
-    """A bundle a view reads: where it is, how the envelope names it, and the parsed bundle."""
+    """A bundle a view reads: where it is, how the envelope names it, the parsed bundle, and
+    (:meth:`reference_files`) what it keeps on disk under ``references/``."""
 
     def __init__(self, at: Located, bundle: Bundle) -> None:
         self.root, self.name, self.slug, self.bundle = at.root, at.name, at.slug, bundle
         self.head = at.head
+
+    def reference_files(self) -> list[str]:
+        """Bundle-relative paths of the files under ``references/`` (the references view's disk half,
+        listed by :func:`okfpro.io.reader.reference_files`, which the MCP server calls too)."""
+        from okfpro.io.reader import reference_files
+
+        return reference_files(self.root)
 
 
 def locate(dir_arg: str | None, bundle_opt: str | None) -> Located:

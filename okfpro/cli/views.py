@@ -24,7 +24,6 @@ import click
 from okfpro.cli.common import Opened, emit, fail, json_options, load, locate, note_skipped, open_bundle, projection
 from okfpro.core import views as _views
 from okfpro.core.concept import Bundle
-from okfpro.io.reader import reference_files
 
 # --------------------------------------------------------------------------- shared plumbing
 
@@ -444,7 +443,7 @@ def loose_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> int:
 def references_cmd(dir_arg, bundle_opt, fields, exclude, as_json, pretty) -> int:
     """Files under references/ and who cites them; pointers into references/ that resolve to nothing."""
     data = list_view(dir_arg, bundle_opt, fields, exclude, "references", _views.REFERENCE_ROW,
-                     lambda o: _views.references(o.bundle, reference_files(o.root))).data
+                     lambda o: _views.references(o.bundle, o.reference_files())).data
     dangling = data["dangling"]
 
     def text() -> None:

@@ -221,24 +221,24 @@ def _refused(exc: Exception) -> NoReturn:
 
 def _write(do: Callable[[Path], T]) -> tuple[Path, T]:
     """Run a writer's disk half on the bundle the writers act on; a refusal ends the command (exit 2)."""
-    from okfpro.io import workstate as ws
+    from okfpro.io import workwriters as ww
 
     root = bundle_for(None, env=True).root
     try:
         return root, do(root)
-    except ws.Refused as exc:
+    except ww.Refused as exc:
         _refused(exc)
 
 
 @click.command("capture", cls=RawWriter, usage_args="TEXT")
 def capture_cmd() -> int:
     """capture TEXT — add '- <today> — TEXT' to the board's Inbox."""
-    from okfpro.io import workstate as ws
+    from okfpro.io import workwriters as ww
 
     text = _text_arg("text to capture")
-    root, line = _write(lambda root: ws.do_capture(root, today(), text))
+    root, line = _write(lambda root: ww.do_capture(root, today(), text))
     click.echo(f"okfpro capture — one line added to Inbox:\n  {line}")
-    missing = ws.missing_targets(root, line)
+    missing = ww.missing_targets(root, line)
     if missing:
         click.echo(
             f"Note: this line links {', '.join(missing)}, which is not in the bundle (yet); audit and the Stop gate "
@@ -248,10 +248,10 @@ def capture_cmd() -> int:
 
 
 def _move(verb: str) -> int:
-    from okfpro.io import workstate as ws
+    from okfpro.io import workwriters as ww
 
     sel = _text_arg("selector (a project slug, a /link/target, or a piece of the line's text)")
-    _, (edit, b) = _write(lambda root: ws.do_move(root, verb, sel))
+    _, (edit, b) = _write(lambda root: ww.do_move(root, verb, sel))
     dest = "In flight" if verb == "promote" else "Backlog"
     header = b.lines[b.header_index] if b.header_index is not None else "(no header)"
     click.echo(f"okfpro {verb} — moved to {dest}:\n  {edit.note.rstrip()}\n  header now: {header}")
@@ -275,12 +275,12 @@ def demote_cmd() -> int:
 @click.command("journal", cls=RawWriter, usage_args="open")
 def journal_cmd() -> int:
     """journal open — create today's journal entry and link it from journal/index.md."""
-    from okfpro.io import workstate as ws
+    from okfpro.io import workwriters as ww
 
     args = _writer_args()
     if args != ["open"]:
         fail("usage: okfpro journal open")
-    _, res = _write(lambda root: ws.do_journal_open(root, today()))
+    _, res = _write(lambda root: ww.do_journal_open(root, today()))
     parts = []
     parts.append(f"created journal/{res.day}.md" if res.created_entry else f"journal/{res.day}.md already exists")
     parts.append("linked it from journal/index.md" if res.linked else "journal/index.md already links it")
@@ -291,12 +291,12 @@ def journal_cmd() -> int:
 @click.command("close", cls=RawWriter, usage_args="SLUG")
 def close_cmd() -> int:
     """close SLUG — mark projects/SLUG closed, remove its board lines, log it."""
-    from okfpro.io import workstate as ws
+    from okfpro.io import workwriters as ww
 
     args = _writer_args()
     if len(args) != 1:
         fail("usage: okfpro close SLUG (one project name)")
-    _, res = _write(lambda root: ws.do_close(root, today(), args[0]))
+    _, res = _write(lambda root: ww.do_close(root, today(), args[0]))
     out = [f"okfpro close — projects/{res.slug}:"]
     out.append("  marked closed in its index.md heading" if res.marked else "  already marked closed")
     out.append(f"  {res.removed} board line(s) removed" + (f"; header now: {res.header}" if res.header else ""))
@@ -320,11 +320,11 @@ def log_snapshot_cmd() -> int:
     Run again after more changes: it appends the recomputed line; when the day already ends with
     a line that agrees, it writes nothing.
     """
-    from okfpro.io import workstate as ws
+    from okfpro.io import workwriters as ww
 
     if _writer_args():
         fail("takes no arguments: usage: okfpro log-snapshot")
-    root, res = _write(lambda root: ws.do_log_snapshot(root, today()))
+    root, res = _write(lambda root: ww.do_log_snapshot(root, today()))
     if res.written:
         click.echo(f"okfpro log-snapshot — appended under ## {res.day} in {root / 'log.md'}:\n  {res.line}")
     else:

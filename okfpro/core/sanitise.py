@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 from okfpro.core.record import Value
-from okfpro.core.redact import PASSWORD_WORDS, SECRET_WORDS, redact, strip_recall
+from okfpro.core.redact import redact, strip_recall
+from okfpro.core.secretshapes import PASSWORD_WORDS, SECRET_WORDS
 
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # Patterns needed only after a cheaper one matched are compiled then (re caches them): a capture

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from okfpro.mcp import tools as _tools
+from okfpro.mcp import toolkit as _toolkit
 
 
 class ServeError(Exception):
@@ -53,13 +53,13 @@ def host_scope(workspace: Path):
     return source
 
 
-def make_host(root: Path, *, watch: bool = True) -> _tools.Host:
+def make_host(root: Path, *, watch: bool = True) -> _toolkit.Host:
     from okfpro.mcp.watch import Warm
 
     workspace = workspace_of(root)
     cfg = _config(workspace)
     allow_purge = cfg.get("mcp", "allow_purge", False) is True
-    return _tools.Host(root=root, workspace=workspace, name=bundle_name(workspace), warm=Warm(root, watch=watch),
+    return _toolkit.Host(root=root, workspace=workspace, name=bundle_name(workspace), warm=Warm(root, watch=watch),
                   scope_source=host_scope(workspace), allow_purge=allow_purge)
 
 

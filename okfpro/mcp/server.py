@@ -36,6 +36,7 @@ from okfpro import __version__
 from okfpro.core.jsonable import jsonable  # the CLI's JSON default: dates as ISO text
 from okfpro.core.frames import neutralise, neutralise_json
 from okfpro.core.record import replace
+from okfpro.mcp import toolkit as _toolkit
 from okfpro.mcp import tools as _tools
 
 MAX_ARGUMENT_BYTES = 256 * 1024
@@ -53,7 +54,7 @@ INSTRUCTIONS = (
 class Session:
     """What one server process serves: the bundle (kept warm) and how a call's scope is found."""
 
-    def __init__(self, host: _tools.Host, scope_for_request: Callable[[Any], Callable[[], tuple[Any, str | None]]] | None = None):
+    def __init__(self, host: _toolkit.Host, scope_for_request: Callable[[Any], Callable[[], tuple[Any, str | None]]] | None = None):
         self.host = host
         self.scope_for_request = scope_for_request
         self._serial = threading.Lock()
@@ -62,7 +63,7 @@ class Session:
         self.validators = {t.name: Draft202012Validator(t.schema) for t in _tools.TOOLS}
 
     # ------------------------------------------------------------------ tools
-    def check(self, name: str, arguments: dict[str, Any] | None) -> tuple[_tools.Tool, dict[str, Any]]:
+    def check(self, name: str, arguments: dict[str, Any] | None) -> tuple[_toolkit.Tool, dict[str, Any]]:
         tool = _tools.BY_NAME.get(name)
         if tool is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool: {name[:100]!r} (tools/list names the {len(_tools.TOOLS)} tools)")
@@ -78,13 +79,13 @@ class Session:
             raise MCPError(types.INVALID_PARAMS, f"invalid arguments for {name}: {where}: {message}")
         return tool, args
 
-    def run(self, tool: _tools.Tool, args: dict[str, Any], host: _tools.Host) -> types.CallToolResult:
+    def run(self, tool: _toolkit.Tool, args: dict[str, Any], host: _toolkit.Host) -> types.CallToolResult:
         with self._serial:
             try:
                 data = neutralise_json(tool.run(host, args))  # stored text framed as the hooks frame it
-            except _tools.InvalidArgument as exc:
+            except _toolkit.InvalidArgument as exc:
                 raise MCPError(types.INVALID_PARAMS, f"invalid arguments for {tool.name}: {exc}") from None
-            except _tools.ToolFailure as exc:
+            except _toolkit.ToolFailure as exc:
                 return _error(str(exc))
             except Exception as exc:  # noqa: BLE001 - a bug in one call must not take the server down
                 import traceback
@@ -93,13 +94,13 @@ class Session:
                 return _error(f"{tool.name} could not run: an internal error ({type(exc).__name__}); the server "
                               "is still up — please report it with the arguments you passed")
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=jsonable)
-        if len(text) > _tools.MAX_RESULT_CHARS:
-            return _error(f"the answer is {len(text)} characters, over the {_tools.MAX_RESULT_CHARS} limit of one call; "
+        if len(text) > _toolkit.MAX_RESULT_CHARS:
+            return _error(f"the answer is {len(text)} characters, over the {_toolkit.MAX_RESULT_CHARS} limit of one call; "
                           "narrow it (limit, fields, a filter) and call again")
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     structured_content=json.loads(text))
 
-    def host_for(self, request: Any) -> _tools.Host:
+    def host_for(self, request: Any) -> _toolkit.Host:
         if self.scope_for_request is None:
             return self.host
         return replace(self.host, scope_source=self.scope_for_request(request))
@@ -143,14 +144,14 @@ class Session:
             rel = f"{rest}.md"
             try:
                 text = _tools.state_file(self.host, rel)
-            except _tools.ToolFailure as exc:
+            except _toolkit.ToolFailure as exc:
                 raise MCPError(types.INVALID_PARAMS, str(exc)) from None
             if text is None:
                 raise MCPError(types.INVALID_PARAMS, f"the bundle has no {rel}")
             return neutralise(text)
         try:
-            data = _tools.BY_NAME["read"].run(self.host, {"id": rest, "max_chars": _tools.MAX_READ_CHARS})
-        except _tools.ToolFailure as exc:
+            data = _tools.BY_NAME["read"].run(self.host, {"id": rest, "max_chars": _toolkit.MAX_READ_CHARS})
+        except _toolkit.ToolFailure as exc:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
         text = data["content"]
         if data["truncated"]:
@@ -199,7 +200,7 @@ def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=neutralise(message))], is_error=True)
 
 
-def _annotations(tool: _tools.Tool) -> types.ToolAnnotations:
+def _annotations(tool: _toolkit.Tool) -> types.ToolAnnotations:
     return types.ToolAnnotations(title=tool.title, read_only_hint=not tool.writes,
                                  destructive_hint=tool.name == "memory_forget",
                                  idempotent_hint=tool.name in ("journal_open",) or not tool.writes,
