@@ -1,4 +1,4 @@
-"""The walk the prompt hook's freshness check remembers (okfpro/io/fts.py ``_walked``): a bundle's
+"""The walk the prompt hook's freshness check remembers (okfpro/io/listing.py ``walked``): a bundle's
 directories are listed again only when one of them is not the directory the remembered walk
 listed (its device, inode, mtime or ctime moved), and a directory is remembered only when it is
 older than the timestamps' granularity could hide.  Real files; every kind of change answers the
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from okfpro.io import fts
+from okfpro.io import listing
 from okfpro.io.reader import walk
 
 
@@ -32,11 +32,11 @@ def tree(tmp_path):
 def settled(monkeypatch):
     """Every directory counts as old enough to remember; each test then waits out the timestamps'
     granularity before it changes anything (what the real window of two seconds guarantees)."""
-    monkeypatch.setattr(fts, "WALK_RACY_NS", -1)
+    monkeypatch.setattr(listing, "WALK_RACY_NS", -1)
 
 
 def remembered(root: Path, memo: str) -> list[str]:
-    rels = fts._walked(str(root), memo)
+    rels = listing.walked(str(root), memo)
     assert os.path.exists(memo)
     time.sleep(0.05)  # past a coarse clock tick: a change now gets a later mtime
     return rels
@@ -52,7 +52,7 @@ def test_a_remembered_walk_is_answered_without_listing(tree, tmp_path, settled):
     forged = parts[:3 + 5 * int(parts[1])] + ["planted.md"] * int(parts[2])
     with open(memo, "w", encoding="utf-8") as fh:
         fh.write("\x00".join(forged))
-    assert fts._walked(str(tree), memo) == ["planted.md"] * len(walk(tree))
+    assert listing.walked(str(tree), memo) == ["planted.md"] * len(walk(tree))
 
 
 def _utime_back(path: Path, st: os.stat_result) -> None:
@@ -97,8 +97,8 @@ def test_every_change_is_walked_again(tree, tmp_path, settled, change):
         (deep / "n2.md").mkdir()
         (deep / "n2.md" / "inner.md").write_text("inner\n")
     try:
-        assert fts._walked(str(tree), memo) == walk(tree)
-        assert fts._walked(str(tree), memo) == walk(tree)  # and remembered again
+        assert listing.walked(str(tree), memo) == walk(tree)
+        assert listing.walked(str(tree), memo) == walk(tree)  # and remembered again
     finally:
         deep.chmod(0o755) if deep.exists() else None
 
@@ -109,17 +109,17 @@ def test_a_directory_that_cannot_be_listed_is_not_remembered(tree, tmp_path, set
     memo = str(tmp_path / "memo")
     (tree / "b").chmod(0o000)
     try:
-        assert fts._walked(str(tree), memo) == walk(tree)
+        assert listing.walked(str(tree), memo) == walk(tree)
         assert not os.path.exists(memo)  # else its files would stay missing after it is readable again
     finally:
         (tree / "b").chmod(0o755)
-    assert fts._walked(str(tree), memo) == walk(tree)
+    assert listing.walked(str(tree), memo) == walk(tree)
     assert "b/n0.md" in walk(tree)
 
 
 def test_a_young_directory_is_not_remembered(tree, tmp_path):
     memo = str(tmp_path / "memo")
-    assert fts._walked(str(tree), memo) == walk(tree)  # just written: within the window
+    assert listing.walked(str(tree), memo) == walk(tree)  # just written: within the window
     assert not os.path.exists(memo)
 
 
@@ -129,10 +129,10 @@ def test_a_memo_that_does_not_read_is_walked_over(tree, tmp_path, settled, garba
     memo = str(tmp_path / "memo")
     with open(memo, "w", encoding="utf-8") as fh:
         fh.write(garbage)
-    assert fts._walked(str(tree), memo) == walk(tree)
+    assert listing.walked(str(tree), memo) == walk(tree)
 
 
 def test_no_memo_or_an_unwritable_place_is_only_a_walk(tree, tmp_path, settled):
-    assert fts._walked(str(tree), None) == walk(tree)
-    assert fts._walked(str(tree), str(tmp_path / "missing-dir" / "memo")) == walk(tree)
+    assert listing.walked(str(tree), None) == walk(tree)
+    assert listing.walked(str(tree), str(tmp_path / "missing-dir" / "memo")) == walk(tree)
     assert not (tmp_path / "missing-dir").exists()

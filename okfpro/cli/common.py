@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 
-from okfpro.core.jsonable import jsonable  # noqa: F401  (the JSON default; tests import it from here)
+from okfpro.core.jsonable import dumps, jsonable  # noqa: F401  (the CLI's verbs and tests import them from here)
 from okfpro.core.record import Frozen, set_field
 
 TYPE_CHECKING = False
@@ -84,15 +84,6 @@ def json_options(func: F) -> F:
 
     func = click.option("--pretty", is_flag=True, help="Indented JSON (implies --json).")(func)
     return click.option("--json", "as_json", is_flag=True, help="One line of compact JSON.")(func)
-
-
-def dumps(data: Any, pretty: bool = False) -> str:
-    """The one JSON spelling: compact on one line, or indented by two; UTF-8 kept as is."""
-    import json
-
-    if pretty:
-        return json.dumps(data, ensure_ascii=False, indent=2, default=jsonable)  # json's own (indent)
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=jsonable)
 
 
 def emit(data: Any, as_json: bool, pretty: bool, text: Callable[[], object] | None = None) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from okfpro.cli.common import dumps, memory_identity
+from okfpro.cli.common import emit, memory_identity
 
 
 @click.command("whoami")
@@ -29,9 +29,10 @@ def whoami_cmd(as_json: bool, session_id: str | None, workspace: Path | None) ->
     from okfpro.io.identity import describe
 
     res = memory_identity(workspace, event={"session_id": session_id} if session_id else None, env=os.environ)
-    if as_json:
-        click.echo(dumps(res.to_json()))
-    else:
+
+    def text() -> None:
         for line in describe(res):
             click.echo(line)
+
+    emit(res.to_json(), as_json, False, text)
     return 0 if res.ok else 1

@@ -1,4 +1,5 @@
-"""The ``default`` okfpro's JSON answers use for values JSON has no form of."""
+"""How okfpro spells its JSON answers (the CLI's ``--json``, the MCP server, ``serve``'s routes): one
+spelling, and the ``default`` for values JSON has no form of."""
 
 from __future__ import annotations
 
@@ -15,3 +16,12 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     return str(value)
+
+
+def dumps(data: Any, pretty: bool = False) -> str:
+    """The one JSON spelling: compact on one line, or indented by two; UTF-8 kept as is."""
+    import json
+
+    if pretty:
+        return json.dumps(data, ensure_ascii=False, indent=2, default=jsonable)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=jsonable)

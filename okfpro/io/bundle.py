@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import os
 
+from okfpro.io.cachedir import cache_enabled  # noqa: F401  (the readers ask it here)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from okfpro.core.concept import Bundle
-
-
-def cache_enabled(requested: bool = True) -> bool:
-    return requested and os.environ.get("OKFPRO_NO_CACHE", "") not in ("1", "true", "yes")
 
 
 def load(root: str | os.PathLike, *, cache: bool = True) -> Bundle:

@@ -461,9 +461,9 @@ def attach_scan(root: str | os.PathLike, bundle: Bundle, *, persist_at: int = SC
     state["post"] = {f: {w: row if row.__class__ is int else array("I", row).tobytes() for w, row in table.items()}
                      for f, table in state["post"].items()}
     try:
-        from okfpro.io.fts import _vouched
+        from okfpro.io.listing import vouched
 
-        listing = _vouched(bundle, bundle.__dict__.get("_okfpro_stat"))
+        listing = vouched(bundle, bundle.__dict__.get("_okfpro_stat"))
         payload = marshal.dumps({"fp": fp, "paths": [d.path for d in index.docs], "listing": listing, **state})
     except ValueError:
         return index

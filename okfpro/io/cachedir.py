@@ -143,3 +143,8 @@ def _recorded(record: tuple[bytes, int], rel: str, st: os.stat_result) -> str | 
     if not digest.startswith(b"sha256=") or size != str(st.st_size).encode():
         return None
     return digest.decode("ascii", "replace")
+
+
+def cache_enabled(requested: bool = True) -> bool:
+    """May this process use okfpro's caches (``OKFPRO_NO_CACHE`` unset, and ``requested``)?"""
+    return requested and os.environ.get("OKFPRO_NO_CACHE", "") not in ("1", "true", "yes")

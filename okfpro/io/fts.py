@@ -32,6 +32,7 @@ from operator import methodcaller
 from okfpro.core import bm25, bundlepostings
 from okfpro.core import search as _search
 from okfpro.io import ftsquery
+from okfpro.io.listing import on_disk, vouched
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds on the prompt hook's path
@@ -143,7 +144,7 @@ def _sync(con, views: list[Any], paths: list[str], stamps: dict[str, Any] | None
     concept was read from (``Bundle._okfpro_stat``); a row stored from a file of that same
     identity holds its text, so the digest of the indexed fields is not computed again.
     ``answer(i)``: what a row of ``views[i]`` shows (JSON), stored beside its text; ``listing``:
-    the digest of the whole bundle as read (:func:`_listing`), stored only with every answer —
+    the digest of the whole bundle as read (:func:`okfpro.io.listing.listing_digest`), stored only with every answer —
     any other sync that writes forgets it, so :func:`answer_fresh` never answers from it."""
     from okfpro.io.progress import bar
 
@@ -270,7 +271,7 @@ def rank_indexed(
                 _ensure(con, root_real)
                 stamps = bundle.__dict__.get("_okfpro_stat")
                 with _collector_paused():
-                    rowmap = _sync(con, views, paths, stamps, lambda i: _answer(views[i]), _vouched(bundle, stamps))
+                    rowmap = _sync(con, views, paths, stamps, lambda i: _answer(views[i]), vouched(bundle, stamps))
                 bundle.__dict__["_okfpro_fts"] = (path, views, rowmap)
                 break
             except Exception:
@@ -399,7 +400,7 @@ def rank_bundle(
     if fuzzy:  # typo tolerance walks the vocabulary: the in-memory engine answers it
         return bm25.rank_docs(bundle, query, limit, fields=fields, where=where, fuzzy=True)
     if os.environ.get("OKFPRO_RANKED") != "pure" and available():
-        from okfpro.io.bundle import cache_enabled
+        from okfpro.io.cachedir import cache_enabled
 
         return rank_indexed(root, bundle, query, limit, fields=fields, where=where, persist=cache_enabled())
     return bm25.rank_docs(bundle, query, limit, fields=fields, where=where)
@@ -409,25 +410,6 @@ def rank_bundle(
 # Prompt recall runs in a fresh process per prompt: reading the bundle to rank it (~36 ms at 2,000
 # concepts through the parse cache) was most of its knowledge side.  When every file of the bundle
 # is the file the index was synced from, the index answers alone (answer_fresh): same rows, no read.
-
-
-def _listing(rels: Sequence[str], times: list[int], inodes: list[int]) -> str | None:
-    """The digest of a bundle as the parse cache vouches for it: its files' relative paths, sorted,
-    and each one's identity ``(size, mtime_ns, ctime_ns, inode)`` as machine integers (``times``:
-    size, mtime, ctime a file; ``inodes``; in the paths' order); None when a number does not fit
-    one (never vouched).  Packed with ``struct``, not formatted in decimal: the prompt hook
-    computes this for every file of the bundle on each call."""
-    import struct
-
-    try:
-        packed = struct.pack(f"{len(times)}q{len(inodes)}Q", *times, *inodes)
-    except struct.error:
-        return None
-    h = blake2b(digest_size=16)
-    h.update(b"%d\x00" % len(rels))
-    h.update("\x00".join(rels).encode("utf-8", "surrogatepass"))
-    h.update(packed)
-    return h.hexdigest()
 
 
 def _tie_order(rows: dict[str, tuple[str, int]]) -> str:
@@ -444,99 +426,6 @@ def _tie_order(rows: dict[str, tuple[str, int]]) -> str:
         first.setdefault(rows[p][0], p)
     shared = [[rid, rows[first[ident]][1]] for p, (ident, rid) in sorted(rows.items()) if first[ident] != p]
     return json.dumps([[rows[p][1] for p in order], shared], separators=(",", ":"))
-
-
-def _vouched(bundle: Bundle, stamps: dict[str, Any] | None) -> str | None:
-    """:func:`_listing` of this reading when the parse cache vouched for every file it read (none
-    written in the last two seconds, no symlink), else None: the index then never answers alone.
-    After it, a space and the number of files the reading could not use (``okfpro search`` says so)."""
-    if not stamps or stamps.keys() != bundle.all_paths:
-        return None
-    rels = sorted(stamps)
-    digest = _listing(rels, [n for rel in rels for n in stamps[rel][:3]], [stamps[rel][3] for rel in rels])
-    return None if digest is None else f"{digest} {len(bundle.unparseable)}"
-
-
-# The walk remembered (_walked): a directory's entries change only with its mtime and ctime, so while
-# every directory the walk listed has the identity it had when it was listed, the walk's answer is
-# the one it gave.  Only directories older than this when they were listed are remembered: a change
-# within the timestamps' granularity of the listing would leave them as they were (the parse cache's rule).
-WALK_RACY_NS = 2_000_000_000
-_WALK_MAGIC = "okfpro-walk-1"
-
-
-def _walked(root_real: str, memo: str | None) -> list[str]:
-    """The reader's walk of ``root_real``, answered from ``memo`` (a file in the cache directory)
-    when every directory it lists is the directory the remembered walk listed (one ``lstat`` a
-    directory instead of listing it: 42 against 2,051 entries at 2,000 concepts); else walked, and
-    remembered when every directory is old enough and was listed (a directory that could not be,
-    even for a moment, is never remembered without its files).  A memo that does not read as one
-    is walked over."""
-    from stat import S_ISDIR
-
-    from okfpro.io.reader import walk
-
-    prefix = root_real.rstrip(os.sep) + os.sep
-    if memo is not None:
-        try:
-            with open(memo, encoding="utf-8", errors="surrogateescape") as fh:
-                parts = fh.read().split("\x00")
-            if parts[0] == _WALK_MAGIC:
-                ndirs, nfiles = int(parts[1]), int(parts[2])
-                stamps = parts[3:3 + 5 * ndirs]
-                rels = parts[3 + 5 * ndirs:]
-                if len(stamps) == 5 * ndirs and len(rels) == nfiles and ndirs:
-                    for i in range(0, len(stamps), 5):
-                        st = os.lstat(prefix + stamps[i] if stamps[i] else root_real)
-                        if not S_ISDIR(st.st_mode) or stamps[i + 1:i + 5] != [
-                                str(st.st_dev), str(st.st_ino), str(st.st_mtime_ns), str(st.st_ctime_ns)]:
-                            break
-                    else:
-                        return rels
-        except (OSError, ValueError, IndexError):
-            pass
-    import time
-
-    settled = time.time_ns() - WALK_RACY_NS
-    dirs: list[tuple[str, Any]] = []
-    rels = walk(root_real, dirs)
-    if memo is not None and all(st is not None and S_ISDIR(st.st_mode) and max(st.st_mtime_ns, st.st_ctime_ns) < settled
-                                for _rel, st in dirs):
-        out = [_WALK_MAGIC, str(len(dirs)), str(len(rels))]
-        for rel, st in dirs:
-            out += [rel, str(st.st_dev), str(st.st_ino), str(st.st_mtime_ns), str(st.st_ctime_ns)]
-        scratch = f"{memo}.{os.getpid()}.tmp"
-        try:
-            with open(scratch, "w", encoding="utf-8", errors="surrogateescape") as fh:
-                fh.write("\x00".join(out + rels))
-            os.replace(scratch, memo)
-        except OSError:  # an unwritable cache directory: walked every time
-            try:
-                os.unlink(scratch)
-            except OSError:
-                pass
-    return rels
-
-
-def _on_disk(root_real: str, memo: str | None = None) -> str | None:
-    """:func:`_listing` of the bundle on disk now (the reader's walk, one ``lstat`` per file), or
-    None when a file is not a regular file (a symlink is read afresh every time) or vanished.
-    ``memo``: where the walk is remembered (:func:`_walked`).  Every per-file step is a ``map`` in C
-    (it runs once per file of the bundle)."""
-    from itertools import chain
-    from operator import attrgetter
-    from stat import S_ISREG
-
-    prefix = root_real.rstrip(os.sep) + os.sep
-    rels = _walked(root_real, memo)
-    try:
-        stats = list(map(os.lstat, map(prefix.__add__, rels)))
-    except OSError:
-        return None
-    if not all(map(S_ISREG, map(attrgetter("st_mode"), stats))):
-        return None
-    times = list(chain.from_iterable(map(attrgetter("st_size", "st_mtime_ns", "st_ctime_ns"), stats)))
-    return _listing(rels, times, list(map(attrgetter("st_ino"), stats)))
 
 
 _META = ("title", "type", "dir", "top_dir", "tags")
@@ -561,12 +450,12 @@ def _fresh_ranked(root: str | os.PathLike, tokens: Sequence[str], limit: int | N
     shared-id map of :func:`_tie_order` and ``fetch(con, scored, firsts, meta)`` — all read in one
     snapshot — or None when the index cannot vouch for the bundle on disk now (no index, another
     schema, code or root, no listing, a file added, removed, edited or a symlink since it was
-    synced: one ``lstat`` a file, :func:`_on_disk`).  Opens the index read-only; never raises for
+    synced: one ``lstat`` a file, :func:`on_disk`).  Opens the index read-only; never raises for
     a bad one.  ``stats``: as :func:`okfpro.io.ftsquery.ranked` fills it."""
     import json
     import sqlite3
 
-    from okfpro.io.bundle import cache_enabled
+    from okfpro.io.cachedir import cache_enabled
 
     if os.environ.get("OKFPRO_RANKED") == "pure" or not cache_enabled():
         return None  # (no FTS5: the MATCH below fails and the answer is None, without asking available())
@@ -584,7 +473,7 @@ def _fresh_ranked(root: str | os.PathLike, tokens: Sequence[str], limit: int | N
         if meta.get("schema") != _schema() or meta.get("root") != root_real or not meta.get("listing"):
             return None
         digest, _, ties = meta["listing"].partition("\n")
-        if _on_disk(root_real, path + "-walk") != digest.partition(" ")[0]:
+        if on_disk(root_real, path + "-walk") != digest.partition(" ")[0]:
             return None
         ordered, shared = json.loads(ties)  # written by _tie_order in the sync that wrote the digest
         rank = dict(zip(ordered, range(len(ordered))))  # rowid -> place in the engine's tie order (id, then path)

@@ -100,7 +100,7 @@ def _nothing(_doc: Any) -> dict[str, Any]:
 def scan_unread(root: Path, q: Query) -> tuple[list[dict[str, Any]], int] | None:
     """A literal scan for ASCII words answered by the stored scan word index
     (:func:`okfpro.io.cache.attach_scan`) while the listing it recorded is the bundle's on disk
-    (one ``lstat`` a file: :func:`okfpro.io.fts._on_disk`), reading only the concepts it finds
+    (one ``lstat`` a file: :func:`okfpro.io.listing.on_disk`), reading only the concepts it finds
     (at most :data:`MOST_READ`).  Those are then scanned again one by one by the engine's own
     per-document scan: rows, scores and snippets are the files', and an index that names a
     concept the scan does not find there, or finds with another score, is removed (None: the
@@ -113,6 +113,7 @@ def scan_unread(root: Path, q: Query) -> tuple[list[dict[str, Any]], int] | None
         return None
     from okfpro.io import cache, fts, reader
     from okfpro.io.bundle import cache_enabled
+    from okfpro.io.listing import on_disk
 
     if not cache_enabled():
         return None
@@ -123,7 +124,7 @@ def scan_unread(root: Path, q: Query) -> tuple[list[dict[str, Any]], int] | None
         return None
     digest, _, skipped = listing.partition(" ")
     root_real = os.path.realpath(os.fspath(root))
-    if not skipped.isdigit() or fts._on_disk(root_real, fts.db_path(root) + "-walk") != digest:
+    if not skipped.isdigit() or on_disk(root_real, fts.db_path(root) + "-walk") != digest:
         return None
     from okfpro.core.concept import Concept
 

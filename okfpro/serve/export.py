@@ -30,7 +30,7 @@ def _hash(text: str) -> str:
 def island(data: Any) -> str:
     """JSON for a ``<script type="application/json">``: ``<``, ``>``, ``&`` and the two line separators
     escaped, so no text can end the element."""
-    from okfpro.cli.common import dumps
+    from okfpro.core.jsonable import dumps
 
     text = dumps(data)
     for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),

@@ -141,7 +141,7 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def send_json(self, status: int, data: Any, head: bool) -> None:
-        from okfpro.cli.common import dumps
+        from okfpro.core.jsonable import dumps
 
         self.send(status, "application/json; charset=utf-8", (dumps(data) + "\n").encode("utf-8"), head=head)
 

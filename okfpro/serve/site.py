@@ -234,7 +234,7 @@ class Site:
     def json_text(self, view: str, params: dict[str, str]) -> str:
         """The JSON of a view as sent: kept per parse for the bundle's own views asked without
         parameters (board, log, journal and searches are built per request)."""
-        from okfpro.cli.common import dumps
+        from okfpro.core.jsonable import dumps
 
         if not params and view in KEPT_JSON:
             return self.memo(f"json:{view}", lambda: dumps(self.view_json(view, params)))
@@ -509,7 +509,7 @@ class Site:
         return self.memo("layout", lambda: pages.layout_payload(_render.layout(bundle)))
 
     def layout_text(self) -> str:
-        from okfpro.cli.common import dumps
+        from okfpro.core.jsonable import dumps
 
         return self.memo("layout-json", lambda: dumps(self.layout()))
 
