@@ -24,8 +24,9 @@ Owned refs are computed with the client's own path function
   create, update, delete; their tombstones: create, update (a purge);
 * the tenant tier and the agent tiers named: create and fast-forward *adding* entries; a
   delete, a non-fast-forward update, an update that removes or rewrites any entry (judged
-  on the content of the old and new tips, file by file: :func:`losses`) or a tombstone
-  only for a maintainer;
+  on the content of the old and new tips, file by file: :func:`losses`), one that adds a
+  policy record hiding entries from recall (:func:`hides`) or a tombstone only for a
+  maintainer;
 * anything else under ``refs/okfpro/``: refused (no other spelling, no ``..``, no other
   user's scope, no made-up namespace, no other letter case).  Refs outside ``refs/okfpro/``
   (in any letter case) pass the ownership check (not the erasure check, below).
@@ -114,10 +115,13 @@ def pusher_of(config: dict, name: str) -> tuple[Pusher | None, str | None]:
     return Pusher(name, scope, agents, row.get("maintainer") is True), None
 
 
-def decide(pusher: Pusher | None, old: str, new: str, ref: str, is_ancestor, losses=None) -> str | None:
+def decide(pusher: Pusher | None, old: str, new: str, ref: str, is_ancestor, losses=None,
+           hides=None) -> str | None:
     """Why the update ``old -> new`` of ``ref`` is refused, or ``None`` (allowed).
     ``is_ancestor(a, b)`` tells whether commit ``a`` is an ancestor of ``b``;
-    ``losses(a, b)`` what entries of commit ``a`` commit ``b`` no longer holds (``None``: none)."""
+    ``losses(a, b)`` what entries of commit ``a`` commit ``b`` no longer holds (``None``: none);
+    ``hides(a, b)`` what record commit ``b`` adds that hides an entry from recall (``a``
+    ``None``: the tier is new)."""
     if not ref.casefold().startswith("refs/okfpro/"):  # any case: a case-insensitive disk is one namespace
         return None
     if pusher is None:
@@ -148,6 +152,10 @@ def decide(pusher: Pusher | None, old: str, new: str, ref: str, is_ancestor, los
         if lost:
             return (f"only a maintainer may remove or rewrite entries of the shared {mem.split('/')[3]} tier "
                     f"({lost}); members only add")
+        hidden = hides(None if old == ZERO else old, new) if hides is not None else None
+        if hidden:
+            return (f"only a maintainer may hide entries of the shared {mem.split('/')[3]} tier from recall "
+                    f"({hidden}); members only add")
         return None
     return f"{ref} is not a scope {pusher.name!r} owns"
 
@@ -381,6 +389,79 @@ def losses(old: str, new: str) -> str | None:
     return None
 
 
+def hides(old: str | None, new: str) -> str | None:
+    """What record commit ``new`` adds to the day files of ``old`` (``None``: an empty tier)
+    that could take an entry out of recall (``None``: no such record).
+
+    Every section ``new`` holds that ``old`` does not (per day file, counted as :func:`losses`
+    counts; all of a new day file's) is read as recall reads it
+    (:func:`okfpro.core.mempolicy.parse`, so every YAML spelling of a frontmatter is seen as
+    recall sees it).  A record hides when it is a change record other than ``confirm``
+    (``archive``, ``expire``, and any word recall may learn later: fail closed), when it
+    supersedes anything, when it is born hidden (``superseded``, ``expired``, ``archived``),
+    when it claims a memory id its kind and text do not derive (the policy keeps the
+    first record of an id, so a forged id shadows the entry that holds it, now or later), or
+    when it files again, with an end of validity, a memory the tier already holds (filed on an
+    earlier day, it would stand first and expire the other).
+    Targets are not looked up: which entry a record hides, and who wrote that entry, the
+    server cannot tell from text a client wrote, so no member's record may hide any.  A day
+    file that is not a readable regular file is refused."""
+    from okfpro.core import mempolicy
+    from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, split_concept
+
+    before, after = (_tree(old) if old else {}), _tree(new)
+    changed = {p: (before.get(p), row) for p, row in after.items()
+               if before.get(p) != row and DAY_RE.match(p.rpartition("/")[2])}
+    if not changed:
+        return None
+    contents = _blobs(sorted({r[2] for pair in changed.values() for r in pair if r is not None and r[1] == "blob"}))
+    for path, (was, now) in sorted(changed.items()):
+        if now[1] != "blob" or now[0] not in ("100644", "100755") or contents.get(now[2]) is None:
+            return f"{path} is not a regular day file of at most {MAX_JUDGED >> 20} MiB"
+        try:
+            texts = [t for _, t in sections(split_concept(contents[now[2]] or b"")[1])]
+            left: dict[str, int] = {}
+            if was is not None and was[1] == "blob" and contents.get(was[2]) is not None:
+                for _, text in sections(split_concept(contents[was[2]] or b"")[1]):
+                    left[text] = left.get(text, 0) + 1
+        except MalformedConcept:
+            return f"{path} is not in the store's layout"
+        day = path.rpartition("/")[2][:10]  # a DAY_RE name: YYYY-MM-DD.md
+        for n, text in enumerate(texts, start=1):
+            if left.get(text, 0) > 0:
+                left[text] -= 1
+                continue
+            rec = mempolicy.parse(text, f"{path}#{n}", day)
+            if rec.change and rec.change != "confirm":
+                return f"{path}: a {rec.change!r} record for {rec.target}"
+            if rec.supersedes:
+                return f"{path}: a record superseding {', '.join(rec.supersedes)}"
+            if rec.explicit and not rec.change and rec.status in mempolicy.HIDDEN:
+                return f"{path}: a record born {rec.status} ({rec.id})"
+            if rec.explicit and not rec.change and rec.id != mempolicy.memory_id(rec.kind, rec.text):
+                return f"{path}: a record claiming the id {rec.id}, which its kind and text do not derive"
+            if rec.explicit and not rec.change and rec.valid_until and rec.id in _memory_ids(before):
+                return f"{path}: {rec.id} filed again with an end of validity"
+    return None
+
+
+def _memory_ids(tree: dict[str, tuple[str, str, str]]) -> set[str]:
+    """The memory ids the explicit records of the day files of ``tree`` hold."""
+    from okfpro.core import mempolicy
+    from okfpro.core.dayfile import DAY_RE, MalformedConcept, sections, split_concept
+
+    days = {p: row[2] for p, row in tree.items() if row[1] == "blob" and DAY_RE.match(p.rpartition("/")[2])}
+    contents = _blobs(sorted(set(days.values())))
+    out: set[str] = set()
+    for path, sha in days.items():
+        try:
+            texts = [t for _, t in sections(split_concept(contents.get(sha) or b"")[1])]
+        except MalformedConcept:
+            continue
+        out.update(mempolicy.parse(t, path, None).id for t in texts if t.startswith("---\n"))
+    return out
+
+
 def _is_ancestor(a: str, b: str) -> bool:
     proc = subprocess.run(["git", "merge-base", "--is-ancestor", a, b], capture_output=True, check=False)
     return proc.returncode == 0
@@ -418,7 +499,7 @@ def run_hook(stdin, env: dict[str, str], config_path: Path, err: TextIO | None =
     refused = []
     for old, new, ref in touches:
         try:
-            reason = decide(pusher, old, new, ref, _is_ancestor, losses) if pusher is not None else why
+            reason = decide(pusher, old, new, ref, _is_ancestor, losses, hides) if pusher is not None else why
         except (OSError, ValueError, IndexError) as exc:  # fail closed: an update we cannot judge is refused
             reason = f"cannot judge what it changes: {exc}"
         if reason:
