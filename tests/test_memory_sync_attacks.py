@@ -82,7 +82,9 @@ def test_hook_fails_closed_and_matches_names_exactly(tmp_path) -> None:
     # her sessions and the agent tier she is given are hers to write
     session = history_ref("session", Scope("acme", "alice", None, "abc"))
     agent = history_ref("agent", Scope("acme", None, "claude"))
-    assert hook([f"{ZERO} {new} {session}", f"{ZERO} {new} {agent}"], {"REMOTE_USER": "alice"}, tmp_path).returncode == 0
+    empty = git("commit-tree", "4b825dc642cb6eb9a060e54bf8d69288fbee4904", "-m", "memory agent x: new",  # the empty tree
+                cwd=tmp_path / "hooked.git").stdout.strip()  # a shared tier's new tip is read (serverhook.hides)
+    assert hook([f"{ZERO} {new} {session}", f"{ZERO} {empty} {agent}"], {"REMOTE_USER": "alice"}, tmp_path).returncode == 0
     # a shared tier: no delete, no tombstone, unless a maintainer
     tenant = history_ref("tenant", ALICE)
     sub = Target("tenant", "memory-tenant/x", "memory-tenant/x", tenant)
