@@ -271,19 +271,36 @@ class WatchSet:
                 lib.rm(self._fd, wd)
 
     def _forget(self, r: _Root) -> None:
-        for rel, wd in list(r.dirs.items()):
-            self._let_go(wd, r, rel, "d")
-        for rel, wd in list(r.files.items()):
-            self._let_go(wd, r, rel, "f")
-        for path, wd in list(r.git.items()):
-            self._let_go(wd, r, path, "g")
-            self._let_go(wd, r, path, "r")
-            self._let_go(wd, r, path, "a")
+        old = (r.dirs, r.files, r.git)
         r.dirs, r.files, r.git, r.blind = {}, {}, {}, {}
+        self._release(r, *old)
 
     def _rebuild(self, r: _Root) -> None:
-        """(Re)watch a whole root; every token older than now becomes unknown."""
-        self._forget(r)
+        """(Re)watch a whole root; every token older than now becomes unknown.
+
+        The watches it holds are kept while it is walked again (adding a watch to an inode watched
+        already answers the same descriptor, and queues nothing) and only those it no longer finds are
+        removed after: removing every watch first would queue one ``IN_IGNORED`` per file, which over a
+        root of more files than ``max_queued_events`` overflows the queue again — a rebuild that
+        schedules the next one, every call."""
+        old = (r.dirs, r.files, r.git)
+        r.dirs, r.files, r.git, r.blind = {}, {}, {}, {}
+        try:
+            self._arm(r)
+        finally:
+            self._release(r, *old)
+
+    def _release(self, r: _Root, dirs: dict[str, int], files: dict[str, int], git: dict[str, int]) -> None:
+        """Let go of the holds of an earlier walk of ``r`` (a watch held again since stays)."""
+        for rel, wd in dirs.items():
+            self._let_go(wd, r, rel, "d")
+        for rel, wd in files.items():
+            self._let_go(wd, r, rel, "f")
+        for path, wd in git.items():
+            for kind in "gra":
+                self._let_go(wd, r, path, kind)
+
+    def _arm(self, r: _Root) -> None:
         r.floor = self.gen + 1
         self.gen += 1
         r.gens, r.paths = [], []

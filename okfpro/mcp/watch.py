@@ -8,13 +8,19 @@ answers the kept bundle only if nothing that can change it changed since it was 
   the bundle's directories and files.  The call drains its queue *synchronously and without blocking* and asks what changed since the token
   taken before the kept bundle was read.  The kernel queues an event inside the write,
   rename or unlink system call, so an edit that returned before the call arrived is
-  always seen — there is no watcher thread and no race window.  "Unknown" (an overflow,
-  a root moved, too long a change log) means re-read, never "clean"; a symlink is
-  reported changed on every call (its target is not watched).
-* **fallback** (no inotify, a network or FUSE file system, the user's watches ran
-  out): every call re-reads through :func:`okfpro.io.bundle.load`, whose parse cache
-  re-parses only the files whose ``(size, mtime, ctime, inode)`` changed — correct,
-  slower on large bundles.
+  always seen — there is no watcher thread and no race window.  A symlink is reported
+  changed on every call (its target is not watched).
+* **unknown** (the watcher's answer after a queue overflow — a read of every file of a
+  bundle larger than ``max_queued_events``, okfpro's own first read included, queues
+  more events than that — a root moved, too long a change log), and every call of the
+  **fallback** (no inotify, a network or FUSE file system, the user's watches ran out):
+  never "clean" on trust, but never a re-read on doubt alone either.  The bundle's files
+  are listed and ``lstat``-ed again and compared with the identities the parse cache
+  vouched for when the kept bundle was read (:func:`unchanged`: ``(size, mtime_ns,
+  ctime_ns, inode)`` of every file, taken before the file was read, none written within
+  the cache's racy window); the kept bundle is answered only when every one is the same
+  and no file was added or removed.  Otherwise :func:`okfpro.io.bundle.load` re-reads,
+  re-parsing only the files whose identity changed.
 
 A re-read goes through the same door as every verb (``io.bundle.load``), so the
 server never answers from a second parser.
@@ -22,6 +28,7 @@ server never answers from a second parser.
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -38,6 +45,35 @@ def relevant(path: str) -> bool:
     return path != GIT and not any(part.startswith(".") for part in path.split("/") if part)
 
 
+def unchanged(root: str | os.PathLike, bundle: Bundle) -> bool:
+    """Are the files of ``root`` the very ones ``bundle`` was read from?  True only when the bundle
+    carries the identity of every file it read as the parse cache vouched for it (none for a symlink,
+    a file inside the racy window, a read without the cache: then False) and the walk lists exactly
+    those files now, each with the same ``(size, mtime_ns, ctime_ns, inode)``."""
+    from okfpro.io.reader import walk
+
+    stats = bundle.__dict__.get("_okfpro_stat")  # set by okfpro.io.cache.load_bundle
+    if not isinstance(stats, dict):
+        return False
+    real = os.path.realpath(os.fspath(root))
+    rels = walk(real)
+    if len(rels) != len(stats):
+        return False
+    prefix = real.rstrip(os.sep) + os.sep
+    lstat = os.lstat
+    for rel in rels:
+        key = stats.get(rel)
+        if key is None:
+            return False
+        try:
+            st = lstat(prefix + rel)
+        except OSError:
+            return False
+        if (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) != key:
+            return False
+    return True
+
+
 class Warm:
     """The kept bundle of one root, with its change detector."""
 
@@ -50,7 +86,8 @@ class Warm:
         self._watch: Any = None  # okfpro.io.watch.WatchSet
         self.mode = "reload-per-call"
         self.why = ""  # why the fallback, when it is used
-        self.reloads = 0
+        self.reloads = 0  # reads through io.bundle.load
+        self.checks = 0  # "unknown" answered by comparing the files' identities (:func:`unchanged`)
         if watch:
             self._start_watch()
 
@@ -66,32 +103,39 @@ class Warm:
             return
         self._watch, self.mode = watch, "inotify"
 
-    def _fresh(self) -> bool:
-        """Is the kept bundle the one on disk now?  (Drains the watcher first.)"""
+    def _changed(self) -> bool | None:
+        """Did anything that can change the kept bundle change?  None: unknown.  (Drains the
+        watcher first.)"""
         watch = self._watch
         if watch is None or self._dirty or self._bundle is None:
-            return False
+            return None
         watch.drain()
         changed = watch.changes_since(self.root, self._token)
-        return changed is not None and not any(map(relevant, changed))
+        return None if changed is None else any(map(relevant, changed))
 
     # ------------------------------------------------------------------ the door
     def bundle(self) -> Bundle:
         """The parsed bundle as it is on disk now."""
         with self._lock:
-            if self._fresh():
-                assert self._bundle is not None
-                return self._bundle
+            changed = self._changed()
+            kept = self._bundle
+            if changed is False and kept is not None:
+                return kept
             token = None
             watch = self._watch
             if watch is not None:
                 watch.drain()
                 watch.add(self.root)  # a root replaced or overflowed is watched again (a no-op otherwise)
                 token = watch.token(self.root)  # before the read: what changes during it is after the token
+            if changed is None and kept is not None and not self._dirty:
+                self.checks += 1
+                if unchanged(self.root, kept):  # listed and stat'ed after the token
+                    self._token = token
+                    return kept
             from okfpro.io.bundle import load
 
             self._bundle = load(self.root)
-            self._token, self._dirty = token, token is None
+            self._token, self._dirty = token, False
             self.reloads += 1
             return self._bundle
 
