@@ -11,6 +11,7 @@ import os
 import random
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 
@@ -323,6 +324,72 @@ def test_a_queue_overflow_makes_every_older_token_unknown(ws, repo):
     assert since(ws, root, t) == set()
     a.write_text("after\n")
     assert since(ws, root, t) == {"a.md"}
+
+
+def overflow_by_reading(paths, limit: int) -> None:
+    """Fill the queue past ``limit`` with reads alone (an open and a close, and the directory's echo
+    of each, per read): nothing changes."""
+    for i in range(limit // 4 + 64):
+        with open(paths[i % len(paths)], "rb") as fh:
+            fh.read(1)
+
+
+def test_a_rebuild_keeps_its_watches_and_queues_nothing(ws, repo):
+    """After an overflow the root is walked again without dropping its watches first: removing one
+    queues an ``IN_IGNORED``, and a root of more files than the queue holds overflowed it again —
+    every call, for ever (the 50,000-concept bundle)."""
+    root = str(repo / ".okf")
+    ws.add(root)
+    r = ws._roots[os.path.realpath(root)]
+    before = dict(r.files), dict(r.dirs), dict(r.git)
+    overflow_by_reading([repo / ".okf" / "a.md", repo / ".okf" / "sub" / "b.md"], queue_limit())
+    old = ws.token(root)
+    ws.drain()
+    assert ws.changes_since(root, old) is None  # the overflow: unknown
+    assert (r.files, r.dirs, r.git) == before
+    queued = []  # what the rebuild queued: its listings' opens and closes, never a watch removed
+    data = os.read(ws.fileno(), 1 << 16)
+    while data:
+        _wd, mask, _cookie, size = struct.unpack_from("iIII", data)
+        queued.append(mask)
+        data = data[16 + size:]
+    assert queued and not [m for m in queued if m & ~watchmod.IN_ISDIR not in (watchmod.IN_OPEN, watchmod.IN_CLOSE_NOWRITE)]
+    t = ws.token(root)
+    assert since(ws, root, t) == set()
+    (repo / ".okf" / "sub" / "b.md").unlink()
+    (repo / ".okf" / "sub" / "c.md").write_text("c")
+    (repo / ".okf" / "a.md").write_text("again")
+    assert {"sub/b.md", "sub/c.md", "a.md"} <= since(ws, root, t)
+
+
+@pytest.mark.skipif(quick(), reason="builds a tree larger than the kernel's event queue")
+def test_a_tree_larger_than_the_queue_recovers_from_an_overflow(ws, tmp_path):
+    """The bug at its size, without a bundle: more files than ``max_queued_events``, overflowed once
+    by reading them; the token taken after the rebuild must stay good while nothing changes."""
+    root = tmp_path / "big"
+    n = queue_limit() + 256
+    paths = []
+    for d in range(n // 500 + 1):
+        (root / f"d{d}").mkdir(parents=True)
+        for i in range(min(500, n - d * 500)):
+            p = root / f"d{d}" / f"f{i}.md"
+            p.write_bytes(b"x")
+            paths.append(p)
+    ws.add(str(root))
+    overflow_by_reading(paths, queue_limit())
+    old = ws.token(str(root))
+    ws.drain()
+    assert ws.changes_since(str(root), old) is None
+    t = ws.token(str(root))
+    assert since(ws, str(root), t) == set()
+    assert since(ws, str(root), t) == set()
+    paths[-1].write_bytes(b"y")
+    assert since(ws, str(root), t) == {os.path.relpath(paths[-1], root)}
+
+
+def queue_limit() -> int:
+    with open("/proc/sys/fs/inotify/max_queued_events") as fh:
+        return int(fh.read())
 
 
 def test_the_change_log_is_bounded(ws, repo, monkeypatch):
