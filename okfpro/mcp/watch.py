@@ -11,8 +11,8 @@ answers the kept bundle only if nothing that can change it changed since it was 
   always seen — there is no watcher thread and no race window.  A symlink is reported
   changed on every call (its target is not watched).
 * **unknown** (the watcher's answer after a queue overflow — a read of every file of a
-  bundle larger than ``max_queued_events``, okfpro's own first read included, queues
-  more events than that — a root moved, too long a change log), and every call of the
+  bundle of more than a quarter of ``max_queued_events`` files, okfpro's own first read
+  included, queues more events than that — a root moved, too long a change log), and every call of the
   **fallback** (no inotify, a network or FUSE file system, the user's watches ran out):
   never "clean" on trust, but never a re-read on doubt alone either.  The bundle's files
   are listed and ``lstat``-ed again and compared with the identities the parse cache
