@@ -35,7 +35,8 @@ def test_first_block_is_two_commands_install_and_run_then_test() -> None:
 def test_the_readme_says_how_long_the_test_command_takes() -> None:
     """Issue #38.11: the whole run's time, and on what machine, beside the command."""
     head = " ".join(README.split("## What okfpro is")[0].split())
-    assert re.search(r"takes [\d.]+ minutes on two cores at a load of [\d.]+", head), head
+    assert re.search(r"takes [\d.]+ minutes on two (?:quiet )?cores", head), head
+    assert re.search(r"at a load of [\d.]+", head), head  # and how a loaded machine stretches it
 
 
 def test_the_readme_names_claude_codes_one_step_for_the_project_mcp_server() -> None:
