@@ -49,29 +49,13 @@ def unchanged(root: str | os.PathLike, bundle: Bundle) -> bool:
     """Are the files of ``root`` the very ones ``bundle`` was read from?  True only when the bundle
     carries the identity of every file it read as the parse cache vouched for it (none for a symlink,
     a file inside the racy window, a read without the cache: then False) and the walk lists exactly
-    those files now, each with the same ``(size, mtime_ns, ctime_ns, inode)``."""
-    from okfpro.io.reader import walk
+    those files now, each with the same ``(size, mtime_ns, ctime_ns, inode)`` — the listing the
+    search indexes vouch with (:mod:`okfpro.io.listing`)."""
+    from okfpro.io.listing import on_disk, vouched
 
-    stats = bundle.__dict__.get("_okfpro_stat")  # set by okfpro.io.cache.load_bundle
-    if not isinstance(stats, dict):
-        return False
-    real = os.path.realpath(os.fspath(root))
-    rels = walk(real)
-    if len(rels) != len(stats):
-        return False
-    prefix = real.rstrip(os.sep) + os.sep
-    lstat = os.lstat
-    for rel in rels:
-        key = stats.get(rel)
-        if key is None:
-            return False
-        try:
-            st = lstat(prefix + rel)
-        except OSError:
-            return False
-        if (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) != key:
-            return False
-    return True
+    stamps = bundle.__dict__.get("_okfpro_stat")  # set by okfpro.io.cache.load_bundle
+    said = vouched(bundle, stamps if isinstance(stamps, dict) else None)
+    return said is not None and on_disk(os.path.realpath(os.fspath(root))) == said.partition(" ")[0]
 
 
 class Warm:
