@@ -281,12 +281,10 @@ def memory_scope(workspace: Path | None,
     when no identity resolves (in ``multi-user`` mode an unresolved identity is refused, never the
     local scope), and when there is no store."""
     door = _memory_door(workspace, refuse=refuse)
-    res = door.identity
-    if res.scope is None:
-        refuse(res.reason or "no identity resolved")
-    if door.store is None:
-        refuse(door.problem or "memory store unavailable")
-    return door.store, res, door.config
+    store = door.store
+    if door.refusal is not None or store is None:  # (no refusal means a store: said for the checker)
+        refuse(door.refusal or "memory store unavailable")
+    return store, door.identity, door.config
 
 
 def _as_path(found: str | None) -> Path | None:

@@ -67,6 +67,16 @@ class MemoryDoor:
         """Why there is no store (None when there is one)."""
         return self._opened[1]
 
+    @property
+    def refusal(self) -> str | None:
+        """Why a memory verb cannot act through this door — no identity resolved (in ``multi-user``
+        mode an unresolved identity is refused, never the local scope) or no store — else None."""
+        if self.identity.scope is None:
+            return self.identity.reason or "no identity resolved"
+        if self.store is None:
+            return self.problem or "memory store unavailable"
+        return None
+
     def setting(self, section: str, key: str, default: Any = None) -> Any:
         return self.config.get(section, key, default)
 

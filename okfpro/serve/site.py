@@ -57,10 +57,8 @@ class Memory:
         except DoorError as exc:
             self.refusal = f"memory is not served: {exc}"
             return
-        if door.identity.scope is None:
-            self.refusal = f"memory is not served: {door.identity.reason or 'no identity resolved'}"
-        elif door.store is None:
-            self.refusal = f"memory is not served: {door.problem or 'memory store unavailable'}"
+        if door.refusal is not None:
+            self.refusal = f"memory is not served: {door.refusal}"
         else:
             self.store, self.scope = door.store, door.identity.scope
 
